@@ -1,0 +1,973 @@
+"""Frontmatter: find the block, parse its YAML subset, edit one key surgically.
+
+A frontmatter block exists only when the text's first line is ``---`` and a
+later line is ``---`` or ``...`` (Obsidian's rule; the caller strips a UTF-8
+BOM first).  Its content is parsed with the YAML 1.2 core schema restricted
+to what vaults use:
+
+* block and flow mappings and sequences, including sequences at the same
+  indentation as their key;
+* plain, single-quoted and double-quoted scalars (with every YAML escape),
+  multi-line scalars folded by the YAML rules;
+* literal (``|``) and folded (``>``) block scalars with chomping and
+  indentation indicators;
+* comments and empty values.
+
+Typing follows the core schema with two restrictions that keep the text the
+truth: ``yes``/``no``/``on``/``off`` are strings, and a number-like plain
+scalar becomes a number only if it reads back as the same text (``01234``,
+``1.10``, ``+44`` and ``1e3`` stay strings).  Dates and times are strings.
+
+Anchors, aliases, tags, directives, complex keys, tabs in indentation,
+duplicate keys and anything that is not YAML raise :class:`FrontmatterError`
+with the 1-based line and column in the file.
+
+Edits (:func:`set_property`, :func:`delete_property`) splice text: only the
+lines of the key being changed are replaced; every other byte of the file,
+the body included, stays as it was.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "Entry",
+    "Frontmatter",
+    "FrontmatterError",
+    "delete_property",
+    "format_property",
+    "format_scalar",
+    "loads",
+    "parse",
+    "set_property",
+]
+
+
+class FrontmatterError(ValueError):
+    """The frontmatter block is not valid YAML, or uses YAML outside the subset.
+
+    ``line`` and ``column`` are 1-based positions in the file (the opening
+    ``---`` is line 1); ``reason`` is the message without the position.
+    """
+
+    def __init__(self, reason: str, line: int, column: int = 1):
+        super().__init__(f"{reason} at line {line}, column {column}")
+        self.reason = reason
+        self.line = line
+        self.column = column
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One top-level key of a block mapping and the lines that hold it.
+
+    ``start`` and ``end`` index the block's content lines (0 = the line after
+    the opening ``---``), ``end`` exclusive.  The span runs from the key's line
+    to the last non-blank line of its value, so comments and blank lines after
+    a value belong to no key.
+    """
+
+    key: str
+    start: int
+    end: int
+    prefix: str  # the key as written, up to and including its colon
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """A frontmatter block located in a note's text (BOM already removed).
+
+    Offsets index the text: ``start`` is the first character after the
+    opening line, ``end`` the first character of the closing line, ``body``
+    the first character after the closing line.  ``properties`` is ``{}``
+    when ``error`` is set; ``entries`` is empty for a flow-style mapping.
+    """
+
+    start: int
+    end: int
+    body: int
+    properties: dict
+    entries: tuple[Entry, ...]
+    error: FrontmatterError | None
+    newline: str
+
+    @property
+    def valid(self) -> bool:
+        return self.error is None
+
+
+# ---------------------------------------------------------------------------
+# Locating the block
+
+
+def _line_end(text: str, pos: int) -> tuple[int, int]:
+    """Return (end of line content, start of next line) for the line at pos."""
+    nl = text.find("\n", pos)
+    if nl < 0:
+        return len(text), len(text)
+    end = nl - 1 if nl > pos and text[nl - 1] == "\r" else nl
+    return end, nl + 1
+
+
+_DELIMITER = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.M)
+
+
+def _locate(text: str) -> tuple[int, int, int, str] | None:
+    """Find (content start, closing line start, body start, newline) or None."""
+    if not text.startswith("---"):
+        return None
+    first_end, content = _line_end(text, 0)
+    if text[3:first_end].strip(" \t") or content == len(text):
+        return None
+    newline = "\r\n" if text[first_end:content] == "\r\n" else "\n"
+    match = _DELIMITER.search(text, content)
+    if match is None:
+        return None
+    _, body = _line_end(text, match.start())
+    return content, match.start(), body, newline
+
+
+def parse(text: str) -> Frontmatter | None:
+    """Locate and parse the frontmatter of ``text`` (a note without its BOM).
+
+    Returns None when the note has no frontmatter block (Obsidian's rule: line
+    1 is ``---`` and a later line closes it).  A block that is present but
+    invalid is returned with ``error`` set and empty ``properties``; it never
+    raises for bad YAML.
+    """
+    located = _locate(text)
+    if located is None:
+        return None
+    start, end, body, newline = located
+    try:
+        properties, entries = loads(text[start:end], first_line=2)
+        error = None
+    except FrontmatterError as exc:
+        properties, entries, error = {}, (), exc
+    return Frontmatter(start, end, body, properties, tuple(entries), error, newline)
+
+
+# ---------------------------------------------------------------------------
+# The parser
+
+_NULLS = {"", "~", "null", "Null", "NULL"}
+_BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+_INT = re.compile(r"[-+]?[0-9]+\Z")
+_FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
+
+_ESCAPES = {
+    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
+    "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
+    "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
+}
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+
+_FLOW_INDICATORS = ",[]{}"
+
+
+def resolve_plain(text: str):
+    """Type a plain scalar: YAML 1.2 core schema, kept only if it round-trips.
+
+    Returns None, a bool, an int, a float or the text itself.  ``yes``/``no``
+    are strings; ``01234`` and ``1.10`` stay strings because the number would
+    not read back as the same text.
+    """
+    if text in _NULLS:
+        return None
+    if text in _BOOLS:
+        return _BOOLS[text]
+    first = text[0]
+    if first.isdigit() or first in "-+.":
+        if _INT.match(text):
+            number = int(text)
+            if str(number) == text:
+                return number
+        elif _FLOAT.match(text):
+            number = float(text)
+            if math.isfinite(number) and repr(number) == text:
+                return number
+    return text
+
+
+class _Parser:
+    """Recursive-descent parser over the block's lines (no line endings).
+
+    Methods return ``(value, end)`` where ``end`` is the index just past the
+    node's last non-blank line.
+    """
+
+    def __init__(self, source: str, first_line: int):
+        self.lines = [line[:-1] if line.endswith("\r") else line for line in source.split("\n")]
+        if self.lines and self.lines[-1] == "" and source.endswith("\n"):
+            self.lines.pop()
+        self.first_line = first_line
+        self.n = len(self.lines)
+
+    # -- errors and line classes -------------------------------------------
+
+    def error(self, reason: str, i: int, col: int = 0) -> FrontmatterError:
+        return FrontmatterError(reason, self.first_line + i, col + 1)
+
+    def is_blank(self, i: int) -> bool:
+        stripped = self.lines[i].lstrip(" \t")
+        return not stripped or stripped.startswith("#")
+
+    def next_content(self, i: int) -> int:
+        while i < self.n and self.is_blank(i):
+            i += 1
+        return i
+
+    def indent(self, i: int) -> int:
+        line = self.lines[i]
+        width = len(line) - len(line.lstrip(" "))
+        if width < len(line) and line[width] == "\t":
+            raise self.error("tab used for indentation", i, width)
+        return width
+
+    # -- documents -------------------------------------------------------
+
+    def document(self) -> tuple[object, list[Entry]]:
+        i = self.next_content(0)
+        if i == self.n:
+            return {}, []
+        col = self.indent(i)
+        line = self.lines[i]
+        if col == 0 and line.startswith("%"):
+            raise self.error("YAML directives are not supported in frontmatter", i)
+        entries: list[Entry] = []
+        value, end = self.block_node(i, col, -1, entries)
+        rest = self.next_content(end)
+        if rest < self.n:
+            raise self.error("unexpected content after the frontmatter value", rest, self.indent(rest))
+        return value, entries
+
+    # -- block nodes -----------------------------------------------------
+
+    def block_node(self, i: int, col: int, parent: int, entries: list | None = None):
+        text = self.lines[i][col:]
+        if _is_dash(text):
+            return self.sequence(i, col)
+        key = self.mapping_key(i, col)
+        if key is not None:
+            return self.mapping(i, col, entries)
+        return self.inline_value(i, col, parent)
+
+    def mapping_key(self, i: int, col: int):
+        """If a mapping entry starts at (i, col), return (key, prefix_end, value_col)."""
+        line = self.lines[i]
+        first = line[col] if col < len(line) else ""
+        if first in ("'", '"'):
+            try:
+                key, j, close = self.quoted(i, col, single_line=True)
+            except FrontmatterError:
+                return None
+            if close != i:
+                return None
+            k = j
+            while k < len(line) and line[k] in " \t":
+                k += 1
+            if k < len(line) and line[k] == ":" and (k + 1 == len(line) or line[k + 1] in " \t"):
+                return key, k + 1, _skip_space(line, k + 1)
+            return None
+        if not first or first in "[]{}#&*!|>%@`,?" or _is_dash(line[col:]):
+            return None
+        pos = col
+        while True:
+            pos = line.find(":", pos + 1)
+            if pos < 0:
+                return None
+            comment = line.find(" #", col, pos)
+            if comment >= 0:
+                return None
+            if pos + 1 == len(line) or line[pos + 1] in " \t":
+                key = line[col:pos].rstrip(" \t")
+                return key, pos + 1, _skip_space(line, pos + 1)
+
+    def mapping(self, i: int, col: int, entries: list | None):
+        result: dict = {}
+        first = True
+        while True:
+            found = self.mapping_key(i, col)
+            if found is None:
+                raise self.error("expected a 'key: value' line", i, col)
+            key, prefix_end, value_col = found
+            if key in result:
+                raise self.error(f"duplicate key {key!r}", i, col)
+            value, end = self.mapping_value(i, value_col, col)
+            result[key] = value
+            if entries is not None:
+                entries.append(Entry(key, i, end, self.lines[i][:prefix_end]))
+            first = False
+            i = self.next_content(end)
+            if i == self.n:
+                return result, end
+            ind = self.indent(i)
+            if ind < col:
+                return result, end
+            if ind > col:
+                raise self.error("bad indentation: this line is indented more than its key", i, ind)
+
+    def mapping_value(self, i: int, value_col: int, col: int):
+        line = self.lines[i]
+        if value_col >= len(line) or line[value_col] == "#":
+            j = self.next_content(i + 1)
+            if j < self.n:
+                ind = self.indent(j)
+                if ind > col:
+                    return self.block_node(j, ind, col)
+                if ind == col and _is_dash(self.lines[j][ind:]):
+                    return self.sequence(j, col)
+            return None, i + 1
+        return self.inline_value(i, value_col, col)
+
+    def sequence(self, i: int, col: int):
+        items: list = []
+        while True:
+            line = self.lines[i]
+            item_col = _skip_space(line, col + 1)
+            if item_col >= len(line) or line[item_col] == "#":
+                j = self.next_content(i + 1)
+                if j < self.n and self.indent(j) > col:
+                    value, end = self.block_node(j, self.indent(j), col)
+                else:
+                    value, end = None, i + 1
+            elif _is_dash(line[item_col:]):
+                value, end = self.sequence(i, item_col)
+            elif self.mapping_key(i, item_col) is not None:
+                value, end = self.mapping(i, item_col, None)
+            else:
+                value, end = self.inline_value(i, item_col, col)
+            items.append(value)
+            i = self.next_content(end)
+            if i == self.n:
+                return items, end
+            ind = self.indent(i)
+            if ind < col or (ind == col and not _is_dash(self.lines[i][ind:])):
+                return items, end
+            if ind > col:
+                raise self.error("bad indentation of a sequence entry", i, ind)
+
+    def inline_value(self, i: int, col: int, parent: int):
+        line = self.lines[i]
+        c = line[col]
+        if c in ("'", '"'):
+            value, j, end_line = self.quoted(i, col)
+            self.expect_line_end(end_line, j)
+            return value, end_line + 1
+        if c in "[{":
+            flow = _Flow(self, i, col)
+            value = flow.node()
+            end_line, j = flow.i, flow.col
+            self.expect_line_end(end_line, j)
+            return value, end_line + 1
+        if c in "|>":
+            return self.block_scalar(i, col, parent)
+        if c == "&":
+            raise self.error("YAML anchors (&) are not supported in frontmatter", i, col)
+        if c == "*":
+            raise self.error("YAML aliases (*) are not supported in frontmatter", i, col)
+        if c == "!":
+            raise self.error("YAML tags (!) are not supported in frontmatter", i, col)
+        if c in "@`%,]}":
+            raise self.error(f"a plain value cannot start with {c!r}; quote the value", i, col)
+        if c == "?" and (col + 1 == len(line) or line[col + 1] in " \t"):
+            raise self.error("complex keys (?) are not supported in frontmatter", i, col)
+        if _is_dash(line[col:]):
+            raise self.error("a list item cannot start here; put it on its own line", i, col)
+        return self.plain(i, col, parent)
+
+    def expect_line_end(self, i: int, j: int) -> None:
+        line = self.lines[i]
+        k = _skip_space(line, j)
+        if k < len(line):
+            if line[k] == "#" and k > j:
+                return
+            if line[k] == ":":
+                raise self.error("a value cannot be used as a key here", i, k)
+            raise self.error("unexpected text after the value", i, k)
+
+    def plain(self, i: int, col: int, parent: int):
+        parts: list[str] = []
+        blanks = 0
+        end = i + 1
+        j = i
+        start_col = col
+        while True:
+            line = self.lines[j]
+            segment, commented = self.plain_segment(j, start_col)
+            if parts:
+                parts.append("\n" * blanks if blanks else " ")
+            parts.append(segment)
+            end = j + 1
+            if commented:
+                break
+            j += 1
+            blanks = 0
+            while j < self.n and not self.lines[j].strip(" \t"):
+                blanks += 1
+                j += 1
+            if j >= self.n:
+                break
+            line = self.lines[j]
+            stripped = line.lstrip(" \t")
+            if stripped.startswith("#"):
+                break
+            ind = len(line) - len(line.lstrip(" "))
+            if ind <= parent:
+                break
+            self.indent(j)
+            start_col = ind
+        return resolve_plain("".join(parts)), end
+
+    def plain_segment(self, i: int, col: int) -> tuple[str, bool]:
+        line = self.lines[i]
+        stop = len(line)
+        commented = False
+        for match in _PLAIN_STOP.finditer(line, col):
+            if match.group(0)[-1] == "#":
+                stop = match.start()
+                commented = True
+                break
+            raise self.error("': ' inside an unquoted value; quote the whole value", i, match.start())
+        return line[col:stop].strip(" \t"), commented
+
+    def quoted(self, i: int, col: int, single_line: bool = False):
+        """Parse a quoted scalar at (i, col); return (value, column after, last line)."""
+        line = self.lines[i]
+        quote = line[col]
+        out: list[str] = []
+        j = col + 1
+        start_line = i
+        while True:
+            if j >= len(line):
+                if single_line or i + 1 >= self.n:
+                    raise self.error(f"unclosed {quote} quote", start_line, col)
+                # fold: trailing spaces trimmed, a line break becomes a space,
+                # empty lines become line breaks
+                while out and out[-1] in (" ", "\t"):
+                    out.pop()
+                i += 1
+                blanks = 0
+                while i < self.n and not self.lines[i].strip(" \t"):
+                    blanks += 1
+                    i += 1
+                if i >= self.n:
+                    raise self.error(f"unclosed {quote} quote", start_line, col)
+                out.append("\n" * blanks if blanks else " ")
+                line = self.lines[i]
+                j = _skip_space(line, 0)
+                continue
+            c = line[j]
+            if quote == "'":
+                if c == "'":
+                    if j + 1 < len(line) and line[j + 1] == "'":
+                        out.append("'")
+                        j += 2
+                        continue
+                    return "".join(out), j + 1, i
+                out.append(c)
+                j += 1
+                continue
+            if c == '"':
+                return "".join(out), j + 1, i
+            if c != "\\":
+                out.append(c)
+                j += 1
+                continue
+            if j + 1 >= len(line):
+                # escaped line break: join without a space
+                if single_line or i + 1 >= self.n:
+                    raise self.error('unclosed " quote', start_line, col)
+                i += 1
+                line = self.lines[i]
+                j = _skip_space(line, 0)
+                continue
+            e = line[j + 1]
+            if e in _ESCAPES:
+                out.append(_ESCAPES[e])
+                j += 2
+            elif e in _HEX_ESCAPES:
+                width = _HEX_ESCAPES[e]
+                digits = line[j + 2 : j + 2 + width]
+                if len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
+                    raise self.error(f"bad escape \\{e} in a double-quoted value", i, j)
+                out.append(chr(int(digits, 16)))
+                j += 2 + width
+            else:
+                raise self.error(f"unknown escape \\{e} in a double-quoted value", i, j)
+
+    def block_scalar(self, i: int, col: int, parent: int):
+        line = self.lines[i]
+        style = line[col]
+        chomp = None  # None: clip, "-": strip, "+": keep
+        explicit = 0
+        j = col + 1
+        while j < len(line) and line[j] not in " \t":
+            c = line[j]
+            if c in "+-" and chomp is None:
+                chomp = c
+            elif c in "123456789" and not explicit:
+                explicit = int(c)
+            else:
+                raise self.error(f"bad block scalar header {line[col:].split()[0]!r}", i, j)
+            j += 1
+        k = _skip_space(line, j)
+        if k < len(line) and line[k] != "#":
+            raise self.error("text after a block scalar indicator; start the text on the next line", i, k)
+        indent = max(parent, 0) + explicit if explicit else 0
+        if not indent:
+            k = i + 1
+            while k < self.n and not self.lines[k].strip(" \t"):
+                k += 1
+            if k < self.n:
+                text = self.lines[k]
+                indent = len(text) - len(text.lstrip(" "))
+            if indent <= parent:
+                indent = parent + 1
+        lines: list[str] = []
+        k = i + 1
+        last = i
+        while k < self.n:
+            text = self.lines[k]
+            if not text.strip(" \t"):
+                lines.append("")
+            elif len(text) - len(text.lstrip(" ")) >= indent:
+                lines.append(text[indent:])
+                last = k
+            else:
+                break
+            k += 1
+        content = lines[: last - i]
+        trailing = len(lines) - len(content)
+        return _fold_block(content, trailing, style == ">", chomp), last + 1
+
+
+_PLAIN_STOP = re.compile(r"[ \t]#|:(?=[ \t]|$)")
+
+
+def _fold_block(lines: list[str], trailing: int, folded: bool, chomp: str | None) -> str:
+    """Join block scalar content lines by YAML's literal or folded rules."""
+    chunks: list[str] = []
+    breaks: list[str] = []
+    line_break = ""
+    index = 0
+    while index < len(lines) and lines[index] == "":
+        breaks.append("\n")
+        index += 1
+    while index < len(lines):
+        line = lines[index]
+        chunks.extend(breaks)
+        leading_text = line[:1] not in (" ", "\t")
+        chunks.append(line)
+        line_break = "\n"
+        index += 1
+        breaks = []
+        while index < len(lines) and lines[index] == "":
+            breaks.append("\n")
+            index += 1
+        if index < len(lines):
+            if folded and leading_text and lines[index][:1] not in (" ", "\t"):
+                if not breaks:
+                    chunks.append(" ")
+            else:
+                chunks.append(line_break)
+    if chomp != "-":
+        chunks.append(line_break)
+    if chomp == "+":
+        chunks.extend(breaks)
+        chunks.extend("\n" * trailing)
+    return "".join(chunks)
+
+
+class _Flow:
+    """Parser for flow collections (``[a, b]``, ``{k: v}``) that may span lines."""
+
+    def __init__(self, parser: _Parser, i: int, col: int):
+        self.p = parser
+        self.i = i
+        self.col = col
+
+    @property
+    def line(self) -> str:
+        return self.p.lines[self.i]
+
+    def error(self, reason: str) -> FrontmatterError:
+        return self.p.error(reason, self.i, self.col)
+
+    def skip(self) -> None:
+        """Skip spaces, line breaks and comments inside a flow collection."""
+        while True:
+            line = self.line
+            while self.col < len(line) and line[self.col] in " \t":
+                self.col += 1
+            if self.col < len(line) and line[self.col] == "#" and (
+                self.col == 0 or line[self.col - 1] in " \t"
+            ):
+                self.col = len(line)
+            if self.col < len(line):
+                return
+            if self.i + 1 >= self.p.n:
+                raise self.p.error("unclosed flow collection", self.i, self.col)
+            self.i += 1
+            self.col = 0
+
+    def peek(self) -> str:
+        self.skip()
+        return self.line[self.col]
+
+    def node(self):
+        c = self.peek()
+        if c == "[":
+            return self.sequence()
+        if c == "{":
+            return self.mapping()
+        if c in ("'", '"'):
+            value, self.col, self.i = self.p.quoted(self.i, self.col)
+            return value
+        return self.plain()
+
+    def sequence(self):
+        self.col += 1
+        items: list = []
+        while True:
+            c = self.peek()
+            if c == "]":
+                self.col += 1
+                return items
+            if c == ",":
+                raise self.error("empty entry in a flow list")
+            item = self.node()
+            if self.peek() == ":":
+                self.col += 1
+                value = None if self.peek() in ",]" else self.node()
+                item = {self.key(item): value}
+            items.append(item)
+            c = self.peek()
+            if c == ",":
+                self.col += 1
+            elif c != "]":
+                raise self.error("expected ',' or ']' in a flow list")
+
+    def mapping(self):
+        self.col += 1
+        result: dict = {}
+        while True:
+            c = self.peek()
+            if c == "}":
+                self.col += 1
+                return result
+            if c == ",":
+                raise self.error("empty entry in a flow mapping")
+            at = (self.i, self.col)
+            key = self.key(self.node())
+            if key in result:
+                raise self.p.error(f"duplicate key {key!r}", *at)
+            value = None
+            if self.peek() == ":":
+                self.col += 1
+                if self.peek() not in ",}":
+                    value = self.node()
+            result[key] = value
+            c = self.peek()
+            if c == ",":
+                self.col += 1
+            elif c != "}":
+                raise self.error("expected ',' or '}' in a flow mapping")
+
+    def key(self, value) -> str:
+        if isinstance(value, (dict, list)):
+            raise self.error("a list or mapping cannot be a key (unquoted '{{' or '[[' in a value?)")
+        if value is None:
+            return ""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value) if not isinstance(value, str) else value
+
+    def plain(self):
+        line = self.line
+        c = line[self.col]
+        if c in "&*!|>%@`" or (c in "-?:" and (self.col + 1 >= len(line) or line[self.col + 1] in " \t,[]{}")):
+            raise self.error(f"a plain value cannot start with {c!r} here; quote it")
+        parts: list[str] = []
+        while True:
+            line = self.line
+            j = self.col
+            while j < len(line):
+                ch = line[j]
+                if ch in _FLOW_INDICATORS:
+                    break
+                if ch == ":" and (j + 1 >= len(line) or line[j + 1] in " \t,[]{}"):
+                    break
+                if ch == "#" and line[j - 1] in " \t":
+                    break
+                j += 1
+            parts.append(line[self.col : j].strip(" \t"))
+            self.col = j
+            if j < len(line) or self.i + 1 >= self.p.n:
+                break
+            # at the end of the line the value may go on: fold into one space
+            following = self.p.lines[self.i + 1].lstrip(" \t")
+            if not following or following[0] in _FLOW_INDICATORS or following[0] in "#:":
+                break
+            self.i += 1
+            self.col = len(self.p.lines[self.i]) - len(following)
+        return resolve_plain(" ".join(part for part in parts if part))
+
+
+def _skip_space(line: str, j: int) -> int:
+    while j < len(line) and line[j] in " \t":
+        j += 1
+    return j
+
+
+def _is_dash(text: str) -> bool:
+    return text.startswith("-") and (len(text) == 1 or text[1] in " \t")
+
+
+def loads(source: str, first_line: int = 1) -> tuple[dict, list[Entry]]:
+    """Parse the content of a frontmatter block into typed properties.
+
+    ``source`` is the text between the delimiters; ``first_line`` is the file
+    line number of its first line (2 for a block after the opening ``---``).
+    Returns ``(properties, entries)``; entries locate each top-level key.
+    Raises :class:`FrontmatterError` for invalid YAML, YAML outside the
+    subset, or a document that is not a mapping (BR-14: "frontmatter is a
+    string, expected key: value pairs").
+    """
+    parser = _Parser(source, first_line)
+    value, entries = parser.document()
+    if isinstance(value, dict):
+        return value, entries
+    kind = {str: "a string", list: "a list", bool: "a boolean", int: "a number", float: "a number"}
+    start = parser.next_content(0)
+    raise FrontmatterError(
+        f"frontmatter is {kind.get(type(value), 'not a mapping')}, expected key: value pairs",
+        first_line + start,
+        1,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Writing values in the style Obsidian writes them
+
+_NEEDS_QUOTES_START = set("[]{},&*!|>'\"%@`#")
+_SPECIAL = re.compile(r": |:$| #|[\x00-\x08\x0a-\x1f\x7f\u2028\u2029\ufeff]")
+
+
+def format_scalar(value) -> str:
+    """Return the YAML text for a scalar, quoted only when YAML needs it.
+
+    Strings are double-quoted (escaping ``\\`` and ``"``) when they contain
+    ``: `` or `` #``, have leading or trailing spaces, start with ``- ``,
+    ``? ``, ``: `` or a YAML indicator (``[ ] { } , & * ! | > ' " % @ ` #``),
+    contain control characters, or would read back as a bool, null, number
+    (BR-06's writer rule).  A wikilink is therefore written ``"[[Link]]"``.
+    Raises TypeError for values that are not scalars.
+    """
+    if value is None:
+        return ""
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("frontmatter numbers must be finite")
+        return repr(value)
+    if not isinstance(value, str):
+        raise TypeError(f"cannot write {type(value).__name__} as a frontmatter scalar")
+    if _plain_ok(value):
+        return value
+    return _double_quote(value)
+
+
+def _plain_ok(value: str) -> bool:
+    if not value or value != value.strip(" \t") or value[0] in _NEEDS_QUOTES_START:
+        return False
+    if value[:2] in ("- ", "? ", ": ") or value in ("-", "?", ":"):
+        return False
+    if _SPECIAL.search(value) or "\t" in value:
+        return False
+    return resolve_plain(value) == value and not _looks_typed(value)
+
+
+_LOOKS_NUMERIC = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|0[xXoObB]|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)\Z")
+_YAML11 = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"}
+
+
+def _looks_typed(value: str) -> bool:
+    """True for strings other YAML readers would type (numbers, YAML 1.1 booleans)."""
+    return bool(_LOOKS_NUMERIC.match(value)) or value in _YAML11
+
+
+def _double_quote(value: str) -> str:
+    out = ['"']
+    for ch in value:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ord(ch) < 0x20 or ch in "\x7f\x85\u2028\u2029\ufeff":
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _format_flow(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_format_key(k)}: {_format_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_format_flow(v) for v in value) + "]"
+    text = format_scalar(value)
+    if text and any(c in text for c in ",[]{}") and not text.startswith('"'):
+        return _double_quote(text)
+    return text if text else "null"
+
+
+def _format_key(key: str) -> str:
+    if not isinstance(key, str):
+        raise TypeError("frontmatter keys must be strings")
+    text = format_scalar(key)
+    return text if text else '""'
+
+
+def format_property(key: str, value, indent: str = "", list_indent: str = "  ", newline: str = "\n", prefix: str | None = None) -> str:
+    """Return the lines (with ``newline`` endings) that write ``key: value``.
+
+    Lists are block lists (``- item``) indented by ``list_indent`` relative
+    to the key, an empty list is ``[]``, a mapping is a nested block mapping,
+    ``None`` is an empty value (``key:``).  ``prefix`` reuses a key as it is
+    already written (``"my key":``).  Raises TypeError for unsupported types.
+    """
+    head = prefix if prefix is not None else indent + _format_key(key) + ":"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return f"{head} []{newline}"
+        lines = [head + newline]
+        for item in value:
+            if isinstance(item, (list, tuple, dict)):
+                lines.append(f"{indent}{list_indent}- {_format_flow(item)}{newline}")
+            else:
+                text = format_scalar(item)
+                lines.append(f"{indent}{list_indent}-{' ' + text if text else ''}{newline}")
+        return "".join(lines)
+    if isinstance(value, dict):
+        if not value:
+            return f"{head} {{}}{newline}"
+        lines = [head + newline]
+        for k, v in value.items():
+            lines.append(format_property(k, v, indent + "  ", list_indent, newline))
+        return "".join(lines)
+    text = format_scalar(value)
+    return f"{head} {text}{newline}" if text else f"{head}{newline}"
+
+
+# ---------------------------------------------------------------------------
+# Surgical edits
+
+
+def _list_indent(lines: list[str], entries: tuple[Entry, ...]) -> str:
+    """The indentation this file uses for block-list items under a key."""
+    for entry in entries:
+        if entry.end - entry.start > 1 and not lines[entry.start][len(entry.prefix):].strip():
+            item = lines[entry.start + 1]
+            stripped = item.lstrip(" ")
+            if stripped.startswith("- ") or stripped.rstrip("\r\n") == "-":
+                key_indent = len(entry.prefix) - len(entry.prefix.lstrip(" "))
+                return " " * max(0, len(item) - len(stripped) - key_indent)
+    return "  "
+
+
+def _editable(text: str) -> Frontmatter | None:
+    fm = parse(text)
+    if fm is not None and fm.error is not None:
+        raise fm.error
+    if fm is not None and fm.properties and not fm.entries:
+        raise FrontmatterError("frontmatter is written as a flow mapping; edit it by hand", 2, 1)
+    return fm
+
+
+def _newline_of(text: str) -> str:
+    nl = text.find("\n")
+    return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+
+
+def set_property(text: str, key: str, value) -> str:
+    """Return ``text`` with property ``key`` set to ``value``; nothing else changes.
+
+    ``text`` is a note without its BOM.  An existing key's lines are replaced
+    in place (the key keeps its spelling and position); a new key is appended
+    as the last line of the block; a note without frontmatter gets a new
+    block before its first byte (BR-10).  New lines use the file's newline
+    style and list indentation.  Setting a key to the value it already has
+    returns ``text`` unchanged.  Raises :class:`FrontmatterError` when the
+    block does not parse (invalid notes are never rewritten).
+    """
+    fm = _editable(text)
+    if fm is None:
+        newline = _newline_of(text)
+        return f"---{newline}{format_property(key, value, newline=newline)}---{newline}{text}"
+    if key in fm.properties and _same(fm.properties[key], value):
+        return text
+    lines = _split_lines(text[fm.start : fm.end])
+    entry = next((e for e in fm.entries if e.key == key), None)
+    list_indent = _list_indent(lines, fm.entries)
+    if entry is not None:
+        indent = entry.prefix[: len(entry.prefix) - len(entry.prefix.lstrip(" "))]
+        new = format_property(key, value, indent, list_indent, fm.newline, prefix=entry.prefix)
+        lines[entry.start : entry.end] = [new]
+    else:
+        indent = ""
+        if fm.entries:
+            first = fm.entries[0].prefix
+            indent = first[: len(first) - len(first.lstrip(" "))]
+        lines.append(format_property(key, value, indent, list_indent, fm.newline))
+    return text[: fm.start] + "".join(lines) + text[fm.end :]
+
+
+def delete_property(text: str, key: str) -> str:
+    """Return ``text`` without property ``key`` (its lines removed), else unchanged.
+
+    Raises :class:`FrontmatterError` when the block does not parse.
+    """
+    fm = _editable(text)
+    if fm is None:
+        return text
+    entry = next((e for e in fm.entries if e.key == key), None)
+    if entry is None:
+        return text
+    lines = _split_lines(text[fm.start : fm.end])
+    del lines[entry.start : entry.end]
+    return text[: fm.start] + "".join(lines) + text[fm.end :]
+
+
+def _split_lines(block: str) -> list[str]:
+    """Split on ``\\n`` only (str.splitlines also splits on U+2028 and others)."""
+    parts = block.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _same(old, new) -> bool:
+    """Typed equality that does not confuse True with 1 or 1 with 1.0."""
+    if type(old) is not type(new) and not (isinstance(new, tuple) and isinstance(old, list)):
+        return False
+    if isinstance(old, dict):
+        return old.keys() == new.keys() and all(_same(old[k], new[k]) for k in old)
+    if isinstance(old, list):
+        return len(old) == len(new) and all(_same(a, b) for a, b in zip(old, new))
+    return old == new
