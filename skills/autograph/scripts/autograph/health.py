@@ -1,0 +1,146 @@
+"""Vault health: link and frontmatter findings, and a 0-100 score.
+
+The score (``SCORE_FORMULA``) starts at 100 and subtracts weighted shares,
+each between 0 and 1, so no single finding can push it below 0 on its own:
+
+* 30 x orphan share: notes no other note links to, of all notes that are not
+  hubs (index and Map-of-Content notes are never orphans);
+* 30 x broken share: links that resolve to nothing, of all links;
+* 15 x link sparsity: ``max(0, 1 - average links per note / 3)``;
+* 10 x notes without a ``description`` property, of all notes;
+* 10 x notes whose frontmatter does not parse or that are not UTF-8;
+* 5 x broken anchors: ``#heading``/``#^block`` links whose target lacks it,
+  of all links.
+
+The result is clamped to 0..100 and rounded to one decimal.  An empty vault
+scores 100.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .linkgraph import Edge, LinkGraph, build
+from .schema import Schema
+from .vault import Vault
+
+__all__ = ["SCORE_FORMULA", "health_report", "score"]
+
+SCORE_FORMULA = (
+    "score = 100 - 30*orphans/non-hub notes - 30*broken links/links"
+    " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage)"
+    " - 10*invalid frontmatter/notes - 5*broken anchors/links, clamped to 0..100"
+)
+
+
+@dataclass(frozen=True)
+class Counts:
+    notes: int
+    cards: int  # notes that are not hubs
+    links: int
+    orphans: int
+    broken: int
+    described: int
+    invalid: int
+    broken_anchors: int
+
+
+def score(c: Counts) -> tuple[float, dict[str, float]]:
+    """The health score for ``c`` and each penalty (see the module docstring)."""
+    if c.notes == 0:
+        return 100.0, {}
+    links = max(c.links, 1)
+    avg = c.links / c.notes
+    penalties = {
+        "orphans": 30 * c.orphans / max(c.cards, 1),
+        "broken_links": 30 * c.broken / links,
+        "link_sparsity": 15 * max(0.0, 1 - avg / 3),
+        "description": 10 * (1 - c.described / c.notes),
+        "invalid_frontmatter": 10 * c.invalid / c.notes,
+        "broken_anchors": 5 * c.broken_anchors / links,
+    }
+    value = max(0.0, min(100.0, 100 - sum(penalties.values())))
+    return round(value, 1), {k: round(v, 2) for k, v in penalties.items()}
+
+
+def _edge_row(edge: Edge) -> dict:
+    link = edge.link
+    return {"source": edge.source, "line": link.line, "target": link.text, "kind": link.kind}
+
+
+def health_report(vault: Vault, schema: Schema, graph: LinkGraph | None = None) -> dict:
+    """Every health finding of ``vault`` as a JSON-ready dict (keys documented
+    in ``graph.py health --help``)."""
+    graph = graph if graph is not None else build(vault)
+    notes = vault.notes
+    hubs = []
+    described = 0
+    invalid = []
+    for path in notes:
+        note = vault.note(path)
+        properties = note.properties
+        if schema.is_hub(note.stem, properties):
+            hubs.append(path)
+        description = properties.get("description")
+        if isinstance(description, str) and description.strip():
+            described += 1
+        block = note.frontmatter
+        if block is not None and block.error is not None:
+            err = block.error
+            invalid.append({"path": path, "line": err.line, "column": err.column, "error": err.reason})
+    hub_set = set(hubs)
+    orphans = graph.orphans(exclude=hub_set.__contains__)
+    broken = graph.broken()
+    anchors = graph.broken_anchors()
+    links = len(graph.edges)
+    unreadable = [{"path": path, "error": error} for path, error in sorted(graph.unreadable.items())]
+    counts = Counts(
+        notes=len(notes),
+        cards=len(notes) - len(hubs),
+        links=links,
+        orphans=len(orphans),
+        broken=len(broken),
+        described=described,
+        invalid=len(invalid) + len(unreadable),
+        broken_anchors=len(anchors),
+    )
+    value, penalties = score(counts)
+    return {
+        "vault": str(vault.root),
+        "score": value,
+        "penalties": penalties,
+        "notes": len(notes),
+        "attachments": len(vault.files) - len(notes),
+        "hubs": hubs,
+        "links": links,
+        "resolved_links": links - len(broken),
+        "avg_links": round(links / len(notes), 2) if notes else 0.0,
+        "broken_links": [_edge_row(edge) for edge in broken],
+        "orphans": orphans,
+        "dead_ends": graph.dead_ends(),
+        "ambiguous_links": [
+            dict(_edge_row(edge), resolved=edge.target, candidates=list(edge.candidates)) for edge in graph.ambiguous()
+        ],
+        "broken_anchors": [dict(_edge_row(edge), resolved=edge.target) for edge in anchors],
+        "description_coverage": round(described / len(notes), 4) if notes else 1.0,
+        "invalid_frontmatter": invalid,
+        "unreadable": unreadable,
+        "warnings": list(vault.warnings),
+    }
+
+
+def history_entry(report: dict, when: str) -> dict:
+    """The one-line summary of a report that ``.graph/health-history.jsonl`` keeps."""
+    return {
+        "time": when,
+        "score": report["score"],
+        "notes": report["notes"],
+        "links": report["links"],
+        "broken_links": len(report["broken_links"]),
+        "orphans": len(report["orphans"]),
+        "dead_ends": len(report["dead_ends"]),
+        "ambiguous_links": len(report["ambiguous_links"]),
+        "broken_anchors": len(report["broken_anchors"]),
+        "description_coverage": report["description_coverage"],
+        "invalid_frontmatter": len(report["invalid_frontmatter"]) + len(report["unreadable"]),
+    }

@@ -1,0 +1,123 @@
+"""The link graph of a vault: every link, where it resolves, and what follows.
+
+Built in one pass over the notes (:func:`build`).  Orphans, dead ends and
+backlinks use the *resolved target path* of each link (BR-21), never the raw
+link text or its stem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .links import Link, anchor_key, block_ids, code_regions, headings, property_links, scan
+from .vault import Vault
+
+__all__ = ["Edge", "LinkGraph", "build"]
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A link in note ``source``; ``target`` is the resolved vault path (None
+    when broken); ``candidates`` every file it could mean."""
+
+    source: str
+    link: Link
+    target: str | None
+    candidates: tuple[str, ...]
+    ambiguous: bool
+
+
+@dataclass
+class LinkGraph:
+    """Links of a vault.  ``edges`` in note order then file order;
+    ``unreadable`` maps a note that is not UTF-8 to the reason."""
+
+    vault: Vault
+    edges: list[Edge] = field(default_factory=list)
+    outgoing: dict[str, list[Edge]] = field(default_factory=dict)
+    incoming: dict[str, list[Edge]] = field(default_factory=dict)
+    unreadable: dict[str, str] = field(default_factory=dict)
+    _anchors: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict, repr=False)
+
+    def backlinks(self, path: str) -> list[Edge]:
+        """Links from other notes that resolve to ``path``."""
+        return [edge for edge in self.incoming.get(path, ()) if edge.source != path]
+
+    def orphans(self, exclude=lambda path: False) -> list[str]:
+        """Notes no other note links to, except those ``exclude`` accepts (hubs)."""
+        return [path for path in self.vault.notes if not self.backlinks(path) and not exclude(path)]
+
+    def dead_ends(self) -> list[str]:
+        """Notes with no resolved link to another note."""
+        return [
+            path
+            for path in self.vault.notes
+            if path not in self.unreadable
+            and not any(e.target != path and e.target and e.target.endswith(".md") for e in self.outgoing.get(path, ()))
+        ]
+
+    def broken(self) -> list[Edge]:
+        return [edge for edge in self.edges if edge.target is None]
+
+    def ambiguous(self) -> list[Edge]:
+        return [edge for edge in self.edges if edge.ambiguous]
+
+    def broken_anchors(self) -> list[Edge]:
+        """Resolved links whose ``#heading`` or ``#^block`` is not in the target.
+
+        Headings compare by :func:`links.anchor_key`; ``A#B`` needs both
+        headings.  Anchors into attachments (``file.pdf#page=3``) are not checked.
+        """
+        found = []
+        for edge in self.edges:
+            fragment = edge.link.fragment
+            if not fragment or edge.target is None or not edge.target.endswith(".md"):
+                continue
+            titles, ids = self._anchors_of(edge.target)
+            if fragment.startswith("^"):
+                ok = fragment[1:].strip().lower() in ids
+            else:
+                ok = all(anchor_key(part) in titles for part in fragment.split("#") if part.strip())
+            if not ok:
+                found.append(edge)
+        return found
+
+    def _anchors_of(self, path: str) -> tuple[set[str], set[str]]:
+        cached = self._anchors.get(path)
+        if cached is None:
+            note = self.vault.note(path)
+            body = note.body
+            regions = code_regions(body)
+            cached = ({anchor_key(h) for h in headings(body, regions)}, block_ids(body, regions))
+            self._anchors[path] = cached
+        return cached
+
+
+def note_links(note) -> list[Link]:
+    """Every link of a note: frontmatter values first, then the body."""
+    found: list[Link] = []
+    block = note.frontmatter
+    if block is not None and block.valid and block.properties:
+        found = property_links(block.properties, {entry.key: entry.start + 2 for entry in block.entries})
+    found.extend(scan(note.text, note.body_offset, note.body_line))
+    return found
+
+
+def build(vault: Vault) -> LinkGraph:
+    """Read every note once and resolve every link (Obsidian's rules)."""
+    graph = LinkGraph(vault)
+    resolve = vault.resolver.resolve
+    for path in vault.notes:
+        note = vault.note(path)
+        if note.text is None:
+            graph.unreadable[path] = note.error or "unreadable"
+            continue
+        out = graph.outgoing.setdefault(path, [])
+        for link in note_links(note):
+            resolution = resolve(link.target, path)
+            edge = Edge(path, link, resolution.path, resolution.candidates, resolution.ambiguous)
+            graph.edges.append(edge)
+            out.append(edge)
+            if resolution.path is not None:
+                graph.incoming.setdefault(resolution.path, []).append(edge)
+    return graph

@@ -1,0 +1,122 @@
+"""A note on disk: its bytes, encoding, BOM, newline style, frontmatter and body.
+
+A note is read once as bytes.  Text is decoded as strict UTF-8 after an
+optional BOM; a file that is not UTF-8 keeps ``text = None`` and an
+``error`` saying where decoding failed, and is never rewritten.  Because
+strict decoding is lossless, ``note.encode(text)`` of the unchanged text
+gives back the original bytes exactly (BOM, CRLF and all).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from . import frontmatter as fm
+
+BOM = b"\xef\xbb\xbf"
+
+__all__ = ["BOM", "Note", "decode", "read_note"]
+
+
+def decode(data: bytes) -> tuple[str | None, bool, str | None]:
+    """Decode note bytes: ``(text without BOM, had BOM, error message)``.
+
+    Only UTF-8 is accepted (with or without a BOM); anything else returns
+    ``text = None`` and a message naming the first bad byte offset.
+    """
+    bom = data.startswith(BOM)
+    try:
+        return data[3:].decode("utf-8") if bom else data.decode("utf-8"), bom, None
+    except UnicodeDecodeError as exc:
+        offset = exc.start + (3 if bom else 0)
+        return None, bom, f"not valid UTF-8 (byte 0x{data[offset]:02x} at offset {offset}); the file is never rewritten"
+
+
+@dataclass(eq=False)
+class Note:
+    """One Markdown note of a vault.
+
+    ``path`` is vault-relative with ``/``.  ``text`` excludes the BOM and
+    keeps line endings as they are.  ``frontmatter`` is None when the note
+    has no block; ``properties`` is ``{}`` when it has none or it is invalid.
+    """
+
+    path: str
+    data: bytes
+    text: str | None
+    bom: bool
+    error: str | None = None
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> Note:
+        text, bom, error = decode(data)
+        return cls(path, data, text, bom, error)
+
+    @cached_property
+    def frontmatter(self) -> fm.Frontmatter | None:
+        return fm.parse(self.text) if self.text is not None else None
+
+    @property
+    def properties(self) -> dict:
+        block = self.frontmatter
+        return block.properties if block is not None else {}
+
+    @property
+    def body_offset(self) -> int:
+        """Offset in ``text`` where the body starts: after the frontmatter
+        block, valid or not (0 when there is none)."""
+        block = self.frontmatter
+        return block.body if block is not None else 0
+
+    @property
+    def body(self) -> str:
+        """Text after the frontmatter block (the Markdown a reader sees)."""
+        return (self.text or "")[self.body_offset :]
+
+    @property
+    def body_line(self) -> int:
+        """1-based file line number of the body's first line."""
+        return (self.text or "").count("\n", 0, self.body_offset) + 1
+
+    @property
+    def stem(self) -> str:
+        name = self.path.rsplit("/", 1)[-1]
+        return name[:-3] if name.endswith(".md") else name
+
+    @property
+    def folder(self) -> str:
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+
+    @property
+    def newline(self) -> str:
+        text = self.text or ""
+        nl = text.find("\n")
+        return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
+
+    def encode(self, text: str) -> bytes:
+        """The file bytes for ``text``, keeping this note's BOM."""
+        return (BOM if self.bom else b"") + text.encode("utf-8")
+
+    def with_property(self, key: str, value) -> bytes:
+        """File bytes with one property set (see :func:`frontmatter.set_property`).
+
+        Raises :class:`frontmatter.FrontmatterError` for invalid frontmatter and
+        ValueError for a file that is not UTF-8.
+        """
+        return self.encode(fm.set_property(self._editable_text(), key, value))
+
+    def without_property(self, key: str) -> bytes:
+        """File bytes with one property removed (unchanged if absent)."""
+        return self.encode(fm.delete_property(self._editable_text(), key))
+
+    def _editable_text(self) -> str:
+        if self.text is None:
+            raise ValueError(f"{self.path}: {self.error}")
+        return self.text
+
+
+def read_note(root: Path, path: str) -> Note:
+    """Read the note at vault-relative ``path`` under ``root``."""
+    return Note.from_bytes(path, (root / path).read_bytes())

@@ -1,0 +1,291 @@
+"""Loading and validating ``schema.json``, with built-in defaults.
+
+Where the schema comes from (:func:`load_schema`): ``--schema PATH`` if
+given, else ``VAULT/schema.json``, else the built-in defaults, so every
+command runs on a vault that has no schema at all.
+
+Validation reports every problem at once, each with the JSON path of the
+value (``$.node_types.person.status``) and what to do about it; a bad
+schema raises :class:`SchemaError`, which commands turn into exit code 2.
+Keys starting with ``_`` (``_comment``) are allowed anywhere and ignored.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+__all__ = ["DEFAULTS", "Schema", "SchemaError", "load_schema", "validate"]
+
+
+class SchemaError(ValueError):
+    """``schema.json`` is unreadable or invalid; ``problems`` lists each one."""
+
+    def __init__(self, source: str, problems: list[str]):
+        self.source = source
+        self.problems = problems
+        super().__init__(f"{source}: " + "; ".join(problems) if len(problems) == 1 else
+                         f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+DEFAULTS: dict = {
+    "node_types": {},
+    "hubs": {"names": ["MEMORY", "index", "_index"], "types": ["moc", "index", "hub"]},
+    "decay": {"rate": 0.015, "floor": 0.1, "tiers": {"active": 7, "warm": 21, "cold": 60}, "type_rates": {}},
+}
+
+# ---------------------------------------------------------------------------
+# Validation: one small checker per shape
+
+
+def _is_str_list(value) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _is_str_map(value) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for k, v in value.items() if not k.startswith("_"))
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _folder_problem(folder: str) -> str | None:
+    if folder.startswith(("/", "\\")) or (len(folder) > 1 and folder[1] == ":"):
+        return "is an absolute path; give a folder relative to the vault, like \"people\""
+    if ".." in PurePosixPath(folder.replace("\\", "/")).parts:
+        return "leaves the vault with '..'; give a folder inside the vault"
+    return None
+
+
+_NODE_TYPE_KEYS = {"description", "folder", "required", "status", "supersedable", "fields", "decay_rate", "template"}
+
+
+def _check_node_types(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected an object of type name -> definition, like {{\"person\": {{...}}}}")
+        return
+    for name, spec in value.items():
+        if name.startswith("_"):
+            continue
+        where = f"{path}.{name}"
+        if not isinstance(spec, dict):
+            problems.append(f"{where}: expected an object with description, folder, required and status")
+            continue
+        for key in spec:
+            if key not in _NODE_TYPE_KEYS and not key.startswith("_"):
+                problems.append(f"{where}.{key}: unknown key; known keys are {', '.join(sorted(_NODE_TYPE_KEYS))}")
+        if "description" in spec and not isinstance(spec["description"], str):
+            problems.append(f"{where}.description: expected a string")
+        if "folder" in spec:
+            folder = spec["folder"]
+            if not isinstance(folder, str):
+                problems.append(f"{where}.folder: expected a string such as \"people\"")
+            elif (why := _folder_problem(folder)) is not None:
+                problems.append(f"{where}.folder: {folder!r} {why}")
+        for key in ("required", "status"):
+            if key in spec and not _is_str_list(spec[key]):
+                problems.append(f"{where}.{key}: expected a list of strings")
+        if "supersedable" in spec and not isinstance(spec["supersedable"], bool):
+            problems.append(f"{where}.supersedable: expected true or false")
+        statuses = spec.get("status")
+        if _is_str_list(statuses) and statuses and "superseded" not in statuses and spec.get("supersedable", True):
+            problems.append(
+                f"{where}.status: lacks \"superseded\", which supersede.py sets on replaced cards; "
+                f"add \"superseded\" to the list, or set \"supersedable\": false"
+            )
+
+
+def _check_hubs(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected an object like {{\"names\": [\"MEMORY\"], \"types\": [\"moc\"]}}")
+        return
+    for key, item in value.items():
+        if key.startswith("_"):
+            continue
+        if key not in ("names", "types"):
+            problems.append(f"{path}.{key}: unknown key; known keys are names, types")
+        elif not _is_str_list(item):
+            problems.append(f"{path}.{key}: expected a list of strings")
+
+
+def _check_decay(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected an object with rate, floor and tiers")
+        return
+    for key, item in value.items():
+        where = f"{path}.{key}"
+        if key.startswith("_"):
+            continue
+        if key in ("rate", "floor"):
+            if not _is_number(item) or not 0 <= item <= 1:
+                problems.append(f"{where}: expected a number between 0 and 1")
+        elif key == "tiers":
+            if not isinstance(item, dict) or not all(
+                _is_number(v) and v >= 0 for k, v in item.items() if not k.startswith("_")
+            ):
+                problems.append(f"{where}: expected days per tier, like {{\"active\": 7, \"warm\": 21, \"cold\": 60}}")
+        elif key in ("type_rates", "domain_rates"):
+            if not isinstance(item, dict) or not all(
+                _is_number(v) and 0 <= v <= 1 for k, v in item.items() if not k.startswith("_")
+            ):
+                problems.append(f"{where}: expected type -> rate between 0 and 1, like {{\"daily\": 0.02}}")
+        else:
+            problems.append(f"{where}: unknown key; known keys are rate, floor, tiers, type_rates")
+
+
+def _check_folder_map(value, path: str, problems: list[str]) -> None:
+    if not _is_str_map(value):
+        problems.append(f"{path}: expected an object of folder -> name (strings)")
+        return
+    for folder in value:
+        if not folder.startswith("_") and (why := _folder_problem(folder)) is not None:
+            problems.append(f"{path}.{folder}: folder {why}")
+
+
+def _check_str_map(value, path: str, problems: list[str]) -> None:
+    if not _is_str_map(value):
+        problems.append(f"{path}: expected an object whose values are strings")
+
+
+def _check_str_list(value, path: str, problems: list[str]) -> None:
+    if not _is_str_list(value):
+        problems.append(f"{path}: expected a list of strings")
+
+
+def _check_field_fixes(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict) or not all(
+        _is_str_map(v) for k, v in value.items() if not k.startswith("_")
+    ):
+        problems.append(f"{path}: expected field -> {{wrong value: right value}}, like {{\"status\": {{\"ongoing\": \"active\"}}}}")
+
+
+def _check_object(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected an object")
+
+
+def _check_string(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, str):
+        problems.append(f"{path}: expected a string")
+
+
+def _check_version(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value != 1:
+        problems.append(f"{path}: expected 1 (the only schema version so far)")
+
+
+_TOP_LEVEL = {
+    "$schema": _check_string,
+    "version": _check_version,
+    "description": _check_string,
+    "node_types": _check_node_types,
+    "type_aliases": _check_str_map,
+    "field_fixes": _check_field_fixes,
+    "domain_inference": _check_folder_map,
+    "path_type_hints": _check_str_map,
+    "status_order": _check_str_list,
+    "status_defaults": _check_str_map,
+    "richness_fields": _check_object,
+    "conflict_fields": _check_object,
+    "identity": _check_object,
+    "decay": _check_decay,
+    "ignore_tags": _check_str_list,
+    "entity_extraction": _check_object,
+    "hubs": _check_hubs,
+    "index": _check_object,
+}
+
+
+def validate(data) -> list[str]:
+    """Every problem of a parsed schema, as ``"$.json.path: what to do"``."""
+    if not isinstance(data, dict):
+        return ["$: expected a JSON object with keys such as \"node_types\""]
+    problems: list[str] = []
+    for key, value in data.items():
+        if key.startswith("_"):
+            continue
+        check = _TOP_LEVEL.get(key)
+        if check is None:
+            problems.append(f"$.{key}: unknown key; known keys are {', '.join(sorted(_TOP_LEVEL))}")
+        else:
+            check(value, f"$.{key}", problems)
+    types = data.get("node_types")
+    if isinstance(types, dict):
+        for name, target in (data.get("type_aliases") or {}).items() if isinstance(data.get("type_aliases"), dict) else ():
+            if not name.startswith("_") and isinstance(target, str) and types and target not in types:
+                problems.append(f"$.type_aliases.{name}: maps to {target!r}, which is not in node_types; add the type or fix the alias")
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# The loaded schema
+
+
+@dataclass(frozen=True)
+class Schema:
+    """A validated schema merged over :data:`DEFAULTS`.
+
+    ``data`` is the merged dictionary; ``source`` the file it came from
+    (None for the built-in defaults).
+    """
+
+    data: dict
+    source: Path | None = None
+
+    @property
+    def node_types(self) -> dict:
+        return {k: v for k, v in self.data.get("node_types", {}).items() if not k.startswith("_")}
+
+    @property
+    def hub_names(self) -> set[str]:
+        return {name.lower() for name in self.data["hubs"].get("names", [])}
+
+    @property
+    def hub_types(self) -> set[str]:
+        return {name.lower() for name in self.data["hubs"].get("types", [])}
+
+    def is_hub(self, stem: str, properties: dict) -> bool:
+        """Index and Map-of-Content notes: by file stem or by ``type``."""
+        kind = properties.get("type")
+        return stem.lower() in self.hub_names or (isinstance(kind, str) and kind.lower() in self.hub_types)
+
+
+def _merge(base: dict, override: dict) -> dict:
+    merged = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def load_schema(vault: str | Path | None = None, path: str | Path | None = None) -> Schema:
+    """Load the schema for ``vault``: ``path`` if given, else
+    ``VAULT/schema.json``, else the built-in defaults.
+
+    Raises :class:`SchemaError` for a missing ``path``, invalid JSON (with
+    line and column) or a schema that does not validate.
+    """
+    if path is None and vault is not None and (Path(vault) / "schema.json").is_file():
+        path = Path(vault) / "schema.json"
+    if path is None:
+        return Schema(copy.deepcopy(DEFAULTS))
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise SchemaError(str(path), ["file not found; give the path of a schema.json, or leave out --schema"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchemaError(str(path), [f"cannot read the file ({exc})"]) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SchemaError(str(path), [f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"]) from None
+    problems = validate(data)
+    if problems:
+        raise SchemaError(str(path), problems)
+    return Schema(_merge(DEFAULTS, data), path)

@@ -1,0 +1,191 @@
+"""Every write autograph makes: atomic, change-checked, confined to the vault.
+
+Operations never write files themselves.  They return :class:`Edit` objects
+(the bytes a file held when it was read and the bytes it should hold) and
+hand them to :func:`apply`, which for each edit:
+
+1. confines the path to the vault (no ``..``, no absolute paths, no symlink
+   that leads outside);
+2. re-reads the file and skips the edit as a *conflict* if it no longer holds
+   the expected bytes (an agent or a sync changed it meanwhile);
+3. writes a temporary file in the same folder, flushes and fsyncs it, gives
+   it the original file's mode, and ``os.replace``-s it over the original.
+
+Derived files (reports, history, caches) live under ``.graph/`` and are
+written with :func:`write_derived` and :func:`append_line`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "Conflict",
+    "Edit",
+    "PathError",
+    "append_line",
+    "apply",
+    "confine",
+    "diff",
+    "replace_file",
+    "write_derived",
+]
+
+GRAPH_DIR = ".graph"
+
+
+class PathError(ValueError):
+    """A path from data would leave the vault (``..``, absolute, symlink out)."""
+
+
+class Conflict(Exception):
+    """The file changed since it was read; the edit was not written."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One planned change of one file.
+
+    ``path`` is vault-relative with ``/``; ``before`` is the file's bytes
+    when the plan was made (None: the file must not exist yet); ``after`` the
+    bytes to write.  ``reason`` says why, for reports.
+    """
+
+    path: str
+    before: bytes | None
+    after: bytes
+    reason: str = ""
+
+
+def confine(root: Path, path: str) -> Path:
+    """The absolute path of vault-relative ``path``; raises :class:`PathError`
+    if it is absolute, climbs out with ``..``, or resolves (through symlinks)
+    to a place outside the vault."""
+    if not path or os.path.isabs(path) or path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+        raise PathError(f"{path!r}: expected a path inside the vault, relative to its folder")
+    parts = path.replace("\\", "/").split("/")
+    if ".." in parts:
+        raise PathError(f"{path!r}: '..' would leave the vault")
+    full = root / path
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(full)
+    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+        raise PathError(f"{path!r}: resolves outside the vault")
+    return Path(real)
+
+
+def replace_file(target: Path, before: bytes | None, after: bytes) -> None:
+    """Atomically replace ``target`` with ``after`` if it still holds ``before``.
+
+    ``before = None`` means the file must not exist.  The new file keeps the
+    old file's permission bits.  Raises :class:`Conflict` when the current
+    content differs from ``before``; OSError for I/O failures (the original
+    is then untouched).
+    """
+    try:
+        current = target.read_bytes()
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        current, mode = None, None
+    if current != before:
+        raise Conflict(f"{target}: changed since it was read; not written")
+    folder = target.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(after)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is None:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@dataclass
+class Result:
+    """What :func:`apply` did: paths written, and conflicts with their reason."""
+
+    written: list[str]
+    conflicts: list[tuple[str, str]]
+
+
+def apply(root: Path, edits: list[Edit]) -> Result:
+    """Write every edit whose file is unchanged since it was read.
+
+    Raises :class:`PathError` (before writing anything) if any path would
+    leave the vault.  A changed file is skipped and reported, never forced.
+    """
+    targets = [(edit, confine(root, edit.path)) for edit in edits]
+    result = Result([], [])
+    for edit, target in targets:
+        if edit.before == edit.after:
+            continue
+        try:
+            replace_file(target, edit.before, edit.after)
+        except Conflict as exc:
+            result.conflicts.append((edit.path, str(exc)))
+        else:
+            result.written.append(edit.path)
+    return result
+
+
+def diff(edit: Edit) -> str:
+    """A unified diff of one edit (``a/PATH`` → ``b/PATH``); binary-safe."""
+    before = (edit.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+    after = edit.after.decode("utf-8", "replace").splitlines(keepends=True)
+    return "".join(difflib.unified_diff(before, after, f"a/{edit.path}", f"b/{edit.path}"))
+
+
+def write_derived(root: Path, name: str, data: bytes) -> Path:
+    """Atomically write ``.graph/<name>`` (a generated file; last writer wins)."""
+    target = confine(root, f"{GRAPH_DIR}/{name}")
+    try:
+        current = target.read_bytes()
+    except FileNotFoundError:
+        current = None
+    replace_file(target, current, data)
+    return target
+
+
+def append_line(root: Path, name: str, line: str) -> Path:
+    """Append one line to ``.graph/<name>`` with a single ``O_APPEND`` write,
+    so concurrent runs never interleave within a line."""
+    target = confine(root, f"{GRAPH_DIR}/{name}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return target

@@ -1,0 +1,135 @@
+"""Walking a vault: which files are notes, ignore rules, symlinks, the note cache.
+
+Obsidian's rules: files and folders whose name starts with ``.`` are not part
+of the vault (``.obsidian/``, ``.trash/``, ``.git/``, macOS ``._Note.md``),
+and a note is a file ending in ``.md``.  Every other file is an attachment
+that links may point to.
+
+Symlinks are followed once each by real path: a file or folder reached a
+second time (through a link, or a loop such as ``loop -> .``) is skipped, and
+the canonical path of a note is the one reached without a symlink (BR-31).
+A symlink whose real path lies outside the vault is skipped with a warning,
+so nothing is ever read from or written to outside the vault.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .links import Resolver
+from .note import Note, read_note
+
+__all__ = ["Vault", "VaultError", "walk"]
+
+
+class VaultError(Exception):
+    """The vault folder cannot be used (missing, not a folder, unreadable)."""
+
+
+def walk(root: Path) -> tuple[list[str], list[str]]:
+    """Every file of the vault at ``root``: ``(paths, warnings)``.
+
+    Paths are vault-relative with ``/``, sorted; warnings name skipped
+    symlinks.  Deterministic: never depends on directory listing order.
+    """
+    root_real = os.path.realpath(root)
+    seen_dirs = {root_real}
+    seen_files: set[str] = set()
+    files: list[str] = []
+    warnings: list[str] = []
+    deferred: list[tuple[str, str]] = []  # (relative path, real path) of symlinks
+
+    def inside(real: str) -> bool:
+        return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+    def scan(folder: str, real_folder: str, rel: str) -> None:
+        # real_folder is the folder's real path, so entries that are not
+        # symlinks get theirs by joining, without a system call each
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            warnings.append(f"{rel or '.'}: cannot list folder ({exc.strerror})")
+            return
+        subdirs = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = f"{rel}/{entry.name}" if rel else entry.name
+            real = os.path.join(real_folder, entry.name)
+            if entry.is_symlink():
+                deferred.append((path, entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                subdirs.append((entry.path, real, path))
+            elif entry.is_file(follow_symlinks=False) and real not in seen_files:
+                seen_files.add(real)
+                files.append(path)
+        for full, real, path in subdirs:
+            if real not in seen_dirs:
+                seen_dirs.add(real)
+                scan(full, real, path)
+
+    scan(str(root), root_real, "")
+    # Symlinks last, so the path without a symlink is the canonical one.
+    while deferred:
+        batch, deferred[:] = sorted(deferred), []
+        for path, full in batch:
+            real = os.path.realpath(full)
+            if not os.path.exists(real):
+                warnings.append(f"{path}: broken symlink skipped")
+            elif not inside(real):
+                warnings.append(f"{path}: symlink to outside the vault skipped")
+            elif os.path.isdir(real):
+                if real not in seen_dirs:
+                    seen_dirs.add(real)
+                    scan(full, real, path)
+            elif real not in seen_files:
+                seen_files.add(real)
+                files.append(path)
+    files.sort()
+    return files, warnings
+
+
+@dataclass
+class Vault:
+    """A vault on disk: its files, its notes, and parsed notes on demand.
+
+    ``files`` holds every file (notes and attachments); ``notes`` the ``.md``
+    ones.  :meth:`note` reads and caches a note; :attr:`resolver` resolves
+    links against all files.
+    """
+
+    root: Path
+    files: list[str]
+    warnings: list[str] = field(default_factory=list)
+    _notes: dict[str, Note] = field(default_factory=dict, repr=False)
+    _resolver: Resolver | None = field(default=None, repr=False)
+
+    @classmethod
+    def open(cls, root: str | os.PathLike) -> Vault:
+        """Walk the vault at ``root``; raises :class:`VaultError` if it is not a folder."""
+        path = Path(root)
+        if not path.exists():
+            raise VaultError(f"vault folder not found: {path}")
+        if not path.is_dir():
+            raise VaultError(f"not a folder: {path} (give the vault's folder)")
+        files, warnings = walk(path)
+        return cls(path, files, warnings)
+
+    @property
+    def notes(self) -> list[str]:
+        return [path for path in self.files if path.endswith(".md")]
+
+    def note(self, path: str) -> Note:
+        """The parsed note at vault-relative ``path`` (read once, then cached)."""
+        note = self._notes.get(path)
+        if note is None:
+            note = self._notes[path] = read_note(self.root, path)
+        return note
+
+    @property
+    def resolver(self) -> Resolver:
+        if self._resolver is None:
+            self._resolver = Resolver(self.files)
+        return self._resolver

@@ -1,0 +1,74 @@
+"""Shared fixtures: the shared test data (cases, corpora) and vault builders.
+
+The shared data lives beside the repository (``../shared``) or where
+``AUTOGRAPH_SHARED`` points.  When ``AUTOGRAPH_REQUIRE_CORPORA=1`` (CI sets
+it), missing data fails the tests that need it instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("AUTOGRAPH_SHARED", REPO.parent / "shared"))
+CASES = SHARED / "cases"
+CORPORA = SHARED / "corpora"
+CORPUS_NAMES = ["obsidian-hub", "dendron-site", "kepano-obsidian", "tasks-demo", "tasks-docs"]
+SCRIPTS = REPO / "skills" / "autograph" / "scripts"
+EXAMPLE_VAULT = REPO / "examples" / "vault"
+
+
+def require(path: Path) -> Path:
+    """Return ``path``; skip the test if it is missing, or fail under CI."""
+    if not path.exists():
+        message = f"shared test data missing: {path}"
+        if os.environ.get("AUTOGRAPH_REQUIRE_CORPORA") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+def copy_tree(source: Path, dest: Path) -> Path:
+    """Copy a read-only fixture tree to ``dest`` and make the copy writable."""
+    shutil.copytree(source, dest, symlinks=True)
+    for folder, dirs, files in os.walk(dest):
+        for name in dirs + files:
+            path = Path(folder) / name
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    Path(dest).chmod(Path(dest).stat().st_mode | stat.S_IWUSR)
+    return dest
+
+
+@pytest.fixture
+def case(tmp_path):
+    """``case("BR-01")`` -> a writable copy of ``cases/BR-01`` (the whole folder)."""
+
+    def make(name: str) -> Path:
+        return copy_tree(require(CASES / name), tmp_path / name)
+
+    return make
+
+
+@pytest.fixture
+def make_vault(tmp_path):
+    """``make_vault({"a.md": "text", "img.png": b""})`` -> a vault folder."""
+
+    def make(files: dict[str, str | bytes], name: str = "vault") -> Path:
+        root = tmp_path / name
+        root.mkdir()
+        for rel, content in files.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_bytes(content.encode("utf-8"))
+        return root
+
+    return make
