@@ -11,6 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from autograph import cli, health, linkgraph, store  # noqa: E402
+from autograph.index import NoteIndex  # noqa: E402
 
 HEALTH_EPILOG = f"""\
 The score:
@@ -24,8 +25,10 @@ optional, exact path first, then the linking note's folder, then the
 shortest path.  Links inside code, %% comments %% and <!-- --> are ignored;
 wikilinks in frontmatter values count.
 
-Writes: one line per run to VAULT/.graph/health-history.jsonl (not with
---dry-run).  Nothing else in the vault is touched.
+Writes: one line per run to VAULT/.graph/health-history.jsonl, and the
+parsed-note cache VAULT/.graph/cache/notes.json (so the next run reads only
+the notes that changed).  --dry-run writes neither.  Nothing else in the
+vault is touched.
 
 JSON keys (--json):
   vault, score, penalties{{orphans, broken_links, link_sparsity, description,
@@ -131,7 +134,9 @@ def _human(report: dict, previous: dict | None) -> str:
 
 def cmd_health(args) -> int:
     vault, schema = cli.load(args)
-    report = health.health_report(vault, schema)
+    index = NoteIndex(vault, use_cache=not args.dry_run)
+    report = health.health_report(vault, schema, index)
+    index.save()
     previous = _previous(vault.root)
     report["previous"] = previous
     if not args.dry_run:
@@ -164,7 +169,9 @@ def _find_note(vault, name: str) -> str:
 def cmd_backlinks(args) -> int:
     vault, _ = cli.load(args)
     path = _find_note(vault, args.note)
-    graph = linkgraph.build(vault)
+    index = NoteIndex(vault, use_cache=not args.dry_run)
+    graph = linkgraph.build(vault, index)
+    index.save()
     rows = [
         {"source": e.source, "line": e.link.line, "target": e.link.text, "kind": e.link.kind}
         for e in graph.backlinks(path)
@@ -181,8 +188,10 @@ def cmd_backlinks(args) -> int:
 
 def cmd_orphans(args) -> int:
     vault, schema = cli.load(args)
-    graph = linkgraph.build(vault)
-    hubs = {p for p in vault.notes if schema.is_hub(vault.note(p).stem, vault.note(p).properties)}
+    index = NoteIndex(vault, use_cache=not args.dry_run)
+    graph = linkgraph.build(vault, index)
+    index.save()
+    hubs = {p for p in vault.notes if schema.is_hub(index.summary(p).stem, index.summary(p).properties)}
     orphans = graph.orphans(exclude=hubs.__contains__)
     if args.json:
         cli.print_json({"orphans": orphans, "count": len(orphans)})
@@ -205,7 +214,7 @@ def build_parser():
                       "Score the vault 0-100 and list broken links, orphans, dead ends, ambiguous "
                       "links, broken anchors, missing descriptions and invalid frontmatter.",
                       HEALTH_EPILOG)
-    cli.add_common(p, dry_run_help="do not append this run to .graph/health-history.jsonl")
+    cli.add_common(p, dry_run_help="write nothing: no history line, no cache")
     p.add_argument("--fail-under", type=float, metavar="N", help="exit 1 when the score is under N (for cron and CI)")
     p.set_defaults(func=cmd_health)
 

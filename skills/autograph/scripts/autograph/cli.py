@@ -63,7 +63,7 @@ def add_common(parser: argparse.ArgumentParser, vault: bool = True, schema: bool
                             help="schema.json to use (default: VAULT/schema.json, else built-in defaults)")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout (keys below)")
     parser.add_argument("--dry-run", action="store_true",
-                        help=dry_run_help or "change nothing on disk (this command only reads)")
+                        help=dry_run_help or "write nothing, not even the parsed-note cache in .graph/")
 
 
 def load(args) -> tuple[Vault, object]:

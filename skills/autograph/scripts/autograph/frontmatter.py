@@ -727,6 +727,87 @@ def _is_dash(text: str) -> bool:
     return text.startswith("-") and (len(text) == 1 or text[1] in " \t")
 
 
+# The fast path: most vault frontmatter is flat "key: value" lines and block
+# lists of simple items.  _simple parses exactly that shape and returns None
+# for anything else, which then goes to the full parser.  Tests check that
+# both give the same result on every input _simple accepts.
+
+_SIMPLE_KEY = re.compile(r"([^\s:#'\"\[\]{},&*!|>%@`?-][^:#\t]*?)[ ]*:(?: +|$)")
+_NOT_SIMPLE_START = frozenset("#'\"[]{},&*!|>%@`?:-")
+_NO = object()
+
+
+def _simple_scalar(text: str):
+    if not text:
+        return None
+    first = text[0]
+    if first == '"':
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != '"' or '"' in inner or "\\" in inner:
+            return _NO
+        return inner
+    if first == "'":
+        inner = text[1:-1]
+        if len(text) < 2 or text[-1] != "'" or "'" in inner:
+            return _NO
+        return inner
+    if text == "[]":
+        return []
+    if first in _NOT_SIMPLE_START or ": " in text or " #" in text or text[-1] == ":":
+        return _NO
+    return resolve_plain(text)
+
+
+def _simple(source: str) -> tuple[dict, list[Entry]] | None:
+    """Parse flat frontmatter quickly; None when the full parser is needed."""
+    if "\t" in source:
+        return None
+    result: dict = {}
+    entries: list[Entry] = []
+    items: list | None = None  # the list a "key:" line may open
+    item_indent = -1
+    lines = source.split("\n")
+    for i, line in enumerate(lines):
+        if line.endswith("\r"):
+            line = line[:-1]
+        stripped = line.lstrip(" ")
+        if not stripped or stripped[0] == "#":
+            continue
+        if stripped[0] == "-":
+            if items is None or not (stripped == "-" or stripped[1] == " "):
+                return None
+            indent = len(line) - len(stripped)
+            if item_indent < 0:
+                item_indent = indent
+            elif indent != item_indent:
+                return None
+            value = _simple_scalar(stripped[2:].strip(" "))
+            if value is _NO:
+                return None
+            if not items:
+                result[entries[-1].key] = items
+            items.append(value)
+            entry = entries[-1]
+            entries[-1] = Entry(entry.key, entry.start, i + 1, entry.prefix)
+            continue
+        if line is not stripped and line[0] == " ":
+            return None
+        match = _SIMPLE_KEY.match(line)
+        if match is None:
+            return None
+        key = match.group(1)
+        if key in result:
+            return None
+        rest = line[match.end() :].rstrip(" ")
+        value = _simple_scalar(rest)
+        if value is _NO:
+            return None
+        result[key] = value
+        entries.append(Entry(key, i, i + 1, line[: line.index(":", len(key)) + 1]))
+        items, item_indent = ([] if not rest else None), -1
+    return result, entries
+
+
 def loads(source: str, first_line: int = 1) -> tuple[dict, list[Entry]]:
     """Parse the content of a frontmatter block into typed properties.
 
@@ -737,6 +818,9 @@ def loads(source: str, first_line: int = 1) -> tuple[dict, list[Entry]]:
     subset, or a document that is not a mapping (BR-14: "frontmatter is a
     string, expected key: value pairs").
     """
+    fast = _simple(source)
+    if fast is not None:
+        return fast
     parser = _Parser(source, first_line)
     value, entries = parser.document()
     if isinstance(value, dict):

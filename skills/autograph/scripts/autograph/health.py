@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .index import NoteIndex
 from .linkgraph import Edge, LinkGraph, build
 from .schema import Schema
 from .vault import Vault
@@ -68,26 +69,26 @@ def _edge_row(edge: Edge) -> dict:
     return {"source": edge.source, "line": link.line, "target": link.text, "kind": link.kind}
 
 
-def health_report(vault: Vault, schema: Schema, graph: LinkGraph | None = None) -> dict:
+def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) -> dict:
     """Every health finding of ``vault`` as a JSON-ready dict (keys documented
-    in ``graph.py health --help``)."""
-    graph = graph if graph is not None else build(vault)
+    in ``graph.py health --help``).  ``index`` may supply cached summaries."""
+    graph = build(vault, index)
+    index = graph.index
     notes = vault.notes
     hubs = []
     described = 0
     invalid = []
     for path in notes:
-        note = vault.note(path)
-        properties = note.properties
-        if schema.is_hub(note.stem, properties):
+        summary = index.summary(path)
+        properties = summary.properties
+        if schema.is_hub(summary.stem, properties):
             hubs.append(path)
         description = properties.get("description")
         if isinstance(description, str) and description.strip():
             described += 1
-        block = note.frontmatter
-        if block is not None and block.error is not None:
-            err = block.error
-            invalid.append({"path": path, "line": err.line, "column": err.column, "error": err.reason})
+        if summary.error is not None:
+            line, column, reason = summary.error
+            invalid.append({"path": path, "line": line, "column": column, "error": reason})
     hub_set = set(hubs)
     orphans = graph.orphans(exclude=hub_set.__contains__)
     broken = graph.broken()

@@ -8,15 +8,16 @@ link text or its stem.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-from .links import Link, anchor_key, block_ids, code_regions, headings, property_links, scan
+from .index import NoteIndex, note_links  # noqa: F401  (note_links re-exported)
+from .links import Link, anchor_key
 from .vault import Vault
 
 __all__ = ["Edge", "LinkGraph", "build"]
 
 
-@dataclass(frozen=True, slots=True)
-class Edge:
+class Edge(NamedTuple):
     """A link in note ``source``; ``target`` is the resolved vault path (None
     when broken); ``candidates`` every file it could mean."""
 
@@ -33,11 +34,11 @@ class LinkGraph:
     ``unreadable`` maps a note that is not UTF-8 to the reason."""
 
     vault: Vault
+    index: NoteIndex
     edges: list[Edge] = field(default_factory=list)
     outgoing: dict[str, list[Edge]] = field(default_factory=dict)
     incoming: dict[str, list[Edge]] = field(default_factory=dict)
     unreadable: dict[str, str] = field(default_factory=dict)
-    _anchors: dict[str, tuple[set[str], set[str]]] = field(default_factory=dict, repr=False)
 
     def backlinks(self, path: str) -> list[Edge]:
         """Links from other notes that resolve to ``path``."""
@@ -73,7 +74,7 @@ class LinkGraph:
             fragment = edge.link.fragment
             if not fragment or edge.target is None or not edge.target.endswith(".md"):
                 continue
-            titles, ids = self._anchors_of(edge.target)
+            titles, ids = self.index.anchors(edge.target)
             if fragment.startswith("^"):
                 ok = fragment[1:].strip().lower() in ids
             else:
@@ -82,38 +83,22 @@ class LinkGraph:
                 found.append(edge)
         return found
 
-    def _anchors_of(self, path: str) -> tuple[set[str], set[str]]:
-        cached = self._anchors.get(path)
-        if cached is None:
-            note = self.vault.note(path)
-            body = note.body
-            regions = code_regions(body)
-            cached = ({anchor_key(h) for h in headings(body, regions)}, block_ids(body, regions))
-            self._anchors[path] = cached
-        return cached
+def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
+    """Resolve every link of every note (Obsidian's rules).
 
-
-def note_links(note) -> list[Link]:
-    """Every link of a note: frontmatter values first, then the body."""
-    found: list[Link] = []
-    block = note.frontmatter
-    if block is not None and block.valid and block.properties:
-        found = property_links(block.properties, {entry.key: entry.start + 2 for entry in block.entries})
-    found.extend(scan(note.text, note.body_offset, note.body_line))
-    return found
-
-
-def build(vault: Vault) -> LinkGraph:
-    """Read every note once and resolve every link (Obsidian's rules)."""
-    graph = LinkGraph(vault)
+    ``index`` supplies the notes' links (parsed, or from the cache); without
+    one, every note is read and nothing is cached.
+    """
+    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    graph = LinkGraph(vault, index)
     resolve = vault.resolver.resolve
     for path in vault.notes:
-        note = vault.note(path)
-        if note.text is None:
-            graph.unreadable[path] = note.error or "unreadable"
+        summary = index.summary(path)
+        if summary.unreadable is not None:
+            graph.unreadable[path] = summary.unreadable
             continue
         out = graph.outgoing.setdefault(path, [])
-        for link in note_links(note):
+        for link in summary.links:
             resolution = resolve(link.target, path)
             edge = Edge(path, link, resolution.path, resolution.candidates, resolution.ambiguous)
             graph.edges.append(edge)

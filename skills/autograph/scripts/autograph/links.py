@@ -23,7 +23,7 @@ import posixpath
 import re
 import unicodedata
 from bisect import bisect_right
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import unquote
 
 __all__ = [
@@ -39,8 +39,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Link:
+class Link(NamedTuple):
     """One link occurrence.
 
     ``target`` is the path part as written (unescaped; ``%``-decoded for
@@ -138,21 +137,38 @@ def code_regions(text: str) -> list[tuple[int, int]]:
     regions: list[tuple[int, int]] = []
     size = len(text)
     find = text.find
-    nxt = {marker: find(marker) for marker in ("`", "~~~", "%%", "<!--")}
-    nxt = {marker: at for marker, at in nxt.items() if at >= 0}
+    # next occurrence of each marker (size = none left); a tight loop because
+    # real vaults hold tens of thousands of comments
+    tick, tilde, pct, html = (find(m) for m in ("`", "~~~", "%%", "<!--"))
+    tick = size if tick < 0 else tick
+    tilde = size if tilde < 0 else tilde
+    pct = size if pct < 0 else pct
+    html = size if html < 0 else html
     pos = 0
-    while nxt:
-        marker = min(nxt, key=nxt.__getitem__)
-        start = nxt[marker]
+    while True:
+        start = min(tick, tilde, pct, html)
+        if start >= size:
+            break
         end = -1
-        if marker == "%%":
-            close = find("%%", start + 2)
-            end = size if close < 0 else close + 2
-        elif marker == "<!--":
-            close = find("-->", start + 4)
-            end = size if close < 0 else close + 3
+        if start == pct or start == html:
+            # comments often come in runs: take each one before the next
+            # other marker in an inner loop
+            opener, closer = ("%%", "%%") if start == pct else ("<!--", "-->")
+            limit = min(tick, tilde, html if start == pct else pct)
+            at = start
+            while at < limit:
+                close = find(closer, at + len(opener))
+                pos = size if close < 0 else close + len(closer)
+                regions.append((at, pos))
+                at = find(opener, pos)
+                if at < 0:
+                    at = size
+            if start == pct:
+                pct = at
+            else:
+                html = at
         else:
-            char = marker[0]
+            char = text[start]
             run_end = _run_end(text, start, char)
             line_end, fence = _fence_at(text, start, run_end)
             if fence:
@@ -165,12 +181,18 @@ def code_regions(text: str) -> list[tuple[int, int]]:
         if end >= 0:
             regions.append((start, end))
             pos = end
-        for key in [key for key, at in nxt.items() if at < pos]:
-            at = find(key, pos)
-            if at < 0:
-                del nxt[key]
-            else:
-                nxt[key] = at
+        if tick < pos:
+            tick = find("`", pos)
+            tick = size if tick < 0 else tick
+        if tilde < pos:
+            tilde = find("~~~", pos)
+            tilde = size if tilde < 0 else tilde
+        if pct < pos:
+            pct = find("%%", pos)
+            pct = size if pct < 0 else pct
+        if html < pos:
+            html = find("<!--", pos)
+            html = size if html < 0 else html
     if _has_indented_candidate(text):
         regions = _merge(regions, _indented_code(text, regions))
     return regions
@@ -178,17 +200,13 @@ def code_regions(text: str) -> list[tuple[int, int]]:
 
 def _has_indented_candidate(text: str) -> bool:
     """Cheap test: is some line indented 4+ columns right after a blank line?"""
-    if text.startswith(("    ", "\t")):
+    if text.startswith(("    ", "\t")) or "\n\n    " in text or "\n\n\t" in text:
         return True
-    for marker in ("\n    ", "\n\t"):
-        i = text.find(marker)
-        while i >= 0:
-            if not text[text.rfind("\n", 0, i) + 1 : i].strip():
-                return True
-            i = text.find(marker, i + 1)
-    return False
+    # blank lines holding spaces or tabs are rarer; check them by regex
+    return ("\n " in text or "\n\t" in text) and _INDENT_AFTER_SPACES.search(text) is not None
 
 
+_INDENT_AFTER_SPACES = re.compile(r"\n[ \t]+\n(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"([ \t]*)([-+*]|\d{1,9}[.)])([ \t]+|$)")
 
 
@@ -329,29 +347,39 @@ def scan(text: str, offset: int = 0, first_line: int = 1) -> list[Link]:
     links and are skipped.
     """
     body = text[offset:] if offset else text
-    found: list[tuple] = []
-    if "[[" in body:
-        for match in _WIKILINK.finditer(body):
-            target, fragment, alias = _split_inner(match.group(1))
-            found.append((match.start(), match.end(), "wikilink", target, fragment, alias))
-    if "](" in body:
-        md = [(start, end, "markdown", target, fragment, label) for start, end, label, target, fragment in _markdown_links(body)]
-        if md:
-            found = sorted(found + md)
-    if not found:
+    has_wiki = "[[" in body
+    has_md = "](" in body
+    if not (has_wiki or has_md):
         return []
     regions = code_regions(body)
     starts = [start for start, _ in regions]
+    found: list[tuple] = []
+    if has_wiki:
+        for match in _WIKILINK.finditer(body):
+            start = match.start()
+            if regions and _inside(regions, starts, start):
+                continue
+            target, fragment, alias = _split_inner(match.group(1))
+            found.append((start, match.end(), "wikilink", target, fragment, alias))
+    if has_md:
+        md = [
+            (start, end, "markdown", target, fragment, label)
+            for start, end, label, target, fragment in _markdown_links(body)
+            if not (regions and _inside(regions, starts, start))
+        ]
+        if md:
+            found = sorted(found + md)
     links: list[Link] = []
     line = first_line
     counted = 0
     last_end = 0
+    count = body.count
     for start, end, kind, target, fragment, alias in found:
-        if start < last_end or (regions and _inside(regions, starts, start)):
-            continue
+        if start < last_end:
+            continue  # a Markdown link inside a wikilink's text
         last_end = end
         embed = start > 0 and body[start - 1] == "!"
-        line += body.count("\n", counted, start)
+        line += count("\n", counted, start)
         counted = start
         links.append(Link(target, fragment, alias, embed, kind, line, start + offset - embed, end + offset))
     return links
@@ -430,8 +458,7 @@ def _key(text: str) -> str:
     return text.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Resolution:
+class Resolution(NamedTuple):
     """Where a link points: ``path`` (None when unresolved) and every
     candidate it could mean (more than one: ``ambiguous``)."""
 
@@ -452,6 +479,7 @@ class Resolver:
         self._files: dict[str, list[tuple[str, str]]] = {}
         self._paths: dict[str, str] = {}
         self._cache: dict[tuple[str, str], Resolution] = {}
+        self._candidates: dict[str, object] = {}
         for path in files:
             key = _key(path)
             self._paths[key] = path
@@ -467,26 +495,41 @@ class Resolver:
         starting with ``./`` or ``../`` is relative to the source's folder.
         Returns a :class:`Resolution`; never consults search or aliases.
         """
+        if not target:
+            return Resolution(source, (source,))
         folder = source.rsplit("/", 1)[0] if "/" in source else ""
-        cache_key = (target, folder)
-        hit = self._cache.get(cache_key)
+        if target.startswith(("./", "../")):
+            key = (target, folder)
+            hit = self._cache.get(key)
+            if hit is None:
+                hit = self._cache[key] = self._relative(target, folder)
+            return hit
+        found = self._candidates.get(target)
+        if found is None:
+            found = self._candidates[target] = self._lookup(target)
+        if isinstance(found, Resolution):  # the folder cannot matter
+            return found
+        key = (target, folder)
+        hit = self._cache.get(key)
         if hit is None:
-            hit = self._cache[cache_key] = self._resolve(target, folder) if target else Resolution(source, (source,))
+            hit = self._cache[key] = self._rank(found, folder)
         return hit
 
-    def _resolve(self, target: str, folder: str) -> Resolution:
-        target = target.replace("\\", "/")
-        if target.startswith(("./", "../")):
-            joined = posixpath.normpath(posixpath.join(folder, target))
-            if joined.startswith("../") or joined == "..":
-                return Resolution(None)
-            key = _key(joined)
-            for candidate in ((key if key.endswith(".md") else key + ".md"), key):
-                if candidate in self._paths:
-                    path = self._paths[candidate]
-                    return Resolution(path, (path,))
+    def _relative(self, target: str, folder: str) -> Resolution:
+        joined = posixpath.normpath(posixpath.join(folder, target))
+        if joined.startswith("../") or joined == "..":
             return Resolution(None)
-        typed = target.lstrip("/")
+        key = _key(joined)
+        for candidate in ((key if key.endswith(".md") else key + ".md"), key):
+            if candidate in self._paths:
+                path = self._paths[candidate]
+                return Resolution(path, (path,))
+        return Resolution(None)
+
+    def _lookup(self, target: str):
+        """Candidates of a target: a final Resolution when there are fewer
+        than two, else ``(typed, key, candidates)`` to rank per folder."""
+        typed = target.replace("\\", "/").lstrip("/")
         if not typed.isascii():
             typed = unicodedata.normalize("NFC", typed)
         key = typed.lower()
@@ -497,21 +540,26 @@ class Resolver:
             candidates = self._match(self._notes, key) or self._match(self._files, key)
         if not candidates:
             return Resolution(None)
+        if len(candidates) == 1:
+            path = candidates[0][1]
+            return Resolution(path, (path,))
+        return typed, key, candidates
+
+    @staticmethod
+    def _rank(found, folder: str) -> Resolution:
+        typed, key, candidates = found
         folder_key = _key(folder)
-        qualified = "/" in key
 
         def rank(item: tuple[str, str]):
             ckey, path = item
-            exact_path = ckey == key
             parent = ckey.rsplit("/", 1)[0] if "/" in ckey else ""
             written = unicodedata.normalize("NFC", path)
             exact_case = written.endswith(typed) or written.endswith(typed + ".md")
-            return (not exact_case, not exact_path, parent != folder_key, len(path), path)
+            return (not exact_case, ckey != key, parent != folder_key, len(path), path)
 
         ordered = sorted(candidates, key=rank)
         paths = tuple(path for _, path in ordered)
-        best_key = ordered[0][0]
-        ambiguous = len(paths) > 1 and not (qualified and best_key == key)
+        ambiguous = not ("/" in key and ordered[0][0] == key)
         return Resolution(paths[0], paths, ambiguous)
 
     @staticmethod

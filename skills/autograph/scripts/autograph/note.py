@@ -9,6 +9,7 @@ gives back the original bytes exactly (BOM, CRLF and all).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -117,6 +118,7 @@ class Note:
         return self.text
 
 
-def read_note(root: Path, path: str) -> Note:
+def read_note(root: Path | str, path: str) -> Note:
     """Read the note at vault-relative ``path`` under ``root``."""
-    return Note.from_bytes(path, (root / path).read_bytes())
+    with open(os.path.join(root, path), "rb") as handle:
+        return Note.from_bytes(path, handle.read())

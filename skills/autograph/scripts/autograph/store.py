@@ -17,10 +17,8 @@ written with :func:`write_derived` and :func:`append_line`.
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +94,8 @@ def replace_file(target: Path, before: bytes | None, after: bytes) -> None:
         raise Conflict(f"{target}: changed since it was read; not written")
     folder = target.parent
     folder.mkdir(parents=True, exist_ok=True)
+    import tempfile  # imported here: most runs never write a note
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -160,6 +160,8 @@ def apply(root: Path, edits: list[Edit]) -> Result:
 
 def diff(edit: Edit) -> str:
     """A unified diff of one edit (``a/PATH`` → ``b/PATH``); binary-safe."""
+    import difflib  # only diffs need it; keep start-up fast
+
     before = (edit.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
     after = edit.after.decode("utf-8", "replace").splitlines(keepends=True)
     return "".join(difflib.unified_diff(before, after, f"a/{edit.path}", f"b/{edit.path}"))

@@ -1,0 +1,190 @@
+"""The note index: what each note holds, parsed once and cached in ``.graph/``.
+
+A :class:`Summary` is what whole-vault operations need from a note without
+reading it again: its typed properties, its frontmatter error, its links,
+and (on demand) its headings and block ids.  :class:`NoteIndex` builds
+summaries from the notes and keeps them in ``.graph/cache/notes.json`` keyed
+by path, size and modification time (nanoseconds), so a nightly run reads
+only the notes that changed.  The cache is plain JSON (never pickle: a vault
+may come from someone else) and is discarded when its format or the Python
+version differs; a damaged cache is ignored, never trusted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+
+from . import store
+from .links import Link, anchor_key, block_ids, code_regions, headings, property_links, scan
+from .vault import Vault
+
+__all__ = ["NoteIndex", "Summary", "note_links"]
+
+CACHE_NAME = "cache/notes.json"
+CACHE_FORMAT = 1
+
+
+def note_links(note) -> list[Link]:
+    """Every link of a note: frontmatter values first, then the body."""
+    found: list[Link] = []
+    block = note.frontmatter
+    if block is not None and block.valid and block.properties:
+        found = property_links(block.properties, {entry.key: entry.start + 2 for entry in block.entries})
+    found.extend(scan(note.text, note.body_offset, note.body_line))
+    return found
+
+
+@dataclass(slots=True)
+class Summary:
+    """What a note holds, for whole-vault operations.
+
+    ``frontmatter`` is ``"none"``, ``"valid"`` or ``"invalid"``; ``error`` is
+    ``(line, column, reason)`` for invalid frontmatter; ``unreadable`` the
+    reason a note could not be decoded (then everything else is empty).
+    ``anchors`` is ``(heading keys, block ids)`` once computed.
+    """
+
+    path: str
+    properties: dict = field(default_factory=dict)
+    frontmatter: str = "none"
+    error: tuple[int, int, str] | None = None
+    unreadable: str | None = None
+    links: list[Link] = field(default_factory=list)
+    anchors: tuple[frozenset, frozenset] | None = None
+
+    @property
+    def stem(self) -> str:
+        name = self.path.rsplit("/", 1)[-1]
+        return name[:-3] if name.endswith(".md") else name
+
+
+def summarize(vault: Vault, path: str) -> Summary:
+    """Read and parse one note into a :class:`Summary`."""
+    note = vault.note(path)
+    if note.text is None:
+        return Summary(path, unreadable=note.error or "unreadable")
+    block = note.frontmatter
+    summary = Summary(path, links=note_links(note))
+    if block is not None:
+        summary.properties = block.properties
+        summary.frontmatter = "valid" if block.valid else "invalid"
+        if block.error is not None:
+            summary.error = (block.error.line, block.error.column, block.error.reason)
+    return summary
+
+
+def _anchors(vault: Vault, path: str) -> tuple[frozenset, frozenset]:
+    body = vault.note(path).body
+    regions = code_regions(body)
+    return frozenset(anchor_key(h) for h in headings(body, regions)), frozenset(block_ids(body, regions))
+
+
+def _encode(summary: Summary, stamp: list[int]) -> list:
+    links = [[l.target, l.fragment, l.alias, l.embed, l.kind, l.line, l.start, l.end, l.key] for l in summary.links]
+    anchors = [sorted(summary.anchors[0]), sorted(summary.anchors[1])] if summary.anchors is not None else None
+    return [stamp, summary.properties, summary.frontmatter, summary.error, summary.unreadable, links, anchors]
+
+
+_make_link = Link._make
+
+
+def _decode(path: str, row: list) -> Summary:
+    _, properties, state, error, unreadable, links, anchors = row
+    return Summary(
+        path,
+        properties,
+        state,
+        tuple(error) if error else None,
+        unreadable,
+        [_make_link(item) for item in links],
+        (frozenset(anchors[0]), frozenset(anchors[1])) if anchors else None,
+    )
+
+
+class NoteIndex:
+    """Summaries of every note of a vault, from the cache where still valid.
+
+    ``use_cache=False`` neither reads nor writes ``.graph/cache``.  Call
+    :meth:`save` after use to store what was parsed (it writes only when
+    something changed).
+    """
+
+    def __init__(self, vault: Vault, use_cache: bool = True):
+        self.vault = vault
+        self.use_cache = use_cache
+        self._summaries: dict[str, Summary] = {}
+        self._stamps: dict[str, list[int]] = {}
+        self._cached: dict[str, list] = self._load() if use_cache else {}
+        self._dirty = False
+        self._root = str(vault.root)
+
+    def _header(self) -> dict:
+        return {"format": CACHE_FORMAT, "python": sys.version_info[:2], "vault": str(self.vault.root.resolve())}
+
+    def _load(self) -> dict[str, list]:
+        try:
+            raw = (self.vault.root / store.GRAPH_DIR / CACHE_NAME).read_bytes()
+            data = json.loads(raw)
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("header") != json.loads(json.dumps(self._header())):
+            return {}
+        notes = data.get("notes")
+        return notes if isinstance(notes, dict) else {}
+
+    def _stamp(self, path: str) -> list[int]:
+        stamp = self._stamps.get(path)
+        if stamp is None:
+            try:
+                st = os.stat(os.path.join(self._root, path))
+                stamp = [st.st_size, st.st_mtime_ns]
+            except OSError:
+                stamp = [-1, -1]
+            self._stamps[path] = stamp
+        return stamp
+
+    def summary(self, path: str) -> Summary:
+        """The summary of note ``path`` (cached, or parsed now)."""
+        summary = self._summaries.get(path)
+        if summary is not None:
+            return summary
+        row = self._cached.get(path)
+        if row is not None and self.use_cache:
+            try:
+                if row[0] == self._stamp(path):
+                    summary = _decode(path, row)
+            except (TypeError, ValueError, IndexError):
+                summary = None
+        if summary is None:
+            self._stamp(path)  # before reading, so a change while reading shows next run
+            summary = summarize(self.vault, path)
+            self._dirty = True
+        self._summaries[path] = summary
+        return summary
+
+    def anchors(self, path: str) -> tuple[frozenset, frozenset]:
+        """Heading keys (:func:`links.anchor_key`) and block ids of a note."""
+        summary = self.summary(path)
+        if summary.anchors is None:
+            summary.anchors = _anchors(self.vault, path) if summary.unreadable is None else (frozenset(), frozenset())
+            self._dirty = True
+        return summary.anchors
+
+    def save(self) -> None:
+        """Write the cache if anything was parsed or computed since loading."""
+        if not self.use_cache or not self._dirty:
+            return
+        notes = {path: _encode(s, self._stamp(path)) for path, s in self._summaries.items()}
+        files = set(self.vault.files)
+        for path, row in self._cached.items():
+            if path not in notes and path in files:
+                notes[path] = row
+        data = json.dumps({"header": self._header(), "notes": notes}, ensure_ascii=False, separators=(",", ":"))
+        try:
+            store.write_derived(self.vault.root, CACHE_NAME, data.encode("utf-8"))
+        except (OSError, store.Conflict):
+            pass  # a cache that cannot be written only costs time next run
+        self._dirty = False
