@@ -60,7 +60,7 @@ def _folder_problem(folder: str) -> str | None:
     return None
 
 
-_NODE_TYPE_KEYS = {"description", "folder", "required", "status", "supersedable", "fields", "decay_rate", "template"}
+_NODE_TYPE_KEYS = {"description", "folder", "required", "status", "supersedable"}
 
 
 def _check_node_types(value, path: str, problems: list[str]) -> None:
