@@ -184,7 +184,7 @@ class NoteIndex:
                 notes[path] = row
         data = json.dumps({"header": self._header(), "notes": notes}, ensure_ascii=False, separators=(",", ":"))
         try:
-            store.write_derived(self.vault.root, CACHE_NAME, data.encode("utf-8"))
+            store.write_derived(self.vault.root, CACHE_NAME, data.encode("utf-8"), durable=False)
         except (OSError, store.Conflict):
             pass  # a cache that cannot be written only costs time next run
         self._dirty = False

@@ -77,13 +77,14 @@ def confine(root: Path, path: str) -> Path:
     return Path(real)
 
 
-def replace_file(target: Path, before: bytes | None, after: bytes) -> None:
+def replace_file(target: Path, before: bytes | None, after: bytes, durable: bool = True) -> None:
     """Atomically replace ``target`` with ``after`` if it still holds ``before``.
 
     ``before = None`` means the file must not exist.  The new file keeps the
-    old file's permission bits.  Raises :class:`Conflict` when the current
-    content differs from ``before``; OSError for I/O failures (the original
-    is then untouched).
+    old file's permission bits.  ``durable=False`` skips the fsyncs (for
+    caches, whose loss costs only time).  Raises :class:`Conflict` when the
+    current content differs from ``before``; OSError for I/O failures (the
+    original is then untouched).
     """
     try:
         current = target.read_bytes()
@@ -101,7 +102,8 @@ def replace_file(target: Path, before: bytes | None, after: bytes) -> None:
         with os.fdopen(fd, "wb") as handle:
             handle.write(after)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         if mode is None:
             umask = os.umask(0)
             os.umask(umask)
@@ -114,7 +116,8 @@ def replace_file(target: Path, before: bytes | None, after: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
-    _fsync_dir(folder)
+    if durable:
+        _fsync_dir(folder)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -167,14 +170,15 @@ def diff(edit: Edit) -> str:
     return "".join(difflib.unified_diff(before, after, f"a/{edit.path}", f"b/{edit.path}"))
 
 
-def write_derived(root: Path, name: str, data: bytes) -> Path:
-    """Atomically write ``.graph/<name>`` (a generated file; last writer wins)."""
+def write_derived(root: Path, name: str, data: bytes, durable: bool = True) -> Path:
+    """Atomically write ``.graph/<name>`` (a generated file; last writer wins).
+    ``durable=False`` skips fsync, for caches."""
     target = confine(root, f"{GRAPH_DIR}/{name}")
     try:
         current = target.read_bytes()
     except FileNotFoundError:
         current = None
-    replace_file(target, current, data)
+    replace_file(target, current, data, durable)
     return target
 
 

@@ -125,7 +125,7 @@ class Vault:
         """The parsed note at vault-relative ``path`` (read once, then cached)."""
         note = self._notes.get(path)
         if note is None:
-            note = self._notes[path] = read_note(self.root, path)
+            note = self._notes[path] = read_note(str(self.root), path)
         return note
 
     @property
