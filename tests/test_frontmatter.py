@@ -716,6 +716,59 @@ def test_values_are_written_in_obsidians_style(value, written):
     assert typed(parse(after).properties["company"]) == typed(expected)
 
 
+@pytest.mark.parametrize("key", ["my key", "C#", "-x", "x-", "?x", "?", "#x", "a: b", "x:", "", "yes", "1", "[x]", "{x}", "'q'", "é"])
+def test_any_key_reads_back_after_set(key):
+    after = set_property("---\na: 1\n---\n", key, "v")
+    block = parse(after)
+    assert block.error is None, (after, block.error)
+    assert block.properties == {"a": 1, key: "v"}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param([{"name": "Smith, John", "role": "lead"}], id="comma-in-a-value"),
+        pytest.param([{"role, title": "lead"}], id="comma-in-a-key"),
+        pytest.param([{"b [x]": 2}], id="bracket-in-a-key"),
+        pytest.param([{"a}": 1}], id="brace-in-a-key"),
+        pytest.param([{"#tag": 1, "k": "x #y"}], id="hash"),
+        pytest.param([["a, b", "c"], []], id="nested-lists"),
+    ],
+)
+def test_list_of_collections_reads_back_after_set(value):
+    after = set_property("---\na: 1\n---\n", "people", value)
+    block = parse(after)
+    assert block.error is None, (after, block.error)
+    assert typed(block.properties["people"]) == typed(value)
+
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**9), 10**9)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+    | st.text(alphabet="ab -?:#'\"[]{},|>&*!%@`~.01\\", max_size=6)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["---\ntitle: T\ntags:\n- a\n---\nbody\n", "---\r\na: 1\r\n---\r\n", "no frontmatter\n", "---\n  a: 1\n---\n"]),
+    st.text(alphabet="ab -?:#'\"[]{},|>&*!%@`~.01\\é", min_size=0, max_size=6),
+    _SCALARS | st.lists(_SCALARS, max_size=4),
+)
+def test_set_then_parse_gives_the_value_back(text, key, value):
+    after = set_property(text, key, value)
+    block = parse(after)
+    assert block is not None and block.error is None, (after, block and block.error)
+    assert typed(block.properties[key]) == typed(value)
+    before = parse(text)
+    for other, old in (before.properties if before else {}).items():
+        if other != key:
+            assert typed(block.properties[other]) == typed(old)
+
+
 def test_setting_an_unsupported_type_raises_type_error():
     with pytest.raises(TypeError):
         set_property("---\na: 1\n---\n", "a", object())
