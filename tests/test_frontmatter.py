@@ -511,6 +511,21 @@ def test_a_document_that_is_not_a_mapping_is_an_error(text, kind):
     assert f"frontmatter is {kind}" in error.reason
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param("k: " + "[" * 3000 + "]" * 3000 + "\n", id="flow-lists"),
+        pytest.param("k: " + "{a: " * 3000 + "}" * 3000 + "\n", id="flow-mappings"),
+        pytest.param("".join(" " * i + "k:\n" for i in range(1500)) + " " * 1500 + "v\n", id="block-mappings"),
+    ],
+)
+def test_deep_nesting_never_raises_from_parse(content):
+    """A vault may come from anyone: parse returns a value or an error, never crashes."""
+    block = parse("---\n" + content + "---\nbody\n")
+    assert block is not None
+    assert block.valid or isinstance(block.error, FrontmatterError)
+
+
 def test_loads_raises_with_the_given_first_line():
     with pytest.raises(FrontmatterError) as raised:
         loads("a: 1\nb: &x 2\n", first_line=10)

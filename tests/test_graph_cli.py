@@ -299,6 +299,17 @@ def test_unreadable_note_is_reported_not_fatal(make_vault):
     assert "offset 3" in report["unreadable"][0]["error"]
 
 
+def test_file_name_that_is_not_utf8_does_not_crash_health(make_vault):
+    # Linux allows any bytes in a file name (Latin-1 names from old archives)
+    root = make_vault({"a.md": "[[b]]", "b.md": "[[a]]"})
+    with open(os.fsencode(root) + b"/caf\xe9.md", "wb") as handle:
+        handle.write(b"[[a]]\n")
+    proc = graph("health", root, "--json")  # the default run writes history and cache
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert json.loads(proc.stdout)["notes"] == 3
+
+
 def test_second_run_with_the_cache_gives_the_same_report(example):
     first = graph_json("health", example)
     second = graph_json("health", example)
