@@ -274,6 +274,14 @@ def test_human_output_shows_the_trend(example):
     assert proc.stdout.splitlines()[0].startswith(f"health: {graph_json('health', example, '--dry-run')['score']}/100  (+0.0 since ")
 
 
+def test_example_vault_bytes_outside_dot_graph_unchanged(example):
+    graph("health", example)
+    graph("health", example, "--json", "--fail-under", 100)
+    graph("backlinks", example, "Dana Reyes")
+    graph("orphans", example, "--json")
+    assert snapshot(example) == snapshot(EXAMPLE_VAULT)
+
+
 def test_health_writes_only_under_dot_graph(make_vault):
     files = dict(SMALL)
     files["bom-crlf.md"] = b"\xef\xbb\xbf---\r\ndescription: x\r\n---\r\n[[a]]\r\n"
