@@ -418,7 +418,10 @@ def test_nested_mappings_in_a_sequence():
 
 
 def test_nested_mappings_in_a_zero_indented_sequence():
-    assert_loads("people:\n- name: Ada\n  role: lead\n- name: Grace\n", {"people": [{"name": "Ada", "role": "lead"}, {"name": "Grace"}]})
+    assert_loads(
+        "people:\n- name: Ada\n  role: lead\n- name: Grace\n",
+        {"people": [{"name": "Ada", "role": "lead"}, {"name": "Grace"}]},
+    )
 
 
 def test_nested_sequences():
@@ -477,15 +480,15 @@ ERRORS = [
     ("---\na: 1\nb: 2\na: 3\n---\n", 4, 1, "duplicate"),
     ("---\nn:\n  x: 1\n  x: 2\n---\n", 4, 3, "duplicate"),
     ("---\ndescription: Rules (REQ): read first\n---\n", 2, 25, ": "),
-    ("---\na: ok\nb: \"unclosed\n---\n", 3, 4, "unclosed"),
+    ('---\na: ok\nb: "unclosed\n---\n', 3, 4, "unclosed"),
     ("---\nb: 'unclosed\n---\n", 2, 4, "unclosed"),
     ("---\nb: [x, y\n---\n", 2, 4, "unclosed"),
     ("---\nb: {x: 1,\n  y: 2\n---\n", 2, 4, "unclosed"),
     ("---\na:\n    b: 1\n  c: 2\n---\n", 4, 3, "indent"),
     ("---\n%YAML 1.2\n---\n", 2, 1, "directive"),
     ("---\n? complex\n: key\n---\n", 2, 1, "complex"),
-    ("---\nk: \"\\q\"\n---\n", 2, 5, "escape"),
-    ("---\nk: \"\\x4\"\n---\n", 2, 5, "escape"),
+    ('---\nk: "\\q"\n---\n', 2, 5, "escape"),
+    ('---\nk: "\\x4"\n---\n', 2, 5, "escape"),
 ]
 
 
@@ -714,7 +717,11 @@ def test_set_keeps_the_bom_through_note():
     "value, written",
     [
         pytest.param("[[Acme Robotics]]", 'company: "[[Acme Robotics]]"\n', id="link-quoted"),
-        pytest.param(["[[Dana Reyes]]", "[[Omar Haddad]]"], 'company:\n  - "[[Dana Reyes]]"\n  - "[[Omar Haddad]]"\n', id="link-list"),
+        pytest.param(
+            ["[[Dana Reyes]]", "[[Omar Haddad]]"],
+            'company:\n  - "[[Dana Reyes]]"\n  - "[[Omar Haddad]]"\n',
+            id="link-list",
+        ),
         pytest.param([], "company: []\n", id="empty-list"),
         pytest.param(None, "company:\n", id="none"),
         pytest.param(True, "company: true\n", id="bool"),
@@ -735,7 +742,9 @@ def test_values_are_written_in_obsidians_style(value, written):
     assert typed(parse(after).properties["company"]) == typed(expected)
 
 
-@pytest.mark.parametrize("key", ["my key", "C#", "-x", "x-", "?x", "?", "#x", "a: b", "x:", "", "yes", "1", "[x]", "{x}", "'q'", "é"])
+@pytest.mark.parametrize(
+    "key", ["my key", "C#", "-x", "x-", "?x", "?", "#x", "a: b", "x:", "", "yes", "1", "[x]", "{x}", "'q'", "é"]
+)
 def test_any_key_reads_back_after_set(key):
     after = set_property("---\na: 1\n---\n", key, "v")
     block = parse(after)
@@ -773,7 +782,9 @@ _SCALARS = (
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.sampled_from(["---\ntitle: T\ntags:\n- a\n---\nbody\n", "---\r\na: 1\r\n---\r\n", "no frontmatter\n", "---\n  a: 1\n---\n"]),
+    st.sampled_from(
+        ["---\ntitle: T\ntags:\n- a\n---\nbody\n", "---\r\na: 1\r\n---\r\n", "no frontmatter\n", "---\n  a: 1\n---\n"]
+    ),
     st.text(alphabet="ab -?:#'\"[]{},|>&*!%@`~.01\\é", min_size=0, max_size=6),
     _SCALARS | st.lists(_SCALARS, max_size=4),
 )
@@ -805,7 +816,18 @@ def test_edit_then_read_back_keeps_other_values():
 # trailing spaces, starts with "- ", "? " or one of [ ] { } , & * ! | > ' " % @ ` #,
 # or would otherwise read back as bool / null / number / date.
 
-PLAIN_OK = ["Acme Robotics", "C#", "a:b", "https://example.com/x", "Zürich", "a - b", "x-ray", "50%", "a\\b", "e-mail@example.com"]
+PLAIN_OK = [
+    "Acme Robotics",
+    "C#",
+    "a:b",
+    "https://example.com/x",
+    "Zürich",
+    "a - b",
+    "x-ray",
+    "50%",
+    "a\\b",
+    "e-mail@example.com",
+]
 
 
 @pytest.mark.parametrize("value", PLAIN_OK)
@@ -874,23 +896,126 @@ def test_format_scalar_reads_back_as_the_same_string(value):
 KEYS = ["title", "tags", "a", "my key", "prénom", "due-date", "x_y", "Key2", "url", "k.v"]
 # values the fast path is meant to take, and values that must send it to the parser
 EASY_VALUES = [
-    "", "plain text", "yes", "no", "On", "true", "False", "TRUE", "null", "~", "Null",
-    "0", "42", "-7", "+44", "01234", "1.10", "1.5", "3.0", "-0", "1e3", "0x1F", ".5", "1_000",
-    "2026-11-23", "10:30", "C#", "a:b", "a#c", "http://x.y/z#f", '"quoted"', '""', "''",
-    "'single'", '"[[Link]]"', "'[[Link]]'", "[]", "-x", "trailing   ", "Zürich 東京", "\\",
-    "a\\b", "it's", 'say "hi"', "a  b", "--", "...", "x-", "a - b", "1.", "-.5",
+    "",
+    "plain text",
+    "yes",
+    "no",
+    "On",
+    "true",
+    "False",
+    "TRUE",
+    "null",
+    "~",
+    "Null",
+    "0",
+    "42",
+    "-7",
+    "+44",
+    "01234",
+    "1.10",
+    "1.5",
+    "3.0",
+    "-0",
+    "1e3",
+    "0x1F",
+    ".5",
+    "1_000",
+    "2026-11-23",
+    "10:30",
+    "C#",
+    "a:b",
+    "a#c",
+    "http://x.y/z#f",
+    '"quoted"',
+    '""',
+    "''",
+    "'single'",
+    '"[[Link]]"',
+    "'[[Link]]'",
+    "[]",
+    "-x",
+    "trailing   ",
+    "Zürich 東京",
+    "\\",
+    "a\\b",
+    "it's",
+    'say "hi"',
+    "a  b",
+    "--",
+    "...",
+    "x-",
+    "a - b",
+    "1.",
+    "-.5",
 ]
 TRICKY_VALUES = [
-    "a: b", "a #c", "x:", "'it''s'", '"esc \\" q"', '"back\\\\slash"', '"a" # c', "'a' trailing",
-    '"unclosed', "'unclosed", '"a"b"', "'a'b'", "[a, b]", "{}", "{a: 1}", "[[Link]]", "- x",
-    "-", "#comment", "|", ">", "|-", "&a x", "*a", "!t x", "@x", "`x`", "%x", "?", "? x", ",x",
-    "]", "}", "a ]", "x,y", "---", "[] # c", '"x" ', "' x '",
+    "a: b",
+    "a #c",
+    "x:",
+    "'it''s'",
+    '"esc \\" q"',
+    '"back\\\\slash"',
+    '"a" # c',
+    "'a' trailing",
+    '"unclosed',
+    "'unclosed",
+    '"a"b"',
+    "'a'b'",
+    "[a, b]",
+    "{}",
+    "{a: 1}",
+    "[[Link]]",
+    "- x",
+    "-",
+    "#comment",
+    "|",
+    ">",
+    "|-",
+    "&a x",
+    "*a",
+    "!t x",
+    "@x",
+    "`x`",
+    "%x",
+    "?",
+    "? x",
+    ",x",
+    "]",
+    "}",
+    "a ]",
+    "x,y",
+    "---",
+    "[] # c",
+    '"x" ',
+    "' x '",
 ]
 ODD_LINES = [
-    "  nested: 1", "  continuation", "- orphan item", "\tb: 1", "key\t: v", "k: a\tb",
-    "  - deeper", "    - deeper", "a: &x 1", "b: *x", "? k", ": v", "-  two spaces", "-\titem",
-    "%YAML 1.2", "just text", '"quoted key": v', "'k': v", "k: |", "  literal", "[a]: b",
-    "k:v", "k :v", "title: dup", " a: 1", "a:  # c",
+    "  nested: 1",
+    "  continuation",
+    "- orphan item",
+    "\tb: 1",
+    "key\t: v",
+    "k: a\tb",
+    "  - deeper",
+    "    - deeper",
+    "a: &x 1",
+    "b: *x",
+    "? k",
+    ": v",
+    "-  two spaces",
+    "-\titem",
+    "%YAML 1.2",
+    "just text",
+    '"quoted key": v',
+    "'k': v",
+    "k: |",
+    "  literal",
+    "[a]: b",
+    "k:v",
+    "k :v",
+    "title: dup",
+    " a: 1",
+    "a:  # c",
 ]
 
 

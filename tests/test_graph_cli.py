@@ -113,7 +113,10 @@ def test_example_vault_broken_anchors(example_report):
 
 
 def test_example_vault_orphans(example_report):
-    assert example_report["orphans"] == ["decisions/Adopt weekly pricing review.md", "ideas/Route simulation sandbox.md"]
+    assert example_report["orphans"] == [
+        "decisions/Adopt weekly pricing review.md",
+        "ideas/Route simulation sandbox.md",
+    ]
 
 
 def test_example_vault_invalid_frontmatter(example_report):
@@ -125,7 +128,11 @@ def test_example_vault_invalid_frontmatter(example_report):
 
 def test_example_vault_counts_agree_with_each_other(example_report):
     r = example_report
-    files = [p for p in EXAMPLE_VAULT.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.relative_to(EXAMPLE_VAULT).parts)]
+    files = [
+        p
+        for p in EXAMPLE_VAULT.rglob("*")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(EXAMPLE_VAULT).parts)
+    ]
     assert r["notes"] == sum(1 for p in files if p.suffix == ".md")
     assert r["attachments"] == len(files) - r["notes"]
     assert r["hubs"] == ["Home.md", "MEMORY.md"]  # schema.json: hubs.names MEMORY, Home
@@ -145,7 +152,14 @@ def test_health_json_keys_and_types(example_report):
         "broken_links", "orphans", "dead_ends", "ambiguous_links", "broken_anchors", "description_coverage",
         "invalid_frontmatter", "unreadable", "warnings", "previous",
     }  # fmt: skip
-    assert set(r["penalties"]) == {"orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors"}
+    assert set(r["penalties"]) == {
+        "orphans",
+        "broken_links",
+        "link_sparsity",
+        "description",
+        "invalid_frontmatter",
+        "broken_anchors",
+    }
     assert all(isinstance(v, (int, float)) and v >= 0 for v in r["penalties"].values())
     assert isinstance(r["vault"], str)
     assert isinstance(r["score"], (int, float)) and 0 <= r["score"] <= 100
@@ -271,7 +285,9 @@ def test_human_output_shows_the_trend(example):
     graph("health", example)
     proc = graph("health", example)
     assert proc.returncode == 0
-    assert proc.stdout.splitlines()[0].startswith(f"health: {graph_json('health', example, '--dry-run')['score']}/100  (+0.0 since ")
+    assert proc.stdout.splitlines()[0].startswith(
+        f"health: {graph_json('health', example, '--dry-run')['score']}/100  (+0.0 since "
+    )
 
 
 def test_example_vault_bytes_outside_dot_graph_unchanged(example):
@@ -302,7 +318,9 @@ def test_health_writes_only_under_dot_graph(make_vault):
 
 
 def test_unreadable_note_is_reported_not_fatal(make_vault):
-    report = graph_json("health", make_vault({"a.md": "[[b]]", "b.md": "[[a]]", "latin1.md": b"caf\xe9\n"}), "--dry-run")
+    report = graph_json(
+        "health", make_vault({"a.md": "[[b]]", "b.md": "[[a]]", "latin1.md": b"caf\xe9\n"}), "--dry-run"
+    )
     assert [r["path"] for r in report["unreadable"]] == ["latin1.md"]
     assert "offset 3" in report["unreadable"][0]["error"]
 
@@ -356,7 +374,11 @@ def test_vault_is_a_file(tmp_path):
     [
         pytest.param('{"nodetypes": {}}', ["$.nodetypes"], id="unknown-key"),
         pytest.param('{"version": 1,}', ["line 1, column 15"], id="invalid-json"),
-        pytest.param('{"node_types": {"person": {"status": ["active"]}}}', ["$.node_types.person.status", "superseded"], id="status"),
+        pytest.param(
+            '{"node_types": {"person": {"status": ["active"]}}}',
+            ["$.node_types.person.status", "superseded"],
+            id="status",
+        ),
     ],
 )
 def test_bad_schema(make_vault, schema, words):
@@ -381,7 +403,9 @@ def test_schema_option_is_used(make_vault, tmp_path):
     assert report["orphans"] == []
 
 
-@pytest.mark.parametrize("args", [["health", "--jsn"], ["health", "--fail-under", "high"], ["orphans", "--dryrun"], ["backlinks"], ["helth"]])
+@pytest.mark.parametrize(
+    "args", [["health", "--jsn"], ["health", "--fail-under", "high"], ["orphans", "--dryrun"], ["backlinks"], ["helth"]]
+)
 def test_misspelled_flag_or_command(example, args):
     proc = graph(*args[:1], *([example] if args[0] != "backlinks" else []), *args[1:])
     assert_usage_error(proc)

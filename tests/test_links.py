@@ -190,7 +190,7 @@ def test_br16_shell_and_toml_brackets_in_code():
 
 
 def test_line_numbers_are_one_based():
-    assert [(l.target, l.line) for l in scan("a\n[[A]]\n\nb [[B]] [[C]]\n[x](D.md)")] == [
+    assert [(link.target, link.line) for link in scan("a\n[[A]]\n\nb [[B]] [[C]]\n[x](D.md)")] == [
         ("A", 2),
         ("B", 4),
         ("C", 4),
@@ -201,25 +201,25 @@ def test_line_numbers_are_one_based():
 def test_line_numbers_count_the_frontmatter():
     text = "---\ntitle: T\ntags:\n  - x\n---\n# Title\n\nSee [[A]].\n"
     note = Note.from_bytes("n.md", text.encode())
-    assert [(l.target, l.line) for l in scan(note.text, note.body_offset, note.body_line)] == [("A", 8)]
+    assert [(link.target, link.line) for link in scan(note.text, note.body_offset, note.body_line)] == [("A", 8)]
 
 
 def test_line_numbers_with_crlf():
     text = "---\r\na: 1\r\n---\r\n\r\n[[A]]\r\n```\r\n[[X]]\r\n```\r\nx [[B]]\r\n"
     note = Note.from_bytes("n.md", text.encode())
     links = scan(note.text, note.body_offset, note.body_line)
-    assert [(l.target, l.line) for l in links] == [("A", 5), ("B", 9)]
-    assert [note.text[l.start : l.end] for l in links] == ["[[A]]", "[[B]]"]
+    assert [(link.target, link.line) for link in links] == [("A", 5), ("B", 9)]
+    assert [note.text[link.start : link.end] for link in links] == ["[[A]]", "[[B]]"]
 
 
 def test_line_numbers_with_a_bom():
     note = Note.from_bytes("n.md", b"\xef\xbb\xbf---\na: 1\n---\n[[A]]\n")
-    assert [(l.target, l.line) for l in note_links(note)] == [("A", 4)]
+    assert [(link.target, link.line) for link in note_links(note)] == [("A", 4)]
 
 
 def test_invalid_frontmatter_still_gives_body_links_with_file_lines():
     note = Note.from_bytes("n.md", b'---\ndescription: a: b\ncompany: "[[Acme]]"\n---\n\n[[Body]]\n')
-    assert [(l.target, l.line, l.kind) for l in note_links(note)] == [("Body", 6, "wikilink")]
+    assert [(link.target, link.line, link.kind) for link in note_links(note)] == [("Body", 6, "wikilink")]
 
 
 # ---------------------------------------------------------------------------
@@ -235,7 +235,9 @@ def test_property_links_in_values_and_lists():
         "flag": True,
         "cover": "![[cover.png]]",
     }
-    assert [(l.target, l.fragment, l.alias, l.embed, l.kind, l.key) for l in property_links(properties)] == [
+    assert [
+        (link.target, link.fragment, link.alias, link.embed, link.kind, link.key) for link in property_links(properties)
+    ] == [
         ("Acme", "", None, False, "property", "company"),
         ("Dana Reyes", "", None, False, "property", "people"),
         ("Omar", "", "O.", False, "property", "people"),
@@ -247,18 +249,24 @@ def test_property_links_in_values_and_lists():
 
 def test_property_links_take_the_line_of_their_key():
     properties = {"a": "[[A]]", "b": ["[[B]]", "[[C]]"]}
-    assert [(l.target, l.line) for l in property_links(properties, {"a": 2, "b": 3})] == [("A", 2), ("B", 3), ("C", 3)]
+    assert [(link.target, link.line) for link in property_links(properties, {"a": 2, "b": 3})] == [
+        ("A", 2),
+        ("B", 3),
+        ("C", 3),
+    ]
 
 
 def test_unquoted_wikilink_in_frontmatter_is_a_nested_list_not_a_link():
-    note = Note.from_bytes("n.md", b"---\ncompany: [[Acme]]\nboss: \"[[Dana]]\"\n---\n")
+    note = Note.from_bytes("n.md", b'---\ncompany: [[Acme]]\nboss: "[[Dana]]"\n---\n')
     assert note.properties == {"company": [["Acme"]], "boss": "[[Dana]]"}
-    assert [(l.target, l.line, l.kind, l.key) for l in note_links(note)] == [("Dana", 3, "property", "boss")]
+    assert [(link.target, link.line, link.kind, link.key) for link in note_links(note)] == [
+        ("Dana", 3, "property", "boss")
+    ]
 
 
 def test_note_links_lists_frontmatter_links_before_body_links():
     note = Note.from_bytes("n.md", b'---\nup: "[[Parent]]"\nrelated:\n  - "[[X]]"\n---\nBody [[Y]]\n')
-    assert [(l.target, l.line, l.kind) for l in note_links(note)] == [
+    assert [(link.target, link.line, link.kind) for link in note_links(note)] == [
         ("Parent", 2, "property"),
         ("X", 3, "property"),
         ("Y", 6, "wikilink"),
@@ -358,7 +366,9 @@ RESOLVE = [
 ]
 
 
-@pytest.mark.parametrize("files, target, source, expected", RESOLVE, ids=[f"{t or '(empty)'}<-{s}:{f}" for f, t, s, _ in RESOLVE])
+@pytest.mark.parametrize(
+    "files, target, source, expected", RESOLVE, ids=[f"{t or '(empty)'}<-{s}:{f}" for f, t, s, _ in RESOLVE]
+)
 def test_resolve(files, target, source, expected):
     assert resolve(files, target, source) == expected
 
@@ -415,17 +425,45 @@ def test_resolve_prefers_exact_letter_case(files, source, target, expected):
     "files, target, source, path, candidates, ambiguous",
     [
         pytest.param(["a/Note.md"], "Note", "x.md", "a/Note.md", {"a/Note.md"}, False, id="one-candidate"),
-        pytest.param(BR19, "Note", "root-src.md", "b/Note.md", {"b/Note.md", "zzzz/Note.md", "a/b/Note.md"}, True, id="bare-name-3"),
         pytest.param(
-            BR19 + ["Note.md"], "Note", "root-src.md", "Note.md",
-            {"Note.md", "b/Note.md", "zzzz/Note.md", "a/b/Note.md"}, True, id="bare-name-exact-root",
+            BR19,
+            "Note",
+            "root-src.md",
+            "b/Note.md",
+            {"b/Note.md", "zzzz/Note.md", "a/b/Note.md"},
+            True,
+            id="bare-name-3",
         ),
-        pytest.param(BR19, "b/Note", "root-src.md", "b/Note.md", {"b/Note.md", "a/b/Note.md"}, False, id="exact-path-qualified"),
         pytest.param(
-            ["x/b/Note.md", "y/b/Note.md"], "b/Note", "root-src.md", "x/b/Note.md",
-            {"x/b/Note.md", "y/b/Note.md"}, True, id="path-suffix-2",
+            BR19 + ["Note.md"],
+            "Note",
+            "root-src.md",
+            "Note.md",
+            {"Note.md", "b/Note.md", "zzzz/Note.md", "a/b/Note.md"},
+            True,
+            id="bare-name-exact-root",
         ),
-        pytest.param(["a/img.png", "b/img.png"], "img.png", "x.md", "a/img.png", {"a/img.png", "b/img.png"}, True, id="attachment-2"),
+        pytest.param(
+            BR19, "b/Note", "root-src.md", "b/Note.md", {"b/Note.md", "a/b/Note.md"}, False, id="exact-path-qualified"
+        ),
+        pytest.param(
+            ["x/b/Note.md", "y/b/Note.md"],
+            "b/Note",
+            "root-src.md",
+            "x/b/Note.md",
+            {"x/b/Note.md", "y/b/Note.md"},
+            True,
+            id="path-suffix-2",
+        ),
+        pytest.param(
+            ["a/img.png", "b/img.png"],
+            "img.png",
+            "x.md",
+            "a/img.png",
+            {"a/img.png", "b/img.png"},
+            True,
+            id="attachment-2",
+        ),
         pytest.param(["Note.md"], "missing", "x.md", None, set(), False, id="unresolved"),
     ],
 )
@@ -441,9 +479,13 @@ def test_ambiguity(files, target, source, path, candidates, ambiguous):
 
 def test_resolution_does_not_depend_on_file_order():
     files = BR19 + ["Note.md", "c/Note.md", "C/note.md"]
-    expected = [Resolver(files).resolve(t, s) for t in ("Note", "note", "b/Note") for s in ("zzzz/src2.md", "root-src.md")]
+    expected = [
+        Resolver(files).resolve(t, s) for t in ("Note", "note", "b/Note") for s in ("zzzz/src2.md", "root-src.md")
+    ]
     for order in (sorted(files), sorted(files, reverse=True), files[3:] + files[:3]):
-        assert [Resolver(order).resolve(t, s) for t in ("Note", "note", "b/Note") for s in ("zzzz/src2.md", "root-src.md")] == expected
+        assert [
+            Resolver(order).resolve(t, s) for t in ("Note", "note", "b/Note") for s in ("zzzz/src2.md", "root-src.md")
+        ] == expected
 
 
 def test_resolve_answers_stay_correct_across_sources():

@@ -110,7 +110,9 @@ BROKEN = [
     # (schema, text the message must contain: the JSON path, then words of the fix)
     pytest.param({"nodetypes": {}}, ["$.nodetypes", "unknown key", "node_types"], id="unknown-top-level-key"),
     pytest.param({"node_types": []}, ["$.node_types", "expected an object"], id="node-types-not-an-object"),
-    pytest.param({"node_types": {"person": "Someone"}}, ["$.node_types.person", "expected an object"], id="type-not-an-object"),
+    pytest.param(
+        {"node_types": {"person": "Someone"}}, ["$.node_types.person", "expected an object"], id="type-not-an-object"
+    ),
     pytest.param(
         {"node_types": {"person": dict(PERSON, folders="people")}},
         ["$.node_types.person.folders", "unknown key", "folder"],
@@ -141,20 +143,44 @@ BROKEN = [
         ["$.node_types.person.supersedable", "true or false"],
         id="supersedable-not-a-bool",
     ),
-    pytest.param({"node_types": {"person": dict(PERSON, folder="../people")}}, ["$.node_types.person.folder", ".."], id="folder-dot-dot"),
     pytest.param(
-        {"node_types": {"person": dict(PERSON, folder="people/../../x")}}, ["$.node_types.person.folder", ".."], id="folder-dot-dot-inside"
+        {"node_types": {"person": dict(PERSON, folder="../people")}},
+        ["$.node_types.person.folder", ".."],
+        id="folder-dot-dot",
     ),
-    pytest.param({"node_types": {"person": dict(PERSON, folder="..\\people")}}, ["$.node_types.person.folder", ".."], id="folder-backslash-dot-dot"),
-    pytest.param({"node_types": {"person": dict(PERSON, folder="/people")}}, ["$.node_types.person.folder", "absolute"], id="folder-absolute"),
-    pytest.param({"node_types": {"person": dict(PERSON, folder="C:\\people")}}, ["$.node_types.person.folder", "absolute"], id="folder-windows-drive"),
-    pytest.param({"node_types": {"person": dict(PERSON, folder=3)}}, ["$.node_types.person.folder", "string"], id="folder-not-a-string"),
+    pytest.param(
+        {"node_types": {"person": dict(PERSON, folder="people/../../x")}},
+        ["$.node_types.person.folder", ".."],
+        id="folder-dot-dot-inside",
+    ),
+    pytest.param(
+        {"node_types": {"person": dict(PERSON, folder="..\\people")}},
+        ["$.node_types.person.folder", ".."],
+        id="folder-backslash-dot-dot",
+    ),
+    pytest.param(
+        {"node_types": {"person": dict(PERSON, folder="/people")}},
+        ["$.node_types.person.folder", "absolute"],
+        id="folder-absolute",
+    ),
+    pytest.param(
+        {"node_types": {"person": dict(PERSON, folder="C:\\people")}},
+        ["$.node_types.person.folder", "absolute"],
+        id="folder-windows-drive",
+    ),
+    pytest.param(
+        {"node_types": {"person": dict(PERSON, folder=3)}},
+        ["$.node_types.person.folder", "string"],
+        id="folder-not-a-string",
+    ),
     pytest.param({"decay": {"rate": 1.5}}, ["$.decay.rate", "between 0 and 1"], id="decay-rate-above-1"),
     pytest.param({"decay": {"rate": -0.01}}, ["$.decay.rate", "between 0 and 1"], id="decay-rate-negative"),
     pytest.param({"decay": {"rate": "0.1"}}, ["$.decay.rate", "number"], id="decay-rate-a-string"),
     pytest.param({"decay": {"rate": True}}, ["$.decay.rate", "number"], id="decay-rate-a-bool"),
     pytest.param({"decay": {"floor": 2}}, ["$.decay.floor", "between 0 and 1"], id="decay-floor-above-1"),
-    pytest.param({"decay": {"type_rates": {"person": 3}}}, ["$.decay.type_rates", "between 0 and 1"], id="type-rate-above-1"),
+    pytest.param(
+        {"decay": {"type_rates": {"person": 3}}}, ["$.decay.type_rates", "between 0 and 1"], id="type-rate-above-1"
+    ),
     pytest.param({"decay": {"tiers": {"active": -1}}}, ["$.decay.tiers", "days"], id="tier-negative"),
     pytest.param('{"decay": {"rate": NaN}}', ["$.decay.rate", "between 0 and 1"], id="decay-rate-nan"),
     pytest.param({"decay": {"half_life": 3}}, ["$.decay.half_life", "unknown key"], id="decay-unknown-key"),
@@ -216,7 +242,9 @@ def test_every_problem_is_reported_at_once(tmp_path):
 
 
 def test_supersedable_false_allows_a_status_without_superseded(tmp_path):
-    write_schema(tmp_path, {"node_types": {"daily": {"folder": "daily", "status": ["open", "done"], "supersedable": False}}})
+    write_schema(
+        tmp_path, {"node_types": {"daily": {"folder": "daily", "status": ["open", "done"], "supersedable": False}}}
+    )
     assert list(load_schema(tmp_path).node_types) == ["daily"]
 
 
@@ -238,7 +266,12 @@ def test_comment_keys_are_ignored_everywhere():
         "type_aliases": {"_comment": "aliases", "contact": "person"},
         "field_fixes": {"_comment": "fixes", "status": {"_comment": "x", "ongoing": "active"}},
         "domain_inference": {"_comment": "folders", "people": "work"},
-        "decay": {"_comment": "decay", "rate": 0.01, "tiers": {"_comment": "days", "active": 7}, "type_rates": {"_c": "x", "person": 0.005}},
+        "decay": {
+            "_comment": "decay",
+            "rate": 0.01,
+            "tiers": {"_comment": "days", "active": 7},
+            "type_rates": {"_c": "x", "person": 0.005},
+        },
         "hubs": {"_comment": "hubs", "names": ["Home"]},
     }
     assert validate(data) == []

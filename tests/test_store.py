@@ -280,14 +280,7 @@ def test_append_line_never_writes_more_than_one_line(tmp_path):
 def test_diff_of_a_change():
     edit = Edit("notes/a.md", b"---\nstatus: draft\n---\nBody\n", b"---\nstatus: active\n---\nBody\n")
     assert diff(edit) == (
-        "--- a/notes/a.md\n"
-        "+++ b/notes/a.md\n"
-        "@@ -1,4 +1,4 @@\n"
-        " ---\n"
-        "-status: draft\n"
-        "+status: active\n"
-        " ---\n"
-        " Body\n"
+        "--- a/notes/a.md\n+++ b/notes/a.md\n@@ -1,4 +1,4 @@\n ---\n-status: draft\n+status: active\n ---\n Body\n"
     )
 
 

@@ -123,7 +123,10 @@ def test_symlink_to_outside_the_vault_is_skipped_with_a_warning(tmp_path, make_v
     (root / "secret-link.md").symlink_to(outside / "secret.md")
     files, warnings = walk_within(root)
     assert files == ["a.md"]
-    assert sorted(warnings) == ["ext: symlink to outside the vault skipped", "secret-link.md: symlink to outside the vault skipped"]
+    assert sorted(warnings) == [
+        "ext: symlink to outside the vault skipped",
+        "secret-link.md: symlink to outside the vault skipped",
+    ]
 
 
 def test_broken_symlink_is_skipped_with_a_warning(make_vault):
