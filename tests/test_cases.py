@@ -12,6 +12,7 @@ Everything that writes runs on a temporary copy of the case (fixture
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
@@ -355,9 +356,12 @@ BR08_LINKS = {
 
 
 def test_br08_set_updated_exact_bytes(case):
-    """Set `updated: 2026-01-06` produces exactly `expected-after/project.md` (body byte-identical)."""
+    """Set `updated: 2026-01-06` produces exactly `expected-after/project.md` (body byte-identical).
+
+    A date is set as a ``datetime.date``, which is written unquoted (Obsidian's
+    Date property); the string "2026-01-06" would be quoted (BR-06 item 5)."""
     folder = case("BR-08")
-    after = rewrite(folder / "vault", "project.md", "updated", "2026-01-06")
+    after = rewrite(folder / "vault", "project.md", "updated", datetime.date(2026, 1, 6))
     assert after == (folder / "expected-after" / "project.md").read_bytes()
 
 
@@ -365,7 +369,7 @@ def test_br08_body_links_same_before_and_after(case):
     """Body links before and after the edit: `Design Doc`, `diagram.png` (embed), `Person A`, `Spec` (`the spec`)."""
     root = case("BR-08") / "vault"
     before = linkgraph.note_links(read_note(root / "project.md"))
-    rewrite(root, "project.md", "updated", "2026-01-06")
+    rewrite(root, "project.md", "updated", datetime.date(2026, 1, 6))
     after = linkgraph.note_links(read_note(root / "project.md"))
     for found in (before, after):
         assert len(found) == 4

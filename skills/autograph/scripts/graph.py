@@ -76,7 +76,7 @@ SHOWN = 20
 def _previous(root: Path) -> dict | None:
     try:
         lines = (root / store.GRAPH_DIR / HISTORY).read_text(encoding="utf-8").splitlines()
-    except (FileNotFoundError, UnicodeDecodeError):
+    except (OSError, UnicodeDecodeError):
         return None
     for line in reversed(lines):
         try:
@@ -142,7 +142,10 @@ def cmd_health(args) -> int:
     if not args.dry_run:
         when = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         entry = health.history_entry(report, when)
-        store.append_line(vault.root, HISTORY, json.dumps(entry, ensure_ascii=False))
+        try:
+            store.append_line(vault.root, HISTORY, json.dumps(entry, ensure_ascii=False))
+        except (OSError, store.PathError) as exc:
+            print(f"warning: history not written: {exc}", file=sys.stderr)
     if args.json:
         cli.print_json(report)
     else:
@@ -155,7 +158,9 @@ def cmd_health(args) -> int:
 
 
 def _find_note(vault, name: str) -> str:
-    wanted = name.replace("\\", "/").lstrip("./") if not name.startswith("../") else name
+    wanted = name.replace("\\", "/")
+    while wanted.startswith("./"):
+        wanted = wanted[2:]
     if wanted in vault.files:
         return wanted
     resolution = vault.resolver.resolve(name, "")

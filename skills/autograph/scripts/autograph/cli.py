@@ -6,7 +6,7 @@ through :func:`run`, which turns expected failures (a bad schema, a missing
 vault, a path outside the vault) into one line on stderr and exit code 2.
 
 Exit codes: 0 success; 1 the check found what it checks for; 2 bad usage or
-a bad schema; anything else is a crash.
+a bad schema; 3 an internal error (a bug: the traceback goes to stderr).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ __all__ = [
 EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_USAGE = 2
+EXIT_CRASH = 3
 
 
 class UsageError(Exception):
@@ -96,4 +97,12 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (| head); not an error
         return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # a bug; 1 would read as "the check found something"
+        import traceback
+
+        traceback.print_exc()
+        print(f"{parser.prog}: internal error (exit code {EXIT_CRASH}); please report it", file=sys.stderr)
+        return EXIT_CRASH
     return EXIT_USAGE

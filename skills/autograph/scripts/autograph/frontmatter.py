@@ -29,6 +29,7 @@ the body included, stays as it was.
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from dataclasses import dataclass
@@ -272,7 +273,9 @@ class _Parser:
             if k < len(line) and line[k] == ":" and (k + 1 == len(line) or line[k + 1] in " \t"):
                 return key, k + 1, _skip_space(line, k + 1)
             return None
-        if not first or first in "[]{}#&*!|>%@`,?" or _is_dash(line[col:]):
+        if not first or first in "[]{}#&*!|>%@`," or _is_dash(line[col:]):
+            return None
+        if first in "?:" and (col + 1 >= len(line) or line[col + 1] in " \t"):
             return None
         pos = col
         while True:
@@ -532,11 +535,12 @@ class _Parser:
         last = i
         while k < self.n:
             text = self.lines[k]
-            if not text.strip(" \t"):
-                lines.append("")
-            elif len(text) - len(text.lstrip(" ")) >= indent:
-                lines.append(text[indent:])
+            width = len(text) - len(text.lstrip(" "))
+            if width >= indent and len(text) > indent:
+                lines.append(text[indent:])  # spaces beyond the indentation are content
                 last = k
+            elif not text.strip(" \t"):
+                lines.append("")
             else:
                 break
             k += 1
@@ -589,6 +593,7 @@ class _Flow:
         self.p = parser
         self.i = i
         self.col = col
+        self.opened: list[tuple[int, int]] = []  # where each open bracket is
 
     @property
     def line(self) -> str:
@@ -610,7 +615,8 @@ class _Flow:
             if self.col < len(line):
                 return
             if self.i + 1 >= self.p.n:
-                raise self.p.error("unclosed flow collection", self.i, self.col)
+                at = self.opened[-1] if self.opened else (self.i, self.col)
+                raise self.p.error("unclosed flow collection; close it or quote the value", *at)
             self.i += 1
             self.col = 0
 
@@ -630,12 +636,14 @@ class _Flow:
         return self.plain()
 
     def sequence(self):
+        self.opened.append((self.i, self.col))
         self.col += 1
         items: list = []
         while True:
             c = self.peek()
             if c == "]":
                 self.col += 1
+                self.opened.pop()
                 return items
             if c == ",":
                 raise self.error("empty entry in a flow list")
@@ -652,12 +660,14 @@ class _Flow:
                 raise self.error("expected ',' or ']' in a flow list")
 
     def mapping(self):
+        self.opened.append((self.i, self.col))
         self.col += 1
         result: dict = {}
         while True:
             c = self.peek()
             if c == "}":
                 self.col += 1
+                self.opened.pop()
                 return result
             if c == ",":
                 raise self.error("empty entry in a flow mapping")
@@ -822,7 +832,10 @@ def loads(source: str, first_line: int = 1) -> tuple[dict, list[Entry]]:
     if fast is not None:
         return fast
     parser = _Parser(source, first_line)
-    value, entries = parser.document()
+    try:
+        value, entries = parser.document()
+    except RecursionError:
+        raise FrontmatterError("frontmatter is nested too deeply", first_line, 1) from None
     if isinstance(value, dict):
         return value, entries
     kind = {str: "a string", list: "a list", bool: "a boolean", int: "a number", float: "a number"}
@@ -838,7 +851,11 @@ def loads(source: str, first_line: int = 1) -> tuple[dict, list[Entry]]:
 # Writing values in the style Obsidian writes them
 
 _NEEDS_QUOTES_START = set("[]{},&*!|>'\"%@`#")
-_SPECIAL = re.compile(r": |:$| #|[\x00-\x08\x0a-\x1f\x7f\u2028\u2029\ufeff]")
+# Characters YAML does not allow unescaped (outside c-printable), plus line
+# separators and the BOM, which other readers treat as breaks or markers.
+_NOT_PRINTABLE = "\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff\u2028\u2029\ufeff"
+_SPECIAL = re.compile(rf": |:$| #|[\n\r\t{_NOT_PRINTABLE}]")
+_ESCAPE = re.compile(rf'[\\"\n\r\t{_NOT_PRINTABLE}\x85]')
 
 
 def format_scalar(value) -> str:
@@ -853,6 +870,8 @@ def format_scalar(value) -> str:
     """
     if value is None:
         return ""
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()  # Obsidian's Date and Date & time, unquoted
     if value is True:
         return "true"
     if value is False:
@@ -875,7 +894,7 @@ def _plain_ok(value: str) -> bool:
         return False
     if value[:2] in ("- ", "? ", ": ") or value in ("-", "?", ":"):
         return False
-    if _SPECIAL.search(value) or "\t" in value:
+    if _SPECIAL.search(value):
         return False
     return resolve_plain(value) == value and not _looks_typed(value)
 
@@ -884,40 +903,60 @@ _LOOKS_NUMERIC = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE
 _YAML11 = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"}
 
 
+_LOOKS_DATE = re.compile(
+    r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?(?:\.[0-9]*)?"
+    r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::?[0-9]{2})?))?)?\Z"
+)
+_SEXAGESIMAL = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?\Z")
+
+
 def _looks_typed(value: str) -> bool:
-    """True for strings other YAML readers would type (numbers, YAML 1.1 booleans)."""
-    return bool(_LOOKS_NUMERIC.match(value)) or value in _YAML11
+    """True for strings other YAML readers would type: numbers, YAML 1.1
+    booleans, dates and times (BR-06's writer rule).  Write a real date as a
+    ``datetime.date`` to get it unquoted."""
+    return (
+        bool(_LOOKS_NUMERIC.match(value) or _LOOKS_DATE.match(value) or _SEXAGESIMAL.match(value))
+        or value in _YAML11
+    )
+
+
+_NAMED_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match) -> str:
+    ch = match.group()
+    named = _NAMED_ESCAPES.get(ch)
+    if named is not None:
+        return named
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _double_quote(value: str) -> str:
-    out = ['"']
-    for ch in value:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ord(ch) < 0x20 or ch in "\x7f\x85\u2028\u2029\ufeff":
-            code = ord(ch)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    return '"' + _ESCAPE.sub(_escape, value) + '"'
+
+
+def _flow_scalar(value) -> str:
+    """A scalar inside ``[...]`` or ``{...}``: flow indicators need quotes too."""
+    text = format_scalar(value)
+    if isinstance(value, str) and not text.startswith('"') and any(c in text for c in ",[]{}"):
+        return _double_quote(value)
+    return text
 
 
 def _format_flow(value) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_format_key(k)}: {_format_flow(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_flow_key(k)}: {_format_flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_format_flow(v) for v in value) + "]"
-    text = format_scalar(value)
-    if text and any(c in text for c in ",[]{}") and not text.startswith('"'):
-        return _double_quote(text)
+    text = _flow_scalar(value)
     return text if text else "null"
+
+
+def _flow_key(key: str) -> str:
+    if not isinstance(key, str):
+        raise TypeError("frontmatter keys must be strings")
+    return _flow_scalar(key) or '""'
 
 
 def _format_key(key: str) -> str:
@@ -965,7 +1004,8 @@ def format_property(key: str, value, indent: str = "", list_indent: str = "  ", 
 def _list_indent(lines: list[str], entries: tuple[Entry, ...]) -> str:
     """The indentation this file uses for block-list items under a key."""
     for entry in entries:
-        if entry.end - entry.start > 1 and not lines[entry.start][len(entry.prefix):].strip():
+        rest = lines[entry.start][len(entry.prefix) :].strip()
+        if entry.end - entry.start > 1 and (not rest or rest.startswith("#")):
             item = lines[entry.start + 1]
             stripped = item.lstrip(" ")
             if stripped.startswith("- ") or stripped.rstrip("\r\n") == "-":

@@ -91,17 +91,33 @@ def _encode(summary: Summary, stamp: list[int]) -> list:
 _make_link = Link._make
 
 
-def _decode(path: str, row: list) -> Summary:
-    _, properties, state, error, unreadable, links, anchors = row
-    return Summary(
-        path,
-        properties,
-        state,
-        tuple(error) if error else None,
-        unreadable,
-        [_make_link(item) for item in links],
-        (frozenset(anchors[0]), frozenset(anchors[1])) if anchors else None,
-    )
+def _decode(path: str, row: list) -> Summary | None:
+    """A summary from a cache row, or None when the row is not what
+    :func:`_encode` writes (a damaged or foreign cache is never trusted)."""
+    try:
+        _, properties, state, error, unreadable, links, anchors = row
+        ok = (
+            isinstance(properties, dict)
+            and state in ("none", "valid", "invalid")
+            and (error is None or (isinstance(error, list) and len(error) == 3))
+            and (unreadable is None or isinstance(unreadable, str))
+            and isinstance(links, list)
+            and all(isinstance(item, list) and len(item) == len(Link._fields) for item in links)
+            and (anchors is None or (isinstance(anchors, list) and len(anchors) == 2))
+        )
+        if not ok:
+            return None
+        return Summary(
+            path,
+            properties,
+            state,
+            tuple(error) if error else None,
+            unreadable,
+            [_make_link(item) for item in links],
+            (frozenset(anchors[0]), frozenset(anchors[1])) if anchors else None,
+        )
+    except (TypeError, ValueError):
+        return None
 
 
 class NoteIndex:
@@ -152,12 +168,8 @@ class NoteIndex:
         if summary is not None:
             return summary
         row = self._cached.get(path)
-        if row is not None and self.use_cache:
-            try:
-                if row[0] == self._stamp(path):
-                    summary = _decode(path, row)
-            except (TypeError, ValueError, IndexError):
-                summary = None
+        if isinstance(row, list) and row and row[0] == self._stamp(path):
+            summary = _decode(path, row)
         if summary is None:
             self._stamp(path)  # before reading, so a change while reading shows next run
             summary = summarize(self.vault, path)
@@ -185,6 +197,6 @@ class NoteIndex:
         data = json.dumps({"header": self._header(), "notes": notes}, ensure_ascii=False, separators=(",", ":"))
         try:
             store.write_derived(self.vault.root, CACHE_NAME, data.encode("utf-8"), durable=False)
-        except (OSError, store.Conflict):
+        except (OSError, store.Conflict, store.PathError):
             pass  # a cache that cannot be written only costs time next run
         self._dirty = False

@@ -95,18 +95,79 @@ def _run_end(text: str, start: int, char: str) -> int:
     return end
 
 
-def _fence_at(text: str, start: int, end: int) -> tuple[int, bool]:
-    """If the run text[start:end] opens a fence, return (end of its line, True)."""
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
+_LEAVES_QUOTE = re.compile(r"\n(?![ \t]*>)")
+_leaves_item_cache: dict[int, re.Pattern] = {}
+
+
+def _leaves_item(column: int) -> re.Pattern:
+    """A line that ends a list item whose content starts at ``column``."""
+    pattern = _leaves_item_cache.get(column)
+    if pattern is None:
+        pattern = re.compile(rf"\n(?=[ ]{{0,{column - 1}}}[^ \t\n])")
+        _leaves_item_cache[column] = pattern
+    return pattern
+
+
+def _list_column(text: str, line_start: int, indent: int) -> int:
+    """Content column of the list item holding the line at ``line_start``
+    (indented ``indent`` columns), or 0 outside lists."""
+    pos = line_start
+    while pos > 0:
+        end = pos - 1
+        pos = text.rfind("\n", 0, end) + 1
+        line = text[pos:end]
+        stripped = line.lstrip(" \t")
+        if not stripped.strip():
+            continue
+        width = _width(line[: len(line) - len(stripped)])
+        if width >= indent:
+            continue  # more of the same container
+        item = _LIST_ITEM.match(line)
+        if item is None:
+            return 0
+        marker = _width(line[: item.end(2)])
+        spaces = _width(line[: item.end(3)]) - marker
+        column = marker + (spaces if 1 <= spaces <= 4 else 1)
+        return column if column <= indent else 0
+    return 0
+
+
+def _fence(text: str, start: int, end: int) -> int:
+    """If the run text[start:end] opens a fenced code block, the offset where
+    the block ends, else -1.
+
+    The fence closes at a closing run of the same character at least as long,
+    or where its container ends: a block quote at the first line without
+    ``>``, a list item at the first line indented less than its content; else
+    at the end of the text (CommonMark).  A fence indented 4+ columns beyond
+    its container is indented code, not a fence.
+    """
+    size = len(text)
     if end - start < 3:
-        return line_end, False
+        return -1
     line_start = text.rfind("\n", 0, start) + 1
-    if text[line_start:start].strip(" \t>"):
-        return line_end, False
-    if text[start] == "`" and "`" in text[end:line_end]:
-        return line_end, False
-    return line_end, True
+    prefix = text[line_start:start]
+    if prefix.strip(" \t>"):
+        return -1
+    line_end = text.find("\n", end)
+    line_end = size if line_end < 0 else line_end
+    char = text[start]
+    if char == "`" and "`" in text[end:line_end]:
+        return -1
+    limit = size
+    if ">" in prefix:
+        leave = _LEAVES_QUOTE.search(text, line_end)
+        limit = leave.start() if leave else size
+    elif prefix:
+        indent = _width(prefix)
+        column = _list_column(text, line_start, indent)
+        if indent - column >= 4:
+            return -1
+        if column:
+            leave = _leaves_item(column).search(text, line_end)
+            limit = leave.start() if leave else size
+    close = _fence_close(char, end - start).search(text, line_end, limit)
+    return close.end() if close else limit
 
 
 def _code_span_end(text: str, start: int, end: int) -> int:
@@ -170,11 +231,8 @@ def code_regions(text: str) -> list[tuple[int, int]]:
         else:
             char = text[start]
             run_end = _run_end(text, start, char)
-            line_end, fence = _fence_at(text, start, run_end)
-            if fence:
-                close = _fence_close(char, run_end - start).search(text, line_end)
-                end = close.end() if close else size
-            elif char == "`":
+            end = _fence(text, start, run_end)
+            if end < 0 and char == "`":
                 end = _code_span_end(text, start, run_end)
             if end < 0:
                 pos = run_end
@@ -536,6 +594,9 @@ class Resolver:
         if key.endswith(".md"):
             typed, key = typed[:-3], key[:-3]
             candidates = self._match(self._notes, key)
+        elif "." in key.rsplit("/", 1)[-1]:
+            # "img.png": a file by its full name first, then a note "img.png.md"
+            candidates = self._match(self._files, key) or self._match(self._notes, key)
         else:
             candidates = self._match(self._notes, key) or self._match(self._files, key)
         if not candidates:

@@ -165,9 +165,18 @@ def diff(edit: Edit) -> str:
     """A unified diff of one edit (``a/PATH`` → ``b/PATH``); binary-safe."""
     import difflib  # only diffs need it; keep start-up fast
 
-    before = (edit.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    after = edit.after.decode("utf-8", "replace").splitlines(keepends=True)
+    before = _diff_lines(edit.before or b"")
+    after = _diff_lines(edit.after)
     return "".join(difflib.unified_diff(before, after, f"a/{edit.path}", f"b/{edit.path}"))
+
+
+def _diff_lines(data: bytes) -> list[str]:
+    """Lines for a diff; a last line without a newline gets git's marker."""
+    lines = data.decode("utf-8", "replace").split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1] + "\n\\ No newline at end of file\n")
+    return out
 
 
 def write_derived(root: Path, name: str, data: bytes, durable: bool = True) -> Path:
@@ -185,9 +194,12 @@ def write_derived(root: Path, name: str, data: bytes, durable: bool = True) -> P
 def append_line(root: Path, name: str, line: str) -> Path:
     """Append one line to ``.graph/<name>`` with a single ``O_APPEND`` write,
     so concurrent runs never interleave within a line."""
+    line = line[:-1] if line.endswith("\n") else line
+    if "\n" in line or "\r" in line:
+        raise ValueError("append_line writes one line; the text holds a line break")
     target = confine(root, f"{GRAPH_DIR}/{name}")
     target.parent.mkdir(parents=True, exist_ok=True)
-    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    data = (line + "\n").encode("utf-8")
     fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)

@@ -57,6 +57,9 @@ def walk(root: Path) -> tuple[list[str], list[str]]:
             if entry.name.startswith("."):
                 continue
             path = f"{rel}/{entry.name}" if rel else entry.name
+            if not _utf8(entry.name):
+                warnings.append(f"{path.encode('utf-8', 'backslashreplace').decode()}: name is not UTF-8; skipped")
+                continue
             real = os.path.join(real_folder, entry.name)
             if entry.is_symlink():
                 deferred.append((path, entry.path))
@@ -89,6 +92,15 @@ def walk(root: Path) -> tuple[list[str], list[str]]:
                 files.append(path)
     files.sort()
     return files, warnings
+
+
+def _utf8(name: str) -> bool:
+    """False for names with bytes that are not UTF-8 (surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 @dataclass
