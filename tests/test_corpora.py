@@ -23,12 +23,11 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, copy_tree, require
-
 from autograph import frontmatter
 from autograph.frontmatter import FrontmatterError
 from autograph.note import Note
 from autograph.vault import Vault
+from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, copy_tree, require
 
 pytestmark = pytest.mark.corpus
 
@@ -110,7 +109,7 @@ def _typed_eq(a, b) -> bool:
     if isinstance(a, dict):
         return list(a) == list(b) and all(_typed_eq(a[k], b[k]) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(_typed_eq(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_typed_eq(x, y) for x, y in zip(a, b, strict=True))
     return a == b
 
 
@@ -158,7 +157,8 @@ def test_every_note_parses_or_gives_a_located_error(corpus):
         elif fm.properties != {}:
             problems.append(f"{note.path}: invalid block but properties {fm.properties!r}")
         elif not (2 <= err.line < closing_line):
-            problems.append(f"{note.path}: error line {err.line} outside the block (lines 2..{closing_line - 1}): {err}")
+            block = f"lines 2..{closing_line - 1}"
+            problems.append(f"{note.path}: error line {err.line} outside the block ({block}): {err}")
         else:
             line_text = note.text.split("\n")[err.line - 1].rstrip("\r")
             if not (1 <= err.column <= len(line_text) + 1):
@@ -319,14 +319,14 @@ def test_uneditable_blocks_refuse_every_edit(corpus):
     unedited = [n for n in corpus.notes if n.frontmatter is not None and n.frontmatter.error is not None]
     unedited += corpus.flow()
     for note in unedited:
-        keys = list(note.frontmatter.properties) or ["title"]
-        for edit in (
-            lambda: frontmatter.set_property(note.text, NEW_KEY, "x"),
-            lambda: frontmatter.set_property(note.text, keys[0], "x"),
-            lambda: frontmatter.delete_property(note.text, keys[0]),
+        key = next(iter(note.frontmatter.properties), "title")
+        for edit, args in (
+            (frontmatter.set_property, (note.text, NEW_KEY, "x")),
+            (frontmatter.set_property, (note.text, key, "x")),
+            (frontmatter.delete_property, (note.text, key)),
         ):
             try:
-                result = edit()
+                result = edit(*args)
             except FrontmatterError:
                 continue
             except Exception as exc:  # noqa: BLE001
@@ -441,7 +441,9 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).lower()
 
 
-def _resolvable_note(target: str, source: str, note_paths: list[str], by_name: set[str], by_path: set[str]) -> str | None:
+def _resolvable_note(
+    target: str, source: str, note_paths: list[str], by_name: set[str], by_path: set[str]
+) -> str | None:
     """Why an independent, Obsidian-style lookup finds a note for ``target``
     (compared case-insensitively after NFC), or None.
 
