@@ -750,8 +750,9 @@ def yaml11_difference(value, flow: bool = False) -> str | None:
     by design: a plain-written string PyYAML types as a timestamp or a
     sexagesimal number, or one of its 1.1-only ``=``/``<<`` tags; NEL (a line
     break in 1.1); a float whose ``repr`` has no dot (``1e-05``: a string in
-    1.1); a ``?`` in a plain scalar inside a flow collection (an indicator
-    there for PyYAML, an ordinary character in YAML 1.2).  None when the value
+    1.1); a ``?`` in a plain scalar inside a flow collection, or a ``:`` that
+    starts one (``[a?b]``, ``[:0]``: PyYAML keeps its flow context free of
+    them, deliberately; YAML 1.2 reads plain text).  None when the value
     must read back the same.  ``flow``: the value is written inside ``[...]``
     or ``{...}`` (a list or mapping that is an item of a list)."""
     if isinstance(value, dict):
@@ -773,8 +774,8 @@ def yaml11_difference(value, flow: bool = False) -> str | None:
         if "\x85" in value:
             return "nel-line-break"
         if frontmatter.format_scalar(value) == value:
-            if flow and "?" in value:
-                return "flow-question-mark"
+            if flow and ("?" in value or value.startswith(":")):
+                return "pyyaml-flow-indicator"
             tag, _ = yaml11_plain(value)
             kind = tag.rsplit(":", 1)[-1]
             if kind == "timestamp":
@@ -804,7 +805,9 @@ def test_pyyaml_difference_classifier():
     for text, why in [("2021-04-17", "timestamp"), ("1:30", "sexagesimal"), ("=", "yaml11-value")]:
         assert yaml11_difference(text) == (why if frontmatter.format_scalar(text) == text else None), text
     assert yaml11_difference(1e-05) == "float-without-dot"
-    assert yaml11_difference([["a?"]]) == "flow-question-mark"
+    assert yaml11_difference([["a?"]]) == "pyyaml-flow-indicator"
+    assert yaml11_difference([{"k": ":0"}]) == "pyyaml-flow-indicator"
+    assert yaml11_difference([":0"]) is None
     assert yaml11_difference(["a?"]) is None
     for value in ["yes", "0x1F", "012", "1_000", "1.10", "null", "true", "12", 1.5, 3, True, None, ["a"], {"a": 1}]:
         assert yaml11_difference(value) is None, value
