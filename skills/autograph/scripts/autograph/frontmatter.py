@@ -939,7 +939,8 @@ def _double_quote(value: str) -> str:
 def _flow_scalar(value) -> str:
     """A scalar inside ``[...]`` or ``{...}``: flow indicators need quotes too."""
     text = format_scalar(value)
-    if isinstance(value, str) and not text.startswith('"') and any(c in text for c in ",[]{}"):
+    # ": " and "?" read differently in flow context for some YAML 1.1 readers
+    if isinstance(value, str) and not text.startswith('"') and any(c in text for c in ",[]{}?:"):
         return _double_quote(value)
     return text
 
