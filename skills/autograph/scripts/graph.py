@@ -18,11 +18,12 @@ The score:
   {health.SCORE_FORMULA}
   Hubs are notes named in schema "hubs.names" (default MEMORY, index, _index)
   or whose type is in "hubs.types" (default moc, index, hub); they are never
-  orphans.  A dead end is a note that links to no other note.
+  orphans.  A dead end is a note that links to no other note (listed, not
+  scored).
 
 Links follow Obsidian's rules: case-insensitive after Unicode NFC, ".md"
-optional, exact path first, then the linking note's folder, then the
-shortest path.  Links inside code, %% comments %% and <!-- --> are ignored;
+optional; of several candidates an exact letter-case match first, then the
+exact vault path, then the linking note's folder, then the shortest path.  Links inside code, %% comments %% and <!-- --> are ignored;
 wikilinks in frontmatter values count.
 
 Writes: one line per run to VAULT/.graph/health-history.jsonl, and the
@@ -40,7 +41,9 @@ JSON keys (--json):
   column, error}}], unreadable[{{path, error}}], warnings[], previous (the last
   history entry or null).  Paths are vault-relative with "/"; lines are 1-based.
 
-Exit codes: 0 done; 1 score under --fail-under; 2 bad usage, vault or schema.
+Errors go to stderr with nothing on stdout, also with --json.
+Exit codes: 0 done; 1 score under --fail-under; 2 bad usage, vault or
+schema; 3 I/O failure or bug.
 
 Examples:
   graph.py health ~/vault
@@ -49,10 +52,15 @@ Examples:
 """
 
 BACKLINKS_EPILOG = """\
-NOTE is a vault path ("people/Dana Reyes.md") or a link target as you would
-write it in a wikilink ("Dana Reyes"), resolved from the vault's root.
+NOTE is a vault path ("people/Dana Reyes.md"), a file path, or a name as in a
+wikilink ("Dana Reyes", "[[Dana Reyes#Role|Dana]]"), resolved from the
+vault's root.  A name no note has lists the broken links that use it.
 
-JSON keys (--json): note, backlinks[{source, line, target, kind}], sources[]
+JSON keys (--json): note (the vault path, null when no note has that name),
+backlinks[{source, line, target, kind}], sources[]
+
+Exit codes: 0 done (also when there are no backlinks); 2 bad usage, no note
+and no link with that name, a bad vault or schema; 3 I/O failure or bug.
 
 Examples:
   graph.py backlinks ~/vault "Dana Reyes"
@@ -65,34 +73,21 @@ are never orphans.
 
 JSON keys (--json): orphans[], count
 
+Exit codes: 0 done (also when there are orphans); 2 bad usage, vault or
+schema; 3 I/O failure or bug.
+
 Examples:
   graph.py orphans ~/vault
 """
 
-HISTORY = "health-history.jsonl"
 SHOWN = 20
-
-
-def _previous(root: Path) -> dict | None:
-    try:
-        lines = (root / store.GRAPH_DIR / HISTORY).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return None
-    for line in reversed(lines):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict) and isinstance(entry.get("score"), (int, float)):
-            return entry
-    return None
 
 
 def _section(title: str, rows: list[str]) -> list[str]:
     if not rows:
         return []
     out = [f"{title} ({len(rows)}):"]
-    out += [f"  {row}" for row in rows[:SHOWN]]
+    out += [f"  {cli.printable(row)}" for row in rows[:SHOWN]]
     if len(rows) > SHOWN:
         out.append(f"  ... {len(rows) - SHOWN} more (--json lists all)")
     return out
@@ -102,7 +97,7 @@ def _human(report: dict, previous: dict | None) -> str:
     trend = ""
     if previous is not None:
         delta = report["score"] - previous["score"]
-        trend = f"  ({delta:+.1f} since {previous.get('time', 'last run')})"
+        trend = f"  ({delta:+.1f} since {cli.printable(str(previous.get('time', 'the last run')))})"
     lines = [
         f"health: {report['score']}/100{trend}",
         f"notes {report['notes']} · links {report['links']} ({report['avg_links']} per note)"
@@ -117,9 +112,11 @@ def _human(report: dict, previous: dict | None) -> str:
     sections = [
         ("Broken links", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_links"]]),
         ("Broken anchors", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_anchors"]]),
-        ("Invalid frontmatter", [f"{r['path']}:{r['line']}:{r['column']}  {r['error']}" for r in report["invalid_frontmatter"]]),
+        ("Invalid frontmatter",
+         [f"{r['path']}:{r['line']}:{r['column']}  {r['error']}" for r in report["invalid_frontmatter"]]),
         ("Unreadable", [f"{r['path']}  {r['error']}" for r in report["unreadable"]]),
         ("Orphans", report["orphans"]),
+        ("Dead ends", report["dead_ends"]),
         ("Ambiguous links", [
             f"{r['source']}:{r['line']}  {r['target']} -> {r['resolved']} (of {len(r['candidates'])})"
             for r in report["ambiguous_links"]
@@ -137,13 +134,12 @@ def cmd_health(args) -> int:
     index = NoteIndex(vault, use_cache=not args.dry_run)
     report = health.health_report(vault, schema, index)
     index.save()
-    previous = _previous(vault.root)
+    previous = health.previous_entry(vault.root)
     report["previous"] = previous
     if not args.dry_run:
         when = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-        entry = health.history_entry(report, when)
         try:
-            store.append_line(vault.root, HISTORY, json.dumps(entry, ensure_ascii=False))
+            health.append_history(vault.root, report, when)
         except (OSError, store.PathError) as exc:
             print(f"warning: history not written: {exc}", file=sys.stderr)
     if args.json:
@@ -152,42 +148,57 @@ def cmd_health(args) -> int:
         print(_human(report, previous))
     if args.fail_under is not None and report["score"] < args.fail_under:
         if not args.json:
-            print(f"score {report['score']} is under --fail-under {args.fail_under}", file=sys.stderr)
+            print(f"score {report['score']} is under --fail-under {args.fail_under:g}", file=sys.stderr)
         return cli.EXIT_FOUND
     return cli.EXIT_OK
 
 
-def _find_note(vault, name: str) -> str:
-    wanted = name.replace("\\", "/")
-    while wanted.startswith("./"):
-        wanted = wanted[2:]
-    if wanted in vault.files:
-        return wanted
-    resolution = vault.resolver.resolve(name, "")
-    if resolution.path is None:
-        raise cli.UsageError(f"no note matches {name!r} in {vault.root}")
-    if resolution.ambiguous:
-        print(f"note: {name!r} could mean {len(resolution.candidates)} files; using {resolution.path}", file=sys.stderr)
-    return resolution.path
+def _note_name(vault, name: str) -> str:
+    """NOTE as given: a file path (absolute or from the current folder), a
+    vault path, or a link (``[[Dana Reyes#Role|Dana]]`` -> ``Dana Reyes``)."""
+    if not name.strip():
+        raise cli.UsageError("NOTE is empty; give a note's path or name")
+    path = Path(name)
+    if path.is_file():
+        try:
+            return path.resolve().relative_to(vault.root.resolve()).as_posix()
+        except ValueError:
+            raise cli.UsageError(f"{name!r} is not inside the vault {vault.root}") from None
+    text = name.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2]
+    text = text.split("|", 1)[0].split("#", 1)[0].strip()
+    while text.startswith("./"):
+        text = text[2:]
+    return text
 
 
 def cmd_backlinks(args) -> int:
     vault, _ = cli.load(args)
-    path = _find_note(vault, args.note)
+    name = _note_name(vault, args.note)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     graph = linkgraph.build(vault, index)
     index.save()
-    rows = [
-        {"source": e.source, "line": e.link.line, "target": e.link.text, "kind": e.link.kind}
-        for e in graph.backlinks(path)
-    ]
+    path = name if name in vault.files else vault.resolver.resolve(name, "").path
+    if path is not None:
+        resolution = vault.resolver.resolve(name, "")
+        if resolution.ambiguous and path == resolution.path:
+            print(f"note: {name!r} could mean {len(resolution.candidates)} files; using {path}", file=sys.stderr)
+        edges = graph.backlinks(path)
+    else:
+        # no such note: the links that name it are broken; list them
+        edges = [e for e in graph.broken() if linkgraph.same_target(e.link.target, name)]
+        if not edges:
+            raise cli.UsageError(f"no note matches {name!r} in {vault.root}, and no link names it")
+    rows = [{"source": e.source, "line": e.link.line, "target": e.link.text, "kind": e.link.kind} for e in edges]
     sources = sorted({row["source"] for row in rows})
     if args.json:
         cli.print_json({"note": path, "backlinks": rows, "sources": sources})
     else:
-        print(f"{path}: {len(rows)} backlinks from {len(sources)} notes")
+        what = cli.printable(path) if path else f"{cli.printable(name)} (no such note; these links are broken)"
+        print(f"{what}: {cli.plural(len(rows), 'backlink')} from {cli.plural(len(sources), 'note')}")
         for row in rows:
-            print(f"  {row['source']}:{row['line']}  {row['target']}")
+            print(f"  {cli.printable(row['source'])}:{row['line']}  {cli.printable(row['target'])}")
     return cli.EXIT_OK
 
 
@@ -196,14 +207,13 @@ def cmd_orphans(args) -> int:
     index = NoteIndex(vault, use_cache=not args.dry_run)
     graph = linkgraph.build(vault, index)
     index.save()
-    hubs = {p for p in vault.notes if schema.is_hub(index.summary(p).stem, index.summary(p).properties)}
-    orphans = graph.orphans(exclude=hubs.__contains__)
+    orphans = graph.orphans(exclude=set(health.hubs(vault, schema, index)).__contains__)
     if args.json:
         cli.print_json({"orphans": orphans, "count": len(orphans)})
     else:
-        print(f"{len(orphans)} orphans")
+        print(cli.plural(len(orphans), "orphan"))
         for path in orphans:
-            print(f"  {path}")
+            print(f"  {cli.printable(path)}")
     return cli.EXIT_OK
 
 
@@ -220,14 +230,15 @@ def build_parser():
                       "links, broken anchors, missing descriptions and invalid frontmatter.",
                       HEALTH_EPILOG)
     cli.add_common(p, dry_run_help="write nothing: no history line, no cache")
-    p.add_argument("--fail-under", type=float, metavar="N", help="exit 1 when the score is under N (for cron and CI)")
+    p.add_argument("--fail-under", type=cli.score_value, metavar="N",
+                   help="exit 1 when the score is under N, a number from 0 to 100 (for cron and CI)")
     p.set_defaults(func=cmd_health)
 
     p = cli.subparser(commands, "backlinks", "list the links that point to a note",
                       "List every link from another note that resolves to NOTE.", BACKLINKS_EPILOG)
-    p.add_argument("vault", nargs="?", default=".", metavar="VAULT", help="the vault's folder (default: the current folder)")
-    p.add_argument("note", metavar="NOTE", help="a vault path or a link target")
-    cli.add_common(p, vault=False, schema=False)
+    cli.add_vault(p)
+    p.add_argument("note", metavar="NOTE", help="a note's vault path, file path or name (as in a wikilink)")
+    cli.add_common(p, vault=False)
     p.set_defaults(func=cmd_backlinks)
 
     p = cli.subparser(commands, "orphans", "list notes that nothing links to",

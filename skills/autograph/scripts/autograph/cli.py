@@ -6,13 +6,16 @@ through :func:`run`, which turns expected failures (a bad schema, a missing
 vault, a path outside the vault) into one line on stderr and exit code 2.
 
 Exit codes: 0 success; 1 the check found what it checks for; 2 bad usage or
-a bad schema; 3 an internal error (a bug: the traceback goes to stderr).
+a bad schema; 3 the command could not complete (an I/O failure, or a bug:
+then the traceback goes to stderr).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 import sys
 
 from .schema import SchemaError, load_schema
@@ -25,6 +28,11 @@ __all__ = [
     "EXIT_USAGE",
     "UsageError",
     "add_common",
+    "add_vault",
+    "plural",
+    "printable",
+    "score_value",
+    "vault_folder",
     "load",
     "make_parser",
     "print_json",
@@ -54,11 +62,34 @@ def subparser(subparsers, name: str, help: str, description: str, epilog: str = 
     return subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=_Formatter)
 
 
+def vault_folder(text: str) -> str:
+    """argparse type for VAULT: an empty string (an unset variable in cron)
+    is refused rather than read as the current folder."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("VAULT is empty; give the vault's folder, or leave it out for the current one")
+    return text
+
+
+def score_value(text: str) -> float:
+    """argparse type for a score threshold: a number from 0 to 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a score from 0 to 100") from None
+    if not math.isfinite(value) or not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a score; give a number from 0 to 100")
+    return value
+
+
+def add_vault(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("vault", nargs="?", default=".", metavar="VAULT", type=vault_folder,
+                        help="the vault's folder (default: the current folder)")
+
+
 def add_common(parser: argparse.ArgumentParser, vault: bool = True, schema: bool = True, dry_run_help: str | None = None) -> None:
     """Add ``[VAULT]``, ``--schema``, ``--json`` and ``--dry-run``."""
     if vault:
-        parser.add_argument("vault", nargs="?", default=".", metavar="VAULT",
-                            help="the vault's folder (default: the current folder)")
+        add_vault(parser)
     if schema:
         parser.add_argument("--schema", metavar="PATH",
                             help="schema.json to use (default: VAULT/schema.json, else built-in defaults)")
@@ -77,8 +108,32 @@ def load(args) -> tuple[Vault, object]:
 
 
 def print_json(data) -> None:
-    """Write ``data`` as one JSON object on stdout (UTF-8, stable key order)."""
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    """Write ``data`` as one JSON object on stdout (UTF-8, stable key order;
+    text that is not valid Unicode, such as a non-UTF-8 vault path, is
+    written with ``\\u`` escapes)."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]|[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (ESC, CR, NUL, line
+    breaks inside names) and stray surrogates shown as escapes."""
+    if _CONTROL.search(text) is None and "\n" not in text:
+        return text
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"),
+                        text.replace("\n", "\\n"))
+
+
+def plural(count: int, word: str) -> str:
+    """``"1 link"``, ``"2 links"``."""
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
@@ -99,6 +154,9 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # the disk or the output failed, not the check
+        print(f"{parser.prog}: cannot complete: {exc}", file=sys.stderr)
+        return EXIT_CRASH
     except Exception:  # a bug; 1 would read as "the check found something"
         import traceback
 

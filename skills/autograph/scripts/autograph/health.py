@@ -8,7 +8,8 @@ each between 0 and 1, so no single finding can push it below 0 on its own:
 * 30 x broken share: links that resolve to nothing, of all links;
 * 15 x link sparsity: ``max(0, 1 - average links per note / 3)``;
 * 10 x notes without a ``description`` property, of all notes;
-* 10 x notes whose frontmatter does not parse or that are not UTF-8;
+* 10 x notes whose frontmatter does not parse, or that cannot be read or
+  are not UTF-8 (``unreadable``);
 * 5 x broken anchors: ``#heading``/``#^block`` links whose target lacks it,
   of all links.
 
@@ -18,20 +19,29 @@ scores 100.
 
 from __future__ import annotations
 
+import json
+import math
 from dataclasses import dataclass
+from pathlib import Path
+
+from . import store
 
 from .index import NoteIndex
 from .linkgraph import Edge, LinkGraph, build
 from .schema import Schema
 from .vault import Vault
 
-__all__ = ["SCORE_FORMULA", "health_report", "score"]
+__all__ = ["HISTORY", "SCORE_FORMULA", "append_history", "health_report", "hubs", "previous_entry", "score"]
+
+HISTORY = "health-history.jsonl"
 
 SCORE_FORMULA = (
     "score = 100 - 30*orphans/non-hub notes - 30*broken links/links"
     " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage)"
-    " - 10*invalid frontmatter/notes - 5*broken anchors/links, clamped to 0..100"
+    " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links,"
+    " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
 )
+PENALTIES = ("orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors")
 
 
 @dataclass(frozen=True)
@@ -49,7 +59,7 @@ class Counts:
 def score(c: Counts) -> tuple[float, dict[str, float]]:
     """The health score for ``c`` and each penalty (see the module docstring)."""
     if c.notes == 0:
-        return 100.0, {}
+        return 100.0, dict.fromkeys(PENALTIES, 0.0)
     links = max(c.links, 1)
     avg = c.links / c.notes
     penalties = {
@@ -69,27 +79,30 @@ def _edge_row(edge: Edge) -> dict:
     return {"source": edge.source, "line": link.line, "target": link.text, "kind": link.kind}
 
 
+def hubs(vault: Vault, schema: Schema, index: NoteIndex) -> list[str]:
+    """Index and Map-of-Content notes (:meth:`Schema.is_hub`), in vault order."""
+    return [p for p in vault.notes if schema.is_hub(index.summary(p).stem, index.summary(p).properties)]
+
+
 def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) -> dict:
     """Every health finding of ``vault`` as a JSON-ready dict (keys documented
     in ``graph.py health --help``).  ``index`` may supply cached summaries."""
     graph = build(vault, index)
     index = graph.index
     notes = vault.notes
-    hubs = []
+    hub_list = hubs(vault, schema, index)
     described = 0
     invalid = []
     for path in notes:
-        summary = index.summary(path)
-        properties = summary.properties
-        if schema.is_hub(summary.stem, properties):
-            hubs.append(path)
+        properties = index.summary(path).properties
         description = properties.get("description")
         if isinstance(description, str) and description.strip():
             described += 1
-        if summary.error is not None:
-            line, column, reason = summary.error
+        error = index.summary(path).error
+        if error is not None:
+            line, column, reason = error
             invalid.append({"path": path, "line": line, "column": column, "error": reason})
-    hub_set = set(hubs)
+    hub_set = set(hub_list)
     orphans = graph.orphans(exclude=hub_set.__contains__)
     broken = graph.broken()
     anchors = graph.broken_anchors()
@@ -97,7 +110,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
     unreadable = [{"path": path, "error": error} for path, error in sorted(graph.unreadable.items())]
     counts = Counts(
         notes=len(notes),
-        cards=len(notes) - len(hubs),
+        cards=len(notes) - len(hub_list),
         links=links,
         orphans=len(orphans),
         broken=len(broken),
@@ -112,7 +125,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
         "penalties": penalties,
         "notes": len(notes),
         "attachments": len(vault.files) - len(notes),
-        "hubs": hubs,
+        "hubs": hub_list,
         "links": links,
         "resolved_links": links - len(broken),
         "avg_links": round(links / len(notes), 2) if notes else 0.0,
@@ -128,6 +141,42 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
         "unreadable": unreadable,
         "warnings": list(vault.warnings),
     }
+
+
+def previous_entry(root: Path) -> dict | None:
+    """The last well-formed line of ``.graph/health-history.jsonl``, or None.
+
+    A damaged history (not JSON, too deeply nested, a score that is not a
+    finite number) is skipped line by line, never trusted.
+    """
+    try:
+        lines = (root / store.GRAPH_DIR / HISTORY).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line, parse_constant=_reject)
+        except (ValueError, RecursionError):
+            continue
+        if (
+            isinstance(entry, dict)
+            and isinstance(entry.get("score"), (int, float))
+            and not isinstance(entry["score"], bool)
+            and math.isfinite(entry["score"])
+            and isinstance(entry.get("time", ""), str)
+        ):
+            return entry
+    return None
+
+
+def _reject(constant: str):
+    raise ValueError(f"{constant} is not a number")
+
+
+def append_history(root: Path, report: dict, when: str) -> Path:
+    """Append this report's summary line to ``.graph/health-history.jsonl``.
+    Raises OSError or :class:`store.PathError` when it cannot be written."""
+    return store.append_line(root, HISTORY, json.dumps(history_entry(report, when), ensure_ascii=False))
 
 
 def history_entry(report: dict, when: str) -> dict:

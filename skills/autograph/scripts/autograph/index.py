@@ -4,8 +4,9 @@ A :class:`Summary` is what whole-vault operations need from a note without
 reading it again: its typed properties, its frontmatter error, its links,
 and (on demand) its headings and block ids.  :class:`NoteIndex` builds
 summaries from the notes and keeps them in ``.graph/cache/notes.json`` keyed
-by path, size and modification time (nanoseconds), so a nightly run reads
-only the notes that changed.  The cache is plain JSON (never pickle: a vault
+by path, size, modification and change time (nanoseconds; the change time
+moves on every write and cannot be set back), so a nightly run reads only
+the notes that changed.  The cache is plain JSON (never pickle: a vault
 may come from someone else) and is discarded when its format or the Python
 version differs; a damaged cache is ignored, never trusted.
 """
@@ -24,7 +25,7 @@ from .vault import Vault
 __all__ = ["NoteIndex", "Summary", "note_links"]
 
 CACHE_NAME = "cache/notes.json"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def note_links(note) -> list[Link]:
@@ -138,15 +139,15 @@ class NoteIndex:
         self._root = str(vault.root)
 
     def _header(self) -> dict:
-        return {"format": CACHE_FORMAT, "python": sys.version_info[:2], "vault": str(self.vault.root.resolve())}
+        return {"format": CACHE_FORMAT, "python": list(sys.version_info[:2]), "vault": str(self.vault.root.resolve())}
 
     def _load(self) -> dict[str, list]:
         try:
             raw = (self.vault.root / store.GRAPH_DIR / CACHE_NAME).read_bytes()
-            data = json.loads(raw)
-        except (OSError, ValueError):
+            data = json.loads(raw.decode("utf-8", "surrogateescape"))
+        except (OSError, ValueError, RecursionError):
             return {}
-        if not isinstance(data, dict) or data.get("header") != json.loads(json.dumps(self._header())):
+        if not isinstance(data, dict) or data.get("header") != self._header():
             return {}
         notes = data.get("notes")
         return notes if isinstance(notes, dict) else {}
@@ -156,9 +157,9 @@ class NoteIndex:
         if stamp is None:
             try:
                 st = os.stat(os.path.join(self._root, path))
-                stamp = [st.st_size, st.st_mtime_ns]
+                stamp = [st.st_size, st.st_mtime_ns, st.st_ctime_ns]
             except OSError:
-                stamp = [-1, -1]
+                stamp = [-1, -1, -1]
             self._stamps[path] = stamp
         return stamp
 
@@ -196,7 +197,8 @@ class NoteIndex:
                 notes[path] = row
         data = json.dumps({"header": self._header(), "notes": notes}, ensure_ascii=False, separators=(",", ":"))
         try:
-            store.write_derived(self.vault.root, CACHE_NAME, data.encode("utf-8"), durable=False)
+            encoded = data.encode("utf-8", "surrogateescape")  # a vault path need not be UTF-8
+            store.write_derived(self.vault.root, CACHE_NAME, encoded, durable=False)
         except (OSError, store.Conflict, store.PathError):
             pass  # a cache that cannot be written only costs time next run
         self._dirty = False

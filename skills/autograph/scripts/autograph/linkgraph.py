@@ -7,6 +7,7 @@ link text or its stem.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -14,7 +15,17 @@ from .index import NoteIndex, note_links  # noqa: F401  (note_links re-exported)
 from .links import Link, anchor_key
 from .vault import Vault
 
-__all__ = ["Edge", "LinkGraph", "build"]
+__all__ = ["Edge", "LinkGraph", "build", "same_target"]
+
+
+def same_target(a: str, b: str) -> bool:
+    """Whether two link targets name the same note as Obsidian compares them:
+    case-insensitive after NFC, ``.md`` optional."""
+    def key(text: str) -> str:
+        text = unicodedata.normalize("NFC", text.strip()).lower()
+        return text[:-3] if text.endswith(".md") else text
+
+    return key(a) == key(b)
 
 
 class Edge(NamedTuple):

@@ -542,7 +542,7 @@ class Resolver:
             key = _key(path)
             self._paths[key] = path
             name = key.rsplit("/", 1)[-1]
-            if key.endswith(".md"):
+            if path.endswith(".md"):  # as Vault.notes: "Note.MD" is an attachment
                 self._notes.setdefault(name[:-3], []).append((key[:-3], path))
             self._files.setdefault(name, []).append((key, path))
 

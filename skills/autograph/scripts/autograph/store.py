@@ -179,10 +179,31 @@ def _diff_lines(data: bytes) -> list[str]:
     return out
 
 
+def derived_path(root: Path, name: str, create: bool = True) -> Path:
+    """The path of ``.graph/<name>`` in the vault, its folders created.
+
+    Raises :class:`PathError` if ``.graph`` or any folder or file below it is a
+    symlink: a derived file is written only inside the vault's own
+    ``.graph/``, never through a link onto a note or out of the vault.
+    """
+    parts = [GRAPH_DIR, *name.split("/")]
+    if ".." in parts or any(not part for part in parts):
+        raise PathError(f"{name!r}: not a file name under {GRAPH_DIR}/")
+    path = Path(os.path.realpath(root))
+    for index, part in enumerate(parts):
+        path = path / part
+        if path.is_symlink():
+            raise PathError(f"{path}: is a symlink; autograph writes only inside the vault's own {GRAPH_DIR}/ folder")
+        if create and index < len(parts) - 1 and not path.is_dir():
+            path.mkdir(exist_ok=True)
+    return path
+
+
 def write_derived(root: Path, name: str, data: bytes, durable: bool = True) -> Path:
     """Atomically write ``.graph/<name>`` (a generated file; last writer wins).
-    ``durable=False`` skips fsync, for caches."""
-    target = confine(root, f"{GRAPH_DIR}/{name}")
+    ``durable=False`` skips fsync, for caches.  Raises :class:`PathError` for
+    symlinks under ``.graph`` (see :func:`derived_path`)."""
+    target = derived_path(root, name)
     try:
         current = target.read_bytes()
     except FileNotFoundError:
@@ -197,10 +218,9 @@ def append_line(root: Path, name: str, line: str) -> Path:
     line = line[:-1] if line.endswith("\n") else line
     if "\n" in line or "\r" in line:
         raise ValueError("append_line writes one line; the text holds a line break")
-    target = confine(root, f"{GRAPH_DIR}/{name}")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target = derived_path(root, name)
     data = (line + "\n").encode("utf-8")
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         os.write(fd, data)
         os.fsync(fd)

@@ -21,7 +21,11 @@ from pathlib import Path
 from .links import Resolver
 from .note import Note, read_note
 
-__all__ = ["Vault", "VaultError", "walk"]
+__all__ = ["MAX_NOTE_BYTES", "Vault", "VaultError", "walk"]
+
+# Notes are read whole; one larger than this is reported, not read (a stray
+# export or dump would otherwise take gigabytes of memory).
+MAX_NOTE_BYTES = 32 << 20
 
 
 class VaultError(Exception):
@@ -31,8 +35,12 @@ class VaultError(Exception):
 def walk(root: Path) -> tuple[list[str], list[str]]:
     """Every file of the vault at ``root``: ``(paths, warnings)``.
 
-    Paths are vault-relative with ``/``, sorted; warnings name skipped
-    symlinks.  Deterministic: never depends on directory listing order.
+    Paths are vault-relative with ``/``, sorted; warnings name what was
+    skipped (broken symlinks, symlinks out of the vault, names that are not
+    UTF-8, folders that cannot be listed).  A symlink to a file or folder
+    already counted is skipped silently: its content is in the vault once,
+    under the path without the symlink (BR-31).  Deterministic: never
+    depends on directory listing order.
     """
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
@@ -134,10 +142,23 @@ class Vault:
         return [path for path in self.files if path.endswith(".md")]
 
     def note(self, path: str) -> Note:
-        """The parsed note at vault-relative ``path`` (read once, then cached)."""
+        """The parsed note at vault-relative ``path`` (read once, then cached).
+
+        A note that cannot be read (permissions, deleted since the walk, too
+        large) comes back with ``text = None`` and ``error`` saying why; it is
+        reported, never an exception.
+        """
         note = self._notes.get(path)
         if note is None:
-            note = self._notes[path] = read_note(str(self.root), path)
+            try:
+                full = os.path.join(str(self.root), path)
+                if os.path.getsize(full) > MAX_NOTE_BYTES:
+                    note = Note(path, b"", None, False, f"larger than {MAX_NOTE_BYTES >> 20} MiB; not read")
+                else:
+                    note = read_note(str(self.root), path)
+            except OSError as exc:
+                note = Note(path, b"", None, False, f"cannot read: {exc.strerror or exc}")
+            self._notes[path] = note
         return note
 
     @property
