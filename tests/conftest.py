@@ -34,8 +34,11 @@ def require(path: Path) -> Path:
 
 
 def copy_tree(source: Path, dest: Path) -> Path:
-    """Copy a read-only fixture tree to ``dest`` and make the copy writable."""
-    shutil.copytree(source, dest, symlinks=True)
+    """Copy a read-only fixture tree to ``dest`` and make the copy writable.
+
+    ``.graph/`` is left out: a run of the README's main command leaves one in
+    the example vault, and tests start from the vault as committed."""
+    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".graph"))
     for folder, dirs, files in os.walk(dest):
         for name in dirs + files:
             path = Path(folder) / name

@@ -268,7 +268,7 @@ def test_note_links_lists_frontmatter_links_before_body_links():
     note = Note.from_bytes("n.md", b'---\nup: "[[Parent]]"\nrelated:\n  - "[[X]]"\n---\nBody [[Y]]\n')
     assert [(link.target, link.line, link.kind) for link in note_links(note)] == [
         ("Parent", 2, "property"),
-        ("X", 3, "property"),
+        ("X", 4, "property"),  # the list item's own line
         ("Y", 6, "wikilink"),
     ]
 

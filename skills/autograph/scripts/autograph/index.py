@@ -29,11 +29,26 @@ CACHE_FORMAT = 2
 
 
 def note_links(note) -> list[Link]:
-    """Every link of a note: frontmatter values first, then the body."""
+    """Every link of a note: frontmatter values first, then the body.
+
+    A link in a property gets the line of the list item or value that holds
+    it (the key's line when it cannot be told, as in a flow list)."""
     found: list[Link] = []
     block = note.frontmatter
     if block is not None and block.valid and block.properties:
-        found = property_links(block.properties, {entry.key: entry.start + 2 for entry in block.entries})
+        lines = note.text[block.start : block.end].split("\n")
+        spans = {entry.key: (entry.start, entry.end) for entry in block.entries}
+        cursor: dict[str, int] = {}
+        for link in property_links(block.properties, {key: start + 2 for key, (start, _) in spans.items()}):
+            start, end = spans.get(link.key, (0, 0))
+            at = next(
+                (i for i in range(cursor.get(link.key, start), end) if "[[" + link.target in lines[i]),
+                None,
+            )
+            if at is not None:
+                cursor[link.key] = at + 1
+                link = link._replace(line=at + 2)
+            found.append(link)
     found.extend(scan(note.text, note.body_offset, note.body_line))
     return found
 

@@ -186,6 +186,29 @@ def _code_span_end(text: str, start: int, end: int) -> int:
     return -1
 
 
+def _math_end(text: str, start: int) -> int:
+    """End of the math opened by the ``$`` at ``start``, or -1 (pandoc's
+    rule, which Obsidian follows closely: ``$$ ... $$`` may span lines;
+    inline ``$x$`` opens before a non-space, closes after a non-space, not
+    before a digit, within its paragraph, so "$5 and $10" is not math)."""
+    if start > 0 and text[start - 1] == "\\":
+        return -1
+    if text.startswith("$$", start):
+        close = text.find("$$", start + 2)
+        return close + 2 if close >= 0 else -1
+    size = len(text)
+    if start + 1 >= size or text[start + 1] in " \t\r\n":
+        return -1
+    para = _PARAGRAPH_END.search(text, start)
+    limit = para.start() if para else size
+    k = text.find("$", start + 1, limit)
+    while k >= 0:
+        if text[k - 1] not in " \t\r\n\\" and not (k + 1 < size and text[k + 1].isdigit()):
+            return k + 1
+        k = text.find("$", k + 1, limit)
+    return -1
+
+
 def code_regions(text: str) -> list[tuple[int, int]]:
     """Sorted, disjoint ``(start, end)`` offsets of code and comments in ``text``.
 
@@ -193,29 +216,35 @@ def code_regions(text: str) -> list[tuple[int, int]]:
     unclosed fence runs to the end, as in CommonMark), indented code blocks,
     inline code (closed within its paragraph, else the backticks are
     literal), ``%%`` comments and ``<!-- -->`` comments (both run to the end
-    when unclosed).  Whichever construct starts first wins.
+    when unclosed), and math (``$...$``, ``$$...$$``; see :func:`_math_end`).
+    Whichever construct starts first wins.
     """
     regions: list[tuple[int, int]] = []
     size = len(text)
     find = text.find
     # next occurrence of each marker (size = none left); a tight loop because
     # real vaults hold tens of thousands of comments
-    tick, tilde, pct, html = (find(m) for m in ("`", "~~~", "%%", "<!--"))
+    tick, tilde, pct, html, dollar = (find(m) for m in ("`", "~~~", "%%", "<!--", "$"))
     tick = size if tick < 0 else tick
     tilde = size if tilde < 0 else tilde
     pct = size if pct < 0 else pct
     html = size if html < 0 else html
+    dollar = size if dollar < 0 else dollar
     pos = 0
     while True:
-        start = min(tick, tilde, pct, html)
+        start = min(tick, tilde, pct, html, dollar)
         if start >= size:
             break
         end = -1
-        if start == pct or start == html:
+        if start == dollar:
+            end = _math_end(text, start)
+            if end < 0:
+                pos = start + (2 if text.startswith("$$", start) else 1)
+        elif start == pct or start == html:
             # comments often come in runs: take each one before the next
             # other marker in an inner loop
             opener, closer = ("%%", "%%") if start == pct else ("<!--", "-->")
-            limit = min(tick, tilde, html if start == pct else pct)
+            limit = min(tick, tilde, dollar, html if start == pct else pct)
             at = start
             while at < limit:
                 close = find(closer, at + len(opener))
@@ -251,20 +280,33 @@ def code_regions(text: str) -> list[tuple[int, int]]:
         if html < pos:
             html = find("<!--", pos)
             html = size if html < 0 else html
+        if dollar < pos:
+            dollar = find("$", pos)
+            dollar = size if dollar < 0 else dollar
     if _has_indented_candidate(text):
         regions = _merge(regions, _indented_code(text, regions))
     return regions
 
 
+# A line after which an indented line starts code rather than continuing a
+# paragraph: a heading, a thematic break, a fence line.
+_BLOCK_END = re.compile(r"[ ]{0,3}(?:#{1,6}(?:[ \t]|$)|([-*_])(?:[ \t]*\1){2,}[ \t]*$|`{3,}|~{3,})")
+
+
 def _has_indented_candidate(text: str) -> bool:
-    """Cheap test: is some line indented 4+ columns right after a blank line?"""
-    if text.startswith(("    ", "\t")) or "\n\n    " in text or "\n\n\t" in text:
+    """Cheap test: could some line start an indented code block (indented 4+
+    columns after a blank line, a heading, a thematic break or a fence)?"""
+    if text.startswith(("    ", "\t")):
         return True
-    # blank lines holding spaces or tabs are rarer; check them by regex
-    return ("\n " in text or "\n\t" in text) and _INDENT_AFTER_SPACES.search(text) is not None
+    for marker in ("\n    ", "\n\t"):
+        i = text.find(marker)
+        while i >= 0:
+            previous = text[text.rfind("\n", 0, i) + 1 : i].rstrip("\r")
+            if not previous.strip() or _BLOCK_END.match(previous):
+                return True
+            i = text.find(marker, i + 1)
+    return False
 
-
-_INDENT_AFTER_SPACES = re.compile(r"\n[ \t]+\n(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"([ \t]*)([-+*]|\d{1,9}[.)])([ \t]+|$)")
 
 
@@ -278,12 +320,13 @@ def _width(prefix: str) -> int:
 
 def _indented_code(text: str, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Indented code blocks (CommonMark): lines indented 4+ columns beyond the
-    open list item's content, after a blank line or more code.  Continuation
-    lines of list items are therefore not code."""
+    open list item's content that do not continue a paragraph (they follow a
+    blank line, a heading, a thematic break, a fenced block or more code).
+    Continuation lines of list items are therefore not code."""
     found: list[tuple[int, int]] = []
     lists: list[int] = []  # content columns of the open list items
     starts = [start for start, _ in regions]
-    blank_before = True
+    blank_before = True  # no paragraph is open, so indentation starts code
     in_code = False
     pos = 0
     size = len(text)
@@ -316,6 +359,10 @@ def _indented_code(text: str, regions: list[tuple[int, int]]) -> list[tuple[int,
                     while lists and lists[-1] > col:
                         lists.pop()
                     lists.append(marker + (spaces if 1 <= spaces <= 4 else 1))
+                elif col < 4 and _BLOCK_END.match(line.rstrip("\r")):
+                    blank_before = True  # a heading or rule closes no paragraph
+                    pos = end + 1
+                    continue
             blank_before = False
         pos = end + 1
     return found
@@ -348,6 +395,14 @@ _MD_OPEN = re.compile(r"\]\((?![ \t]*<?[A-Za-z][A-Za-z0-9+.-]*:)")
 _MD_DEST = re.compile(
     r"\([ \t]*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
 )
+
+
+def _escaped(text: str, index: int) -> bool:
+    """Whether text[index] follows an odd number of backslashes."""
+    count = 0
+    while index > count and text[index - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
 
 
 def _split_inner(inner: str) -> tuple[str, str, str | None]:
@@ -417,6 +472,8 @@ def scan(text: str, offset: int = 0, first_line: int = 1) -> list[Link]:
             start = match.start()
             if regions and _inside(regions, starts, start):
                 continue
+            if start and body[start - 1] == "\\" and _escaped(body, start):
+                continue  # \[[x]] is literal text
             target, fragment, alias = _split_inner(match.group(1))
             found.append((start, match.end(), "wikilink", target, fragment, alias))
     if has_md:

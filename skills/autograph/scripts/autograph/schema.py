@@ -93,8 +93,8 @@ def _check_node_types(value, path: str, problems: list[str]) -> None:
         statuses = spec.get("status")
         if _is_str_list(statuses) and statuses and "superseded" not in statuses and spec.get("supersedable", True):
             problems.append(
-                f"{where}.status: lacks \"superseded\", which supersede.py sets on replaced cards; "
-                f"add \"superseded\" to the list, or set \"supersedable\": false"
+                f"{where}.status: lacks \"superseded\", the status a card gets when a newer card replaces it; "
+                f"add \"superseded\" to the list, or set \"supersedable\": false for a type that is never replaced"
             )
 
 
