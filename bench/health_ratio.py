@@ -9,6 +9,9 @@ process on a temporary copy of the vault, twice per round:
 * warm: the parsed-note cache from the previous run is valid (the nightly
   case): only changed notes are parsed.
 
+Python's bytecode cache is on for both processes, as in a normal install
+(kept in the temporary folder).
+
 All runs alternate within one session and the minimum of several rounds is
 kept, so a noisy shared machine affects them alike.  The results are ratios
 to the floor, never absolute times.
@@ -20,6 +23,7 @@ Exit 1 when --max-ratio is given and the warm ratio is above it.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import tempfile
@@ -50,9 +54,12 @@ print(count)
 """
 
 
+ENV = dict(os.environ)
+
+
 def timed(command: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=ENV)
     return time.perf_counter() - start
 
 
@@ -63,6 +70,10 @@ def main() -> int:
     parser.add_argument("--max-ratio", type=float)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
+        # Bytecode is cached as in a normal install (some environments set
+        # PYTHONDONTWRITEBYTECODE); the cache lives in the temporary folder.
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         vault = Path(tmp) / "vault"
         shutil.copytree(args.vault, vault)
         floor_cmd = [sys.executable, "-c", FLOOR, str(vault)]

@@ -59,7 +59,9 @@ def make_parser(prog: str, description: str, epilog: str = "") -> argparse.Argum
 
 
 def subparser(subparsers, name: str, help: str, description: str, epilog: str = "") -> argparse.ArgumentParser:
-    return subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=_Formatter)
+    sub = subparsers.add_parser(name, help=help, description=description, epilog=epilog, formatter_class=_Formatter)
+    sub.set_defaults(_parser=sub)  # so a misspelled option shows this command's usage
+    return sub
 
 
 def vault_folder(text: str) -> str:
@@ -138,7 +140,9 @@ def plural(count: int, word: str) -> str:
 
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     """Parse ``argv`` and call ``args.func(args)``; map expected errors to exit 2."""
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)
