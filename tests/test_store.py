@@ -303,3 +303,55 @@ def test_diff_puts_each_line_on_its_own_line_without_a_final_newline():
     assert " one" in lines
     assert "-two" in lines
     assert "+TWO" in lines
+
+
+# ---------------------------------------------------------------------------
+# Derived files are never written through a symlink under .graph/
+
+
+def test_derived_files_refuse_a_cache_file_symlinked_onto_a_note(tmp_path):
+    """.graph/cache/notes.json -> ../../a.md: PathError, and a.md keeps its bytes."""
+    (tmp_path / "a.md").write_bytes(b"---\ntitle: A\n---\nBody [[b]]\n")
+    (tmp_path / ".graph" / "cache").mkdir(parents=True)
+    (tmp_path / ".graph" / "cache" / "notes.json").symlink_to("../../a.md")
+    with pytest.raises(PathError):
+        write_derived(tmp_path, "cache/notes.json", b"{}")
+    with pytest.raises(PathError):
+        append_line(tmp_path, "cache/notes.json", "{}")
+    assert (tmp_path / "a.md").read_bytes() == b"---\ntitle: A\n---\nBody [[b]]\n"
+
+
+def test_derived_files_refuse_a_history_file_symlinked_onto_a_note(tmp_path):
+    """.graph/health-history.jsonl -> ../b.md: append_line raises PathError, b.md unchanged."""
+    (tmp_path / "b.md").write_bytes(b"B\n")
+    (tmp_path / ".graph").mkdir()
+    (tmp_path / ".graph" / "health-history.jsonl").symlink_to("../b.md")
+    with pytest.raises(PathError):
+        append_line(tmp_path, "health-history.jsonl", '{"score": 1}')
+    with pytest.raises(PathError):
+        write_derived(tmp_path, "health-history.jsonl", b"x")
+    assert (tmp_path / "b.md").read_bytes() == b"B\n"
+
+
+def test_derived_files_refuse_a_dot_graph_symlinked_onto_a_folder_of_notes(tmp_path):
+    """.graph -> notes (inside the vault): PathError, nothing created in notes/."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "n.md").write_bytes(b"n")
+    (tmp_path / ".graph").symlink_to("notes", target_is_directory=True)
+    with pytest.raises(PathError):
+        write_derived(tmp_path, "cache/notes.json", b"{}")
+    with pytest.raises(PathError):
+        append_line(tmp_path, "health-history.jsonl", "x")
+    assert listing(tmp_path / "notes") == ["n.md"]
+
+
+def test_derived_files_refuse_a_symlinked_folder_below_dot_graph(tmp_path):
+    """.graph/cache -> ../notes: PathError, nothing created in notes/."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / ".graph").mkdir()
+    (tmp_path / ".graph" / "cache").symlink_to("../notes", target_is_directory=True)
+    with pytest.raises(PathError):
+        write_derived(tmp_path, "cache/notes.json", b"{}")
+    with pytest.raises(PathError):
+        append_line(tmp_path, "cache/log.jsonl", "x")
+    assert listing(tmp_path / "notes") == []
