@@ -11,13 +11,17 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from pathlib import Path
 
 import autograph.index
+import autograph.vault
 import pytest
 from autograph.frontmatter import FrontmatterError
+from autograph.health import health_report
 from autograph.index import NoteIndex
 from autograph.note import BOM, Note, read_note
+from autograph.schema import load_schema
 from autograph.vault import Vault, VaultError, walk
 
 # ---------------------------------------------------------------------------
@@ -163,6 +167,76 @@ def test_vault_resolver_knows_every_file(make_vault):
     resolver = Vault.open(root).resolver
     assert resolver.resolve("dana", "x.md").path == "people/Dana.md"
     assert resolver.resolve("a.png", "x.md").path == "pics/a.png"
+
+
+def test_upper_case_md_extension_is_an_attachment_not_a_note(make_vault):
+    """UP.MD is in files but not in notes, and [[UP]] does not resolve to it as a note."""
+    root = make_vault({"UP.MD": "# Upper\n", "a.md": "[[UP]]\n"})
+    vault = Vault.open(root)
+    assert vault.files == ["UP.MD", "a.md"]
+    assert vault.notes == ["a.md"]
+    assert vault.resolver.resolve("UP", "a.md").path is None
+
+
+def test_upper_case_md_attachment_resolves_by_its_full_name(make_vault):
+    """[[UP.MD]] names the attachment UP.MD by its full name, as [[pic.png]] does."""
+    root = make_vault({"UP.MD": "# Upper\n", "a.md": "[[UP.MD]]\n"})
+    assert Vault.open(root).resolver.resolve("UP.MD", "a.md").path == "UP.MD"
+
+
+# ---------------------------------------------------------------------------
+# Notes that cannot be read
+
+
+def test_note_deleted_after_the_walk_comes_back_unreadable(make_vault):
+    """Vault.open, then the file goes: vault.note gives text None and 'cannot read: ...'."""
+    root = make_vault({"a.md": "[[gone]]\n", "gone.md": "[[a]]\n"})
+    vault = Vault.open(root)
+    (root / "gone.md").unlink()
+    note = vault.note("gone.md")
+    assert note.text is None
+    assert note.error == "cannot read: No such file or directory"
+
+
+def test_health_report_lists_a_note_deleted_after_the_walk_as_unreadable(make_vault):
+    """health_report does not raise; the vanished note is under unreadable with its error."""
+    root = make_vault({"a.md": "[[gone]]\n", "gone.md": "[[a]]\n"})
+    vault = Vault.open(root)
+    (root / "gone.md").unlink()
+    report = health_report(vault, load_schema(root))
+    assert report["unreadable"] == [{"path": "gone.md", "error": "cannot read: No such file or directory"}]
+    assert report["notes"] == 2
+    assert report["broken_links"] == []  # [[gone]] still names a file of the walk
+
+
+def test_note_larger_than_the_limit_is_reported_and_not_read(make_vault, monkeypatch):
+    """With MAX_NOTE_BYTES = 100, a 200-byte note is unreadable ('larger than ...') and never opened."""
+    root = make_vault({"big.md": "[[a]]" + "x" * 195, "a.md": "[[big]]\n"})
+    monkeypatch.setattr(autograph.vault, "MAX_NOTE_BYTES", 100)
+    opened: list[str] = []
+    real = autograph.vault.read_note
+
+    def recording(folder, path):
+        opened.append(path)
+        return real(folder, path)
+
+    monkeypatch.setattr(autograph.vault, "read_note", recording)
+    vault = Vault.open(root)
+    note = vault.note("big.md")
+    assert (note.text, note.data) == (None, b"")
+    assert note.error.startswith("larger than ") and note.error.endswith("not read")
+    report = health_report(vault, load_schema(root))
+    assert [row["path"] for row in report["unreadable"]] == ["big.md"]
+    assert report["unreadable"][0]["error"] == note.error
+    assert opened == ["a.md"]
+
+
+def test_note_of_exactly_the_limit_is_read(make_vault, monkeypatch):
+    """A note of MAX_NOTE_BYTES bytes is read as usual (the limit is 'larger than')."""
+    root = make_vault({"edge.md": "[[a]]" + "x" * 95})
+    monkeypatch.setattr(autograph.vault, "MAX_NOTE_BYTES", 100)
+    note = Vault.open(root).note("edge.md")
+    assert (note.error, len(note.text)) == (None, 100)
 
 
 # ---------------------------------------------------------------------------
@@ -424,3 +498,30 @@ def test_cache_of_another_vault_copy_is_not_trusted(make_vault, tmp_path, monkey
     result = index_everything(other)
     assert calls == ["a.md"]
     assert [link[0] for link in result["a.md"][4]] == ["b", "z", "pic.png"]
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_seen(make_vault):
+    """Same size, mtime set back with os.utime: the change time differs, so health sees the new broken link."""
+    root = make_vault({"a.md": "See [[b]].\n", "b.md": "[[a]]\n"})
+    vault = Vault.open(root)
+    index = NoteIndex(vault)
+    assert health_report(vault, load_schema(root), index)["broken_links"] == []
+    index.save()
+    assert (root / CACHE).is_file()
+
+    path = root / "a.md"
+    before = path.stat()
+    path.write_bytes(b"See [[c]].\n")  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    for _ in range(200):  # on a coarse clock, wait until the change time moves
+        if path.stat().st_ctime_ns != before.st_ctime_ns:
+            break
+        time.sleep(0.01)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ctime_ns != before.st_ctime_ns
+
+    vault = Vault.open(root)
+    report = health_report(vault, load_schema(root), NoteIndex(vault))
+    assert [(r["source"], r["line"], r["target"]) for r in report["broken_links"]] == [("a.md", 1, "c")]
