@@ -185,6 +185,38 @@ def test_br16_shell_and_toml_brackets_in_code():
     ]
 
 
+MATH_ESCAPES_AND_BLOCK_STARTS = [
+    # math holds no links; a lone $ in prose is not math
+    ("x $[[a]]$ y [[B]]\n", ["B"]),
+    ("$$\n[[b]]\n$$\n[[B]]\n", ["B"]),
+    ("costs $5 and $10 [[c]]\n", ["c"]),
+    # a backslash escapes the bracket; an escaped backslash does not
+    ("\\[[d]] [[B]]\n", ["B"]),
+    ("\\\\[[e]]\n", ["e"]),
+    # an indented line after a block that cannot continue is indented code
+    ("# Heading\n    [[f]]\n[[B]]\n", ["B"]),
+    ("Para\n\n***\n    [[g]]\n[[B]]\n", ["B"]),
+    ("Para\n\n---\n    [[h]]\n[[B]]\n", ["B"]),
+    ("```\ncode\n```\n    [[i]]\n[[B]]\n", ["B"]),
+    # ... but continues a paragraph
+    ("Para\n    [[j]]\n", ["j"]),
+    # a fence in a container ends with the container
+    ("> ```\n> [[k]]\nafter [[B]]\n", ["B"]),
+    ("- item\n  ```\n  [[l]]\n\nafter [[B]]\n", ["B"]),
+    # four spaces after a paragraph and a blank line: indented code, not a fence
+    ("Para\n\n    ```\n    [[m]]\n    ```\n[[B]]\n", ["B"]),
+    ("Para\n\n    ```\n[[B]]\n", ["B"]),
+]
+
+
+@pytest.mark.parametrize(
+    "text, expected", MATH_ESCAPES_AND_BLOCK_STARTS, ids=[repr(t) for t, _ in MATH_ESCAPES_AND_BLOCK_STARTS]
+)
+def test_math_escapes_and_block_starts(text, expected):
+    """Math, escaped brackets and indented code after headings, rules and fences hold no links."""
+    assert targets(text) == expected
+
+
 # ---------------------------------------------------------------------------
 # Line numbers
 
@@ -271,6 +303,28 @@ def test_note_links_lists_frontmatter_links_before_body_links():
         ("X", 4, "property"),  # the list item's own line
         ("Y", 6, "wikilink"),
     ]
+
+
+def test_property_list_items_get_their_own_lines():
+    """list: - "[[m7]]" - "[[m8]]": each link has its item's line (4 and 5), not the key's (3)."""
+    note = Note.from_bytes("n.md", b'---\ntitle: x\nlist:\n  - "[[m7]]"\n  - "[[m8]]"\n---\nBody [[z]]\n')
+    assert [(link.target, link.line, link.kind, link.key) for link in note_links(note)] == [
+        ("m7", 4, "property", "list"),
+        ("m8", 5, "property", "list"),
+        ("z", 7, "wikilink", None),
+    ]
+
+
+def test_property_list_items_whose_targets_share_a_prefix():
+    """[[m7]] then [[m]]: the shorter target is not placed on the longer one's line."""
+    note = Note.from_bytes("n.md", b'---\nlist:\n  - "[[m7]]"\n  - "[[m]]"\n  - "[[m7]]"\n---\n')
+    assert [(link.target, link.line) for link in note_links(note)] == [("m7", 3), ("m", 4), ("m7", 5)]
+
+
+def test_property_list_item_with_two_links_gives_both_its_line():
+    """list: - "[[m7]] and [[m]]" - "[[z]]": m7 and m are on line 3, z on line 4."""
+    note = Note.from_bytes("n.md", b'---\nlist:\n  - "[[m7]] and [[m]]"\n  - "[[z]]"\n---\n')
+    assert [(link.target, link.line) for link in note_links(note)] == [("m7", 3), ("m", 3), ("z", 4)]
 
 
 # ---------------------------------------------------------------------------
