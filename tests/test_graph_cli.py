@@ -93,6 +93,8 @@ SMALL = {
     "pic.png": b"\x89PNG",
 }
 
+PAIR = {"a.md": "[[b]]\n", "b.md": "[[a]]\n"}
+
 
 # ---------------------------------------------------------------------------
 # health on the example vault
@@ -224,6 +226,20 @@ def test_empty_vault_scores_100(make_vault):
     assert (report["score"], report["notes"], report["links"]) == (100, 0, 0)
 
 
+def test_empty_vault_has_every_penalty_at_zero(make_vault):
+    """An empty vault: all six penalties present and 0, score 100."""
+    report = graph_json("health", make_vault({}), "--dry-run")
+    assert report["penalties"] == {
+        "orphans": 0,
+        "broken_links": 0,
+        "link_sparsity": 0,
+        "description": 0,
+        "invalid_frontmatter": 0,
+        "broken_anchors": 0,
+    }
+    assert report["score"] == 100
+
+
 def test_vault_without_links_score(make_vault):
     # 3 orphans of 3 cards (30), no links (sparsity 15), no descriptions (10): 100 - 55
     report = graph_json("health", make_vault({"a.md": "A", "b.md": "B", "c.md": "C"}), "--dry-run")
@@ -247,6 +263,20 @@ def test_fail_under_with_json_still_prints_the_report(example, example_report):
     proc = graph("health", example, "--dry-run", "--json", "--fail-under", 100)
     assert proc.returncode == 1
     assert json.loads(proc.stdout)["score"] == example_report["score"]
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-5", "101", "abc"])
+def test_fail_under_must_be_a_score(make_vault, value):
+    """--fail-under nan, inf, -5, 101 or abc: exit 2 with a message naming --fail-under."""
+    proc = graph("health", make_vault(SMALL), "--dry-run", "--fail-under", value)
+    assert_usage_error(proc, "--fail-under")
+
+
+@pytest.mark.parametrize("value", ["0", "100"])
+def test_fail_under_accepts_0_and_100(make_vault, value):
+    """--fail-under 0 and 100 are scores: an empty vault (score 100) passes both."""
+    proc = graph("health", make_vault({}), "--dry-run", "--fail-under", value)
+    assert (proc.returncode, proc.stderr) == (0, "")
 
 
 # ---------------------------------------------------------------------------
@@ -421,6 +451,25 @@ def test_no_command_prints_usage_and_exits_2():
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize(
+    "args", [["health", ""], ["health", "", "--json"], ["health", " "], ["orphans", ""], ["backlinks", "", "a"]]
+)
+def test_empty_vault_argument_is_refused(make_vault, args):
+    """VAULT "" (an unset variable in cron): exit 2 naming VAULT, nothing written in the current folder."""
+    root = make_vault(PAIR)
+    proc = graph(*args, cwd=root)
+    assert_usage_error(proc, "VAULT")
+    assert sorted(p.name for p in root.iterdir()) == ["a.md", "b.md"]
+
+
+@pytest.mark.parametrize("command, args", [("health", []), ("orphans", []), ("backlinks", ["a"])])
+def test_misspelled_option_after_the_vault_shows_the_commands_usage(make_vault, command, args):
+    """graph.py health VAULT --bogus: exit 2 with 'usage: graph.py health', not the top-level usage."""
+    proc = graph(command, make_vault(PAIR), *args, "--bogus")
+    assert_usage_error(proc, f"usage: graph.py {command} ", "--bogus")
+    assert "COMMAND ..." not in proc.stderr
+
+
 # ---------------------------------------------------------------------------
 # backlinks and orphans
 
@@ -459,6 +508,68 @@ def test_backlinks_of_an_unknown_note(make_vault):
     proc = graph("backlinks", make_vault(LINKED), "Nobody")
     assert_usage_error(proc, "Nobody")
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "cwd, note",
+    [
+        pytest.param("vault", "people/Dana Reyes.md", id="vault-path-from-the-vault"),
+        pytest.param("vault", "./people/Dana Reyes.md", id="dot-slash"),
+        pytest.param("parent", "vault/people/Dana Reyes.md", id="file-path-from-the-current-folder"),
+        pytest.param("parent", "ABSOLUTE", id="absolute-file-path"),
+        pytest.param("parent", "[[Dana Reyes#Role|Dana]]", id="wikilink"),
+        pytest.param("parent", "Dana Reyes#Role", id="name-with-fragment"),
+    ],
+)
+def test_backlinks_note_forms(make_vault, cwd, note):
+    """NOTE as a path (vault, current folder, absolute), a [[wikilink]] or a name#fragment finds the same note."""
+    root = make_vault(LINKED)
+    note = str(root / "people" / "Dana Reyes.md") if note == "ABSOLUTE" else note
+    report = graph_json("backlinks", root, note, "--dry-run", cwd=root if cwd == "vault" else root.parent)
+    assert report["note"] == "people/Dana Reyes.md"
+    assert report["sources"] == ["a.md", "notes/b.md"]
+    assert len(report["backlinks"]) == 3
+
+
+@pytest.mark.parametrize("where", ["absolute", "relative"])
+def test_backlinks_of_a_file_outside_the_vault(make_vault, tmp_path, where):
+    """NOTE a file outside the vault (absolute, or ../outside.md from the vault): exit 2."""
+    root = make_vault(LINKED)
+    (tmp_path / "outside.md").write_text("[[Dana Reyes]]\n")
+    note = tmp_path / "outside.md" if where == "absolute" else "../outside.md"
+    assert_usage_error(graph("backlinks", root, note, cwd=root), "outside.md", "not inside the vault")
+
+
+@pytest.mark.parametrize("note", ["", "  "])
+def test_backlinks_of_an_empty_note(make_vault, note):
+    """NOTE "" or blank: exit 2 naming NOTE."""
+    assert_usage_error(graph("backlinks", make_vault(LINKED), note), "NOTE")
+
+
+def test_backlinks_of_a_name_only_broken_links_use(make_vault):
+    """c.md links [[here]], no note has that name: exit 0, note null, the broken link listed."""
+    root = make_vault(LINKED)
+    assert graph_json("backlinks", root, "here", "--dry-run") == {
+        "note": None,
+        "backlinks": [{"source": "c.md", "line": 1, "target": "here", "kind": "wikilink"}],
+        "sources": ["c.md"],
+    }
+    proc = graph("backlinks", root, "here", "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "here (no such note; these links are broken): 1 backlink from 1 note",
+        "  c.md:1  here",
+    ]
+
+
+def test_backlinks_human_output_singular_and_zero(make_vault):
+    """'1 backlink from 1 note' and '0 backlinks from 0 notes'."""
+    root = make_vault({"x.md": "alone\n", "y.md": "[[x]]\n"})
+    assert graph("backlinks", root, "x", "--dry-run").stdout.splitlines() == [
+        "x.md: 1 backlink from 1 note",
+        "  y.md:1  x",
+    ]
+    assert graph("backlinks", root, "y", "--dry-run").stdout.splitlines() == ["y.md: 0 backlinks from 0 notes"]
 
 
 def test_backlinks_on_the_example_vault_by_path_and_by_name(example):
