@@ -29,6 +29,7 @@ __all__ = [
     "UsageError",
     "add_common",
     "add_vault",
+    "carry_out",
     "plural",
     "printable",
     "score_value",
@@ -72,14 +73,15 @@ def vault_folder(text: str) -> str:
     return text
 
 
-def score_value(text: str) -> float:
-    """argparse type for a score threshold: a number from 0 to 100."""
+def score_value(text: str, top: float = 100.0) -> float:
+    """argparse type for a threshold: a number from 0 to ``top`` (a score
+    0-100, or a share 0-1)."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a score from 0 to 100") from None
-    if not math.isfinite(value) or not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a score; give a number from 0 to 100")
+        value = math.nan
+    if not math.isfinite(value) or not 0 <= value <= top:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number from 0 to {top:g}")
     return value
 
 
@@ -105,7 +107,7 @@ def load(args) -> tuple[Vault, object]:
     vault = Vault.open(args.vault)
     schema = load_schema(vault.root, getattr(args, "schema", None))
     for warning in vault.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     return vault, schema
 
 
@@ -168,3 +170,30 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: internal error (exit code {EXIT_CRASH}); please report it", file=sys.stderr)
         return EXIT_CRASH
     return EXIT_USAGE
+
+
+def carry_out(root, edits, apply: bool, show_diff: bool, as_json: bool) -> dict:
+    """Write ``edits`` (with ``apply``) or preview them; print the human
+    report unless ``as_json``.  Returns ``{"edits": [{path, reason}],
+    "written": [path], "conflicts": [{path, error}]}`` for JSON output.
+    Raises :class:`store.PathError` before writing anything if a path would
+    leave the vault."""
+    from . import store
+
+    result = store.apply(root, edits) if apply else None
+    data = {
+        "edits": [{"path": e.path, "reason": e.reason} for e in edits],
+        "written": result.written if result else [],
+        "conflicts": [{"path": p, "error": why} for p, why in result.conflicts] if result else [],
+    }
+    if not as_json:
+        verb = "changed" if apply else "would change"
+        print(f"{plural(len(edits), 'note')} {verb}" + ("" if apply or not edits else " (run with --apply to write)"))
+        for edit in edits:
+            print(f"  {printable(edit.path)}  {edit.reason}")
+            if show_diff:
+                for line in store.diff(edit).splitlines():
+                    print("    " + printable(line))
+        for path, why in result.conflicts if result else ():
+            print(f"conflict, not written: {printable(path)} ({why})", file=sys.stderr)
+    return data

@@ -150,8 +150,8 @@ def previous_entry(root: Path) -> dict | None:
     finite number) is skipped line by line, never trusted.
     """
     try:
-        lines = (root / store.GRAPH_DIR / HISTORY).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
+        lines = (root / store.GRAPH_DIR / HISTORY).read_bytes().decode("utf-8", "replace").splitlines()
+    except OSError:
         return None
     for line in reversed(lines):
         try:

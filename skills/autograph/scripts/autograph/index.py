@@ -38,16 +38,17 @@ def note_links(note) -> list[Link]:
     if block is not None and block.valid and block.properties:
         lines = note.text[block.start : block.end].split("\n")
         spans = {entry.key: (entry.start, entry.end) for entry in block.entries}
-        cursor: dict[str, int] = {}
+        cursor: dict[str, tuple[int, int]] = {}  # key -> (line, column) after the last link found
         for link in property_links(block.properties, {key: start + 2 for key, (start, _) in spans.items()}):
             start, end = spans.get(link.key, (0, 0))
-            at = next(
-                (i for i in range(cursor.get(link.key, start), end) if "[[" + link.target in lines[i]),
-                None,
-            )
-            if at is not None:
-                cursor[link.key] = at + 1
-                link = link._replace(line=at + 2)
+            line, column = cursor.get(link.key, (start, 0))
+            while line < end:
+                at = lines[line].find("[[" + link.target, column)
+                if at >= 0:
+                    cursor[link.key] = (line, at + 2)
+                    link = link._replace(line=line + 2)
+                    break
+                line, column = line + 1, 0
             found.append(link)
     found.extend(scan(note.text, note.body_offset, note.body_line))
     return found

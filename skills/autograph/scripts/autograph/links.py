@@ -649,8 +649,12 @@ class Resolver:
             typed = unicodedata.normalize("NFC", typed)
         key = typed.lower()
         if key.endswith(".md"):
-            typed, key = typed[:-3], key[:-3]
-            candidates = self._match(self._notes, key)
+            # a note, else a file by its full name ("UP.MD" is not a note)
+            candidates = self._match(self._notes, key[:-3])
+            if candidates:
+                typed, key = typed[:-3], key[:-3]
+            else:
+                candidates = self._match(self._files, key)
         elif "." in key.rsplit("/", 1)[-1]:
             # "img.png": a file by its full name first, then a note "img.png.md"
             candidates = self._match(self._files, key) or self._match(self._notes, key)

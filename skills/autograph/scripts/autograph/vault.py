@@ -153,7 +153,7 @@ class Vault:
             try:
                 full = os.path.join(str(self.root), path)
                 if os.path.getsize(full) > MAX_NOTE_BYTES:
-                    note = Note(path, b"", None, False, f"larger than {MAX_NOTE_BYTES >> 20} MiB; not read")
+                    note = Note(path, b"", None, False, f"larger than {MAX_NOTE_BYTES:,} bytes; not read")
                 else:
                     note = read_note(str(self.root), path)
             except OSError as exc:
