@@ -60,7 +60,14 @@ def _folder_problem(folder: str) -> str | None:
     return None
 
 
-_NODE_TYPE_KEYS = {"description", "folder", "required", "status", "supersedable"}
+_NODE_TYPE_KEYS = {"description", "folder", "required", "status", "supersedable", "defaults"}
+
+# Obsidian's property types (.obsidian/types.json), and other names for them.
+PROPERTY_TYPES = {"text", "multitext", "number", "checkbox", "date", "datetime", "aliases", "tags"}
+PROPERTY_TYPE_ALIASES = {
+    "string": "text", "str": "text", "list": "multitext", "int": "number", "integer": "number",
+    "float": "number", "bool": "checkbox", "boolean": "checkbox",
+}
 
 
 def _check_node_types(value, path: str, problems: list[str]) -> None:
@@ -90,6 +97,12 @@ def _check_node_types(value, path: str, problems: list[str]) -> None:
                 problems.append(f"{where}.{key}: expected a list of strings")
         if "supersedable" in spec and not isinstance(spec["supersedable"], bool):
             problems.append(f"{where}.supersedable: expected true or false")
+        if "defaults" in spec:
+            defaults = spec["defaults"]
+            if not isinstance(defaults, dict) or not all(
+                isinstance(v, (str, int, float, bool, list)) for k, v in defaults.items() if not k.startswith("_")
+            ):
+                problems.append(f"{where}.defaults: expected property -> default value, like {{\"status\": \"active\"}}")
         statuses = spec.get("status")
         if _is_str_list(statuses) and statuses and "superseded" not in statuses and spec.get("supersedable", True):
             problems.append(
@@ -150,6 +163,43 @@ def _check_str_map(value, path: str, problems: list[str]) -> None:
         problems.append(f"{path}: expected an object whose values are strings")
 
 
+def _check_properties(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected property -> type, like {{\"due\": \"date\"}}")
+        return
+    for name, kind in value.items():
+        if name.startswith("_"):
+            continue
+        if not isinstance(kind, str) or (kind not in PROPERTY_TYPES and kind not in PROPERTY_TYPE_ALIASES):
+            problems.append(
+                f"{path}.{name}: unknown property type {kind!r}; use one of {', '.join(sorted(PROPERTY_TYPES))}"
+            )
+
+
+def _check_fields_object(*keys: tuple[str, type, str]):
+    """A checker for an object whose known keys each hold one kind of value."""
+
+    def check(value, path: str, problems: list[str]) -> None:
+        if not isinstance(value, dict):
+            problems.append(f"{path}: expected an object with {', '.join(k for k, _, _ in keys)}")
+            return
+        known = {name: (kind, hint) for name, kind, hint in keys}
+        for key, item in value.items():
+            if key.startswith("_"):
+                continue
+            if key not in known:
+                problems.append(f"{path}.{key}: unknown key; known keys are {', '.join(sorted(known))}")
+                continue
+            kind, hint = known[key]
+            ok = _is_str_list(item) if kind is list else (
+                isinstance(item, kind) and not (kind is int and isinstance(item, bool))
+            )
+            if not ok:
+                problems.append(f"{path}.{key}: expected {hint}")
+
+    return check
+
+
 def _check_str_list(value, path: str, problems: list[str]) -> None:
     if not _is_str_list(value):
         problems.append(f"{path}: expected a list of strings")
@@ -188,9 +238,16 @@ _TOP_LEVEL = {
     "path_type_hints": _check_str_map,
     "status_order": _check_str_list,
     "status_defaults": _check_str_map,
-    "richness_fields": _check_object,
-    "conflict_fields": _check_object,
-    "identity": _check_object,
+    "richness_fields": _check_fields_object(("bonus_fields", list, "a list of property names")),
+    "conflict_fields": _check_fields_object(("fields", list, "a list of property names")),
+    "identity": _check_fields_object(
+        ("match_fields", list, "a list of property names, like [\"email\", \"phone\"]"),
+        ("ignore_values", list, "a list of strings"),
+        ("same_type_only", bool, "true or false"),
+        ("same_domain_only", bool, "true or false"),
+        ("max_shared", int, "a whole number"),
+    ),
+    "properties": _check_properties,
     "decay": _check_decay,
     "ignore_tags": _check_str_list,
     "entity_extraction": _check_object,
@@ -213,10 +270,31 @@ def validate(data) -> list[str]:
         else:
             check(value, f"$.{key}", problems)
     types = data.get("node_types")
-    if isinstance(types, dict):
-        for name, target in (data.get("type_aliases") or {}).items() if isinstance(data.get("type_aliases"), dict) else ():
-            if not name.startswith("_") and isinstance(target, str) and types and target not in types:
-                problems.append(f"$.type_aliases.{name}: maps to {target!r}, which is not in node_types; add the type or fix the alias")
+    if isinstance(types, dict) and types:
+        names = {name for name in types if not name.startswith("_")}
+        for key, what in (("type_aliases", "maps to"), ("path_type_hints", "hints")):
+            mapping = data.get(key)
+            for name, target in mapping.items() if isinstance(mapping, dict) else ():
+                if not name.startswith("_") and isinstance(target, str) and target not in names:
+                    problems.append(
+                        f"$.{key}.{name}: {what} {target!r}, which is not in node_types; add the type or fix the entry"
+                    )
+        defaults = data.get("status_defaults")
+        for name, status in defaults.items() if isinstance(defaults, dict) else ():
+            spec = types.get(name)
+            allowed = spec.get("status") if isinstance(spec, dict) else None
+            if name.startswith("_") or not isinstance(status, str):
+                continue
+            if name != "default" and spec is None:
+                problems.append(f"$.status_defaults.{name}: {name!r} is not in node_types; use a type name or \"default\"")
+            elif _is_str_list(allowed) and allowed and status not in allowed:
+                problems.append(
+                    f"$.status_defaults.{name}: {status!r} is not in $.node_types.{name}.status; add it there or pick one of its statuses"
+                )
+    hints = data.get("path_type_hints")
+    for folder in hints if isinstance(hints, dict) else ():
+        if not folder.startswith("_") and (why := _folder_problem(folder)) is not None:
+            problems.append(f"$.path_type_hints.{folder}: folder {why}")
     return problems
 
 
@@ -251,6 +329,78 @@ class Schema:
         """Index and Map-of-Content notes: by file stem or by ``type``."""
         kind = properties.get("type")
         return stem.lower() in self.hub_names or (isinstance(kind, str) and kind.lower() in self.hub_types)
+
+    def section(self, key: str) -> dict:
+        """A top-level object of the schema without its ``_comment`` keys."""
+        value = self.data.get(key)
+        return {k: v for k, v in value.items() if not k.startswith("_")} if isinstance(value, dict) else {}
+
+    @property
+    def type_aliases(self) -> dict[str, str]:
+        return self.section("type_aliases")
+
+    @property
+    def field_fixes(self) -> dict[str, dict[str, str]]:
+        """Property -> {wrong value: right value}; the only way a status
+        outside its enum is ever rewritten."""
+        return {k: {w: r for w, r in v.items() if not w.startswith("_")} for k, v in self.section("field_fixes").items()}
+
+    @property
+    def properties(self) -> dict[str, str]:
+        """Property -> Obsidian property type (``text``, ``number``, ...)."""
+        return {k: PROPERTY_TYPE_ALIASES.get(v, v) for k, v in self.section("properties").items()}
+
+    def statuses(self, kind: str) -> list[str]:
+        """The allowed statuses of a type (empty: any status)."""
+        return list(self.node_types.get(kind, {}).get("status") or [])
+
+    def required(self, kind: str) -> list[str]:
+        return list(self.node_types.get(kind, {}).get("required") or [])
+
+    def folder_of(self, kind: str) -> str | None:
+        """The folder cards of a type live in (``""`` = the vault's root), or None."""
+        folder = self.node_types.get(kind, {}).get("folder")
+        return folder.strip("/") if isinstance(folder, str) else None
+
+    def default_for(self, kind: str, name: str):
+        """The value the schema gives a missing property, or None.
+
+        From the type's ``defaults``; for ``status`` also ``status_defaults``
+        (the type's entry, then ``default``), kept only if the type allows it.
+        """
+        spec = self.node_types.get(kind, {})
+        value = (spec.get("defaults") or {}).get(name)
+        if value is None and name == "status":
+            defaults = self.section("status_defaults")
+            value = defaults.get(kind, defaults.get("default"))
+            allowed = self.statuses(kind)
+            if allowed and value not in allowed:
+                value = None
+        return value
+
+    def infer_type(self, path: str) -> str | None:
+        """The type a note's folder suggests: the longest matching folder among
+        ``path_type_hints`` and the types' ``folder``s; None when none matches.
+        Deterministic: ties go to the hint, then to the type name."""
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        candidates = [(hint.strip("/"), 0, kind) for hint, kind in self.section("path_type_hints").items()]
+        candidates += [(f, 1, kind) for kind in self.node_types if (f := self.folder_of(kind))]
+        best = None
+        for prefix, rank, kind in candidates:
+            if prefix and (folder == prefix or folder.startswith(prefix + "/")):
+                key = (-len(prefix), rank, kind)
+                if best is None or key < best[0]:
+                    best = (key, kind)
+        return best[1] if best else None
+
+    def infer_domain(self, path: str) -> str | None:
+        """The domain of a note's folder (``domain_inference``, longest prefix)."""
+        best = None
+        for prefix, domain in self.section("domain_inference").items():
+            prefix = prefix.strip("/")
+            if prefix and (path == prefix or path.startswith(prefix + "/")) and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), domain)
+        return best[1] if best else None
 
 
 def _merge(base: dict, override: dict) -> dict:

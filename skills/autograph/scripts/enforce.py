@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""enforce.py: check a vault against its schema, and fix what the schema allows."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from autograph import cli, compliance, repair, store  # noqa: E402
+from autograph.vault import Vault  # noqa: E402
+
+RULE_LINES = "\n".join(f"  {rule:<20} {severity:<8} {what}" for rule, (severity, what) in compliance.RULES.items())
+
+EPILOG = f"""\
+Rules (rule, severity, what it checks):
+{RULE_LINES}
+
+Fixes, written only with --apply and only as surgical frontmatter edits
+(every other line and the body keep their bytes): type_aliases, field_fixes
+(the only way a status outside its list is rewritten), a missing type the
+note's folder gives (path_type_hints, the types' folders), missing required
+properties the schema gives a default for (defaults, status_defaults), and
+tags without '#' and empty items.  Everything else is reported only.
+
+--repair rewrites frontmatter that does not parse or reads wrong (tabs in
+indentation, an unquoted value holding ': ', '#tags' read as comments); it
+always shows the diff, and writes only with --apply.
+
+Compliance score: the mean over notes of 1 - the heaviest finding (error 1,
+warning 0.5, info 0), times 100.  Output options never change it.
+
+JSON keys (--json): vault, schema (path or null), notes, score, by_rule{{rule:
+n}}, findings[{{path, line, rule, severity, message, key, fix, fixable}}],
+fixable, edits[{{path, reason}}], written[], conflicts[{{path, error}}],
+repairs[{{path, done[]}}], after (with --apply: {{score, by_rule, fixable}} once
+the writes are done, else null).
+
+Exit codes: 0 done; 1 score under --fail-under; 2 bad usage, vault or
+schema; 3 I/O failure or bug.
+
+Examples:
+  enforce.py ~/vault                      # report, write nothing
+  enforce.py ~/vault --diff               # also show the fixes as diffs
+  enforce.py ~/vault --apply              # write the fixes
+  enforce.py ~/vault --repair             # show repairs of broken frontmatter
+  enforce.py ~/vault --repair --apply     # write them
+"""
+SHOWN = 40
+
+
+def _human(report: compliance.Report, schema_source) -> str:
+    lines = [f"compliance: {report.score}/100 · {cli.plural(report.notes, 'note')} · schema: {schema_source or 'built-in defaults'}"]
+    if report.findings:
+        lines.append("by rule: " + ", ".join(f"{rule} {n}" for rule, n in report.by_rule().items()))
+        lines.append("")
+        for finding in report.findings[:SHOWN]:
+            mark = " (fixable)" if finding.fix is not None else ""
+            lines.append(f"{cli.printable(finding.path)}:{finding.line}  {finding.severity}  {finding.rule}: "
+                         f"{cli.printable(finding.message)}{mark}")
+        if len(report.findings) > SHOWN:
+            lines.append(f"... {len(report.findings) - SHOWN} more (--json lists all)")
+    fixable = len(report.fixable())
+    lines.append("")
+    lines.append(f"{cli.plural(fixable, 'finding')} fixable" + (" (enforce.py --apply writes the fixes)" if fixable else ""))
+    return "\n".join(lines)
+
+
+def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[store.Edit], list[dict]]:
+    edits, done = [], []
+    paths = sorted({f.path for f in report.findings if f.rule in ("invalid-frontmatter", "yaml-comment")})
+    for path in paths:
+        note = vault.note(path)
+        result = repair.repair(note.text) if note.text is not None else None
+        if result is not None:
+            text, steps = result
+            edits.append(store.Edit(path, note.data, note.encode(text), "repair: " + "; ".join(steps)))
+            done.append({"path": path, "done": steps})
+    return edits, done
+
+
+def cmd_enforce(args) -> int:
+    vault, schema = cli.load(args)
+    apply = args.apply and not args.dry_run
+    report = compliance.check(vault, schema)
+    if not args.json:
+        print(_human(report, schema.source))
+        print()
+    repairs: list[dict] = []
+    if args.repair:
+        edits, repairs = _repairs(vault, report)
+        outcome = cli.carry_out(vault.root, edits, apply, True, args.json)
+    else:
+        edits = compliance.plan_fixes(vault, report)
+        outcome = cli.carry_out(vault.root, edits, apply, args.diff, args.json)
+    after = None
+    if apply:
+        later = compliance.check(Vault.open(args.vault), schema)
+        after = {"score": later.score, "by_rule": later.by_rule(), "fixable": len(later.fixable())}
+        if not args.json:
+            print(f"after the writes: compliance {after['score']}/100, {cli.plural(after['fixable'], 'finding')} fixable")
+    if args.json:
+        cli.print_json({
+            "vault": str(vault.root),
+            "schema": str(schema.source) if schema.source else None,
+            "notes": report.notes,
+            "score": report.score,
+            "by_rule": report.by_rule(),
+            "findings": [f.as_dict() for f in report.findings],
+            "fixable": len(report.fixable()),
+            **outcome,
+            "repairs": repairs,
+            "after": after,
+        })
+    final = after["score"] if after else report.score
+    if args.fail_under is not None and final < args.fail_under:
+        return cli.EXIT_FOUND
+    return cli.EXIT_OK
+
+
+def build_parser():
+    parser = cli.make_parser("enforce.py", "Check every note against the schema; fix what the schema allows.", EPILOG)
+    cli.add_common(parser, dry_run_help="write nothing, even with --apply (the default already writes nothing)")
+    parser.add_argument("--apply", action="store_true", help="write the fixes (or, with --repair, the repairs)")
+    parser.add_argument("--repair", action="store_true", help="repair frontmatter that does not parse or reads wrong")
+    parser.add_argument("--diff", action="store_true", help="show each fix as a unified diff")
+    parser.add_argument("--fail-under", type=cli.score_value, metavar="N", help="exit 1 when the compliance score is under N (0-100)")
+    parser.set_defaults(func=cmd_enforce)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli.run(build_parser(), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
