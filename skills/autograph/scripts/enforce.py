@@ -32,7 +32,7 @@ Compliance score: the mean over notes of 1 - the heaviest finding (error 1,
 warning 0.5, info 0), times 100.  Output options never change it.
 
 JSON keys (--json): vault, schema (path or null), notes, score, by_rule{{rule:
-n}}, findings[{{path, line, rule, severity, message, key, fix, fixable}}],
+n}}, by_note{{path: n}}, findings[{{path, line, rule, severity, message, key, fix, fixable}}],
 fixable, edits[{{path, reason}}], written[], conflicts[{{path, error}}],
 repairs[{{path, done[]}}], after (with --apply: {{score, by_rule, fixable}} once
 the writes are done, else null).
@@ -107,6 +107,7 @@ def cmd_enforce(args) -> int:
             "notes": report.notes,
             "score": report.score,
             "by_rule": report.by_rule(),
+            "by_note": report.by_note(),
             "findings": [f.as_dict() for f in report.findings],
             "fixable": len(report.fixable()),
             **outcome,

@@ -87,6 +87,12 @@ class Report:
             counts[finding.rule] = counts.get(finding.rule, 0) + 1
         return dict(sorted(counts.items()))
 
+    def by_note(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for finding in self.findings:
+            counts[finding.path] = counts.get(finding.path, 0) + 1
+        return counts
+
     def fixable(self) -> list[Finding]:
         return [f for f in self.findings if f.fix is not None]
 
