@@ -125,9 +125,7 @@ def _list_column(text: str, line_start: int, indent: int) -> int:
         item = _LIST_ITEM.match(line)
         if item is None:
             return 0
-        marker = _width(line[: item.end(2)])
-        spaces = _width(line[: item.end(3)]) - marker
-        column = marker + (spaces if 1 <= spaces <= 4 else 1)
+        column = _item_column(line, item)
         return column if column <= indent else 0
     return 0
 
@@ -310,6 +308,14 @@ def _has_indented_candidate(text: str) -> bool:
 _LIST_ITEM = re.compile(r"([ \t]*)([-+*]|\d{1,9}[.)])([ \t]+|$)")
 
 
+def _item_column(line: str, item: re.Match) -> int:
+    """Column where a list item's content starts (CommonMark: after the marker
+    and 1-4 spaces; 1 when more spaces follow, which start indented code)."""
+    marker = _width(line[: item.end(2)])
+    spaces = _width(line[: item.end(3)]) - marker
+    return marker + (spaces if 1 <= spaces <= 4 else 1)
+
+
 def _width(prefix: str) -> int:
     """Column width of leading whitespace (tabs to the next multiple of 4)."""
     col = 0
@@ -354,11 +360,9 @@ def _indented_code(text: str, regions: list[tuple[int, int]]) -> list[tuple[int,
                 in_code = False
                 item = _LIST_ITEM.match(line)
                 if item:
-                    marker = _width(line[: item.end(2)])
-                    spaces = _width(line[: item.end(3)]) - marker
                     while lists and lists[-1] > col:
                         lists.pop()
-                    lists.append(marker + (spaces if 1 <= spaces <= 4 else 1))
+                    lists.append(_item_column(line, item))
                 elif col < 4 and _BLOCK_END.match(line.rstrip("\r")):
                     blank_before = True  # a heading or rule closes no paragraph
                     pos = end + 1
