@@ -34,6 +34,24 @@ DEFAULTS: dict = {
     "node_types": {},
     "hubs": {"names": ["MEMORY", "index", "_index"], "types": ["moc", "index", "hub"]},
     "decay": {"rate": 0.015, "floor": 0.1, "tiers": {"active": 7, "warm": 21, "cold": 60}, "type_rates": {}},
+    # Claude Code loads the first 200 lines or 25KB of MEMORY.md (code.claude.com/docs/en/memory)
+    "index": {"files": ["MEMORY.md"], "soft": {"lines": 150, "bytes": 20000}, "hard": {"lines": 200, "bytes": 25000}},
+    "memory": {"folder": "memory", "index": "MEMORY.md", "archive": "archive"},
+}
+
+# The memory store preset (schema key "memory.types"): the four kinds of note
+# an agent keeps, after Claude Code's auto memory.  ``labels`` are lines the
+# body must hold ("Why: ...").
+MEMORY_FIELDS = ["name", "description", "type", "created", "updated"]
+MEMORY_TYPES: dict = {
+    "user": {"description": "Who the user is: role, expertise, preferences that shape the work",
+             "required": MEMORY_FIELDS, "labels": []},
+    "feedback": {"description": "How the user wants the work done: a correction or a confirmed approach",
+                 "required": MEMORY_FIELDS, "labels": ["Why", "How to apply"]},
+    "project": {"description": "Ongoing work: goals, decisions, deadlines, who does what",
+                "required": MEMORY_FIELDS, "labels": ["Why", "How to apply"]},
+    "reference": {"description": "Where information lives outside the store: systems, dashboards, documents",
+                  "required": MEMORY_FIELDS, "labels": []},
 }
 
 # ---------------------------------------------------------------------------
@@ -227,6 +245,103 @@ def _check_version(value, path: str, problems: list[str]) -> None:
         problems.append(f"{path}: expected 1 (the only schema version so far)")
 
 
+def _file_problem(name: str) -> str | None:
+    if not name.strip() or name.endswith(("/", "\\")):
+        return "is not a file name; give a path relative to the vault, like \"MEMORY.md\""
+    if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        return "is an absolute path; give a path relative to the vault, like \"MEMORY.md\""
+    if ".." in PurePosixPath(name.replace("\\", "/")).parts:
+        return "leaves the vault with '..'; give a path inside the vault"
+    return None
+
+
+def _check_index(value, path: str, problems: list[str]) -> None:
+    """``index``: the always-loaded index files and their caps."""
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected an object like {{\"files\": [\"MEMORY.md\"], "
+                        f"\"hard\": {{\"lines\": 200, \"bytes\": 25000}}}}")
+        return
+    for key, item in value.items():
+        where = f"{path}.{key}"
+        if key.startswith("_"):
+            continue
+        if key == "files":
+            if not _is_str_list(item) or not item:
+                problems.append(f"{where}: expected a non-empty list of index files, like [\"MEMORY.md\"]")
+                continue
+            for name in item:
+                if (why := _file_problem(name)) is not None:
+                    problems.append(f"{where}: {name!r} {why}")
+        elif key in ("soft", "hard"):
+            if not isinstance(item, dict):
+                problems.append(f"{where}: expected {{\"lines\": N, \"bytes\": N}}")
+                continue
+            for dim, number in item.items():
+                if dim.startswith("_"):
+                    continue
+                if dim not in ("lines", "bytes"):
+                    problems.append(f"{where}.{dim}: unknown key; known keys are bytes, lines")
+                elif not isinstance(number, int) or isinstance(number, bool) or number <= 0:
+                    problems.append(f"{where}.{dim}: expected a positive whole number of {dim}")
+        else:
+            problems.append(f"{where}: unknown key; known keys are files, hard, soft")
+    soft, hard = value.get("soft"), value.get("hard")
+    for dim in ("lines", "bytes") if isinstance(soft, dict) and isinstance(hard, dict) else ():
+        low, high = soft.get(dim), hard.get(dim)
+        if _is_number(low) and _is_number(high) and low > high:
+            problems.append(f"{path}.soft.{dim}: {low} is above the hard cap {high}; "
+                            f"the soft cap warns before the hard cap is reached, so make it smaller")
+
+
+_MEMORY_KEYS = {"folder", "index", "archive", "types"}
+_MEMORY_TYPE_KEYS = {"description", "required", "labels"}
+
+
+def _check_memory(value, path: str, problems: list[str]) -> None:
+    """``memory``: where the memory store lives and its note types."""
+    if not isinstance(value, dict):
+        problems.append(f"{path}: expected an object like {{\"folder\": \"memory\", \"types\": {{...}}}}")
+        return
+    for key, item in value.items():
+        where = f"{path}.{key}"
+        if key.startswith("_"):
+            continue
+        if key not in _MEMORY_KEYS:
+            problems.append(f"{where}: unknown key; known keys are {', '.join(sorted(_MEMORY_KEYS))}")
+        elif key in ("folder", "archive"):
+            if not isinstance(item, str):
+                example = "memory" if key == "folder" else "archive"
+                problems.append(f"{where}: expected a folder name such as \"{example}\"")
+            elif (why := _folder_problem(item)) is not None:
+                problems.append(f"{where}: {item!r} {why}")
+        elif key == "index":
+            if not isinstance(item, str) or not item.strip() or "/" in item or "\\" in item:
+                problems.append(f"{where}: expected the index's file name in the store, like \"MEMORY.md\"")
+        elif not isinstance(item, dict) or not any(not k.startswith("_") for k in item):
+            problems.append(f"{where}: expected an object of type name -> definition, like "
+                            f"{{\"feedback\": {{\"required\": [\"name\"], \"labels\": [\"Why\"]}}}}")
+        else:
+            for name, spec in item.items():
+                if name.startswith("_"):
+                    continue
+                at = f"{where}.{name}"
+                if not isinstance(spec, dict):
+                    problems.append(f"{at}: expected an object with description, required and labels")
+                    continue
+                for field_name, field_value in spec.items():
+                    if field_name.startswith("_"):
+                        continue
+                    if field_name not in _MEMORY_TYPE_KEYS:
+                        problems.append(f"{at}.{field_name}: unknown key; known keys are "
+                                        f"{', '.join(sorted(_MEMORY_TYPE_KEYS))}")
+                    elif field_name == "description" and not isinstance(field_value, str):
+                        problems.append(f"{at}.description: expected a string")
+                    elif field_name != "description" and (
+                        not _is_str_list(field_value) or not all(v.strip(" :") for v in field_value)
+                    ):
+                        problems.append(f"{at}.{field_name}: expected a list of non-empty strings")
+
+
 _TOP_LEVEL = {
     "$schema": _check_string,
     "version": _check_version,
@@ -252,7 +367,8 @@ _TOP_LEVEL = {
     "ignore_tags": _check_str_list,
     "entity_extraction": _check_object,
     "hubs": _check_hubs,
-    "index": _check_object,
+    "index": _check_index,
+    "memory": _check_memory,
 }
 
 
@@ -329,6 +445,30 @@ class Schema:
         """Index and Map-of-Content notes: by file stem or by ``type``."""
         kind = properties.get("type")
         return stem.lower() in self.hub_names or (isinstance(kind, str) and kind.lower() in self.hub_types)
+
+    @property
+    def index_files(self) -> list[str]:
+        """Vault-relative paths of the always-loaded index files (``index.files``)."""
+        return list(self.section("index").get("files") or DEFAULTS["index"]["files"])
+
+    @property
+    def memory(self) -> dict:
+        """The memory store: ``folder`` (vault-relative; ``""`` = the vault
+        itself), ``index`` (the index's file name in the store), ``archive``
+        (the folder of retired notes in the store) and ``types`` (type name ->
+        ``{"description", "required", "labels"}``; the :data:`MEMORY_TYPES`
+        preset unless the schema gives its own)."""
+        section = self.section("memory")
+        types = {k: v for k, v in (section.get("types") or MEMORY_TYPES).items() if not k.startswith("_")}
+        return {
+            "folder": str(section.get("folder", DEFAULTS["memory"]["folder"])).strip("/"),
+            "index": section.get("index") or DEFAULTS["memory"]["index"],
+            "archive": str(section.get("archive") or DEFAULTS["memory"]["archive"]).strip("/"),
+            "types": {name: {"description": spec.get("description", ""),
+                             "required": list(spec.get("required", MEMORY_FIELDS)),
+                             "labels": [label.strip().rstrip(":：").strip() for label in spec.get("labels", [])]}
+                      for name, spec in types.items()},
+        }
 
     def section(self, key: str) -> dict:
         """A top-level object of the schema without its ``_comment`` keys."""

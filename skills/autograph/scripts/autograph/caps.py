@@ -1,0 +1,538 @@
+"""Index caps: size an always-loaded index as its host does, and judge a write.
+
+An agent host loads one index file into every session and silently drops
+what does not fit: Claude Code loads "the first 200 lines of MEMORY.md, or
+the first 25KB, whichever comes first" (code.claude.com/docs/en/memory).
+This module holds everything the cap depends on, and nothing else, so that
+``guard.py`` (run before every write) imports only ``os`` and ``json``:
+
+* **Counting** (:func:`count_lines`, :func:`measure`, :func:`measure_file`):
+  lines count ``\\n`` only; a last line without ``\\n`` counts; CRLF counts
+  once; a lone ``\\r``, U+2028, form feeds and the other breaks
+  ``str.splitlines`` knows are not line breaks (BR-35).  A UTF-8 BOM at the
+  start is not a line but its 3 bytes count.  Bytes are bytes on disk (UTF-8),
+  not characters.
+* **Caps** (:class:`Caps`, :func:`caps_from`): soft and hard caps for lines
+  and bytes from the schema's ``index`` section, overridden by environment
+  variables (:data:`ENV`) for hosts that load more.  Hard: over when
+  *greater* than the cap (exactly 200 lines is loaded whole).  Soft: a warning
+  once the size *reaches* the cap.
+* **The file after a tool call** (:func:`after_call`): ``Write``, ``Edit``
+  and ``MultiEdit`` (Claude Code) and the ``create``, ``str_replace`` and
+  ``insert`` commands of a text-editor tool, applied to the current bytes.
+* **The decision** (:func:`judge`, :func:`review`): deny only when the
+  result is over a hard cap **and** larger than the current file in that
+  dimension, so compaction in steps is always allowed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+__all__ = [
+    "DEFAULT_FILES",
+    "DEFAULT_HARD",
+    "DEFAULT_SOFT",
+    "ENV",
+    "ENV_FILES",
+    "UNREADABLE",
+    "Caps",
+    "CapsError",
+    "Size",
+    "Verdict",
+    "after_call",
+    "caps_from",
+    "count_lines",
+    "index_names",
+    "judge",
+    "loaded_lines",
+    "measure",
+    "measure_file",
+    "read_current",
+    "review",
+    "tool_target",
+]
+
+BOM = b"\xef\xbb\xbf"
+
+# Claude Code's loader: 200 lines or 25 KB of MEMORY.md, whichever comes
+# first (code.claude.com/docs/en/memory).  25,000 bytes is the stricter
+# reading of "25KB"; the soft caps leave room to compact before the hard cap.
+DEFAULT_SOFT = {"lines": 150, "bytes": 20000}
+DEFAULT_HARD = {"lines": 200, "bytes": 25000}
+DEFAULT_FILES = ["MEMORY.md"]
+
+# Environment variables that override the schema, for hosts that load more.
+ENV = {
+    ("soft", "lines"): "AUTOGRAPH_INDEX_SOFT_LINES",
+    ("soft", "bytes"): "AUTOGRAPH_INDEX_SOFT_BYTES",
+    ("hard", "lines"): "AUTOGRAPH_INDEX_HARD_LINES",
+    ("hard", "bytes"): "AUTOGRAPH_INDEX_HARD_BYTES",
+}
+# File names (base names, separated by commas) the guard treats as indexes.
+ENV_FILES = "AUTOGRAPH_INDEX_FILES"
+
+# Files larger than this are sized by streaming; an edit of one is not
+# simulated (the guard then lets the call through and says why).
+EDIT_LIMIT = 32 << 20
+
+# A long index line is content, not a pointer (doctor); Claude Code's own
+# advice is one line of under ~150 characters per entry.
+DIMENSIONS = ("lines", "bytes")
+
+
+class CapsError(ValueError):
+    """A cap from the environment is not a positive whole number."""
+
+
+# ---------------------------------------------------------------------------
+# Counting
+
+
+class Size(tuple):
+    """``(lines, bytes)`` of a file or text; ``size.lines``, ``size.bytes``."""
+
+    __slots__ = ()
+
+    def __new__(cls, lines: int, nbytes: int):
+        return tuple.__new__(cls, (lines, nbytes))
+
+    @property
+    def lines(self) -> int:
+        return self[0]
+
+    @property
+    def bytes(self) -> int:
+        return self[1]
+
+    def get(self, dimension: str) -> int:
+        """The size in ``"lines"`` or ``"bytes"``."""
+        return self[0] if dimension == "lines" else self[1]
+
+
+def count_lines(data: bytes | str) -> int:
+    """Lines as the index loader counts them (BR-35).
+
+    ``data.count("\\n")``, plus one for a last line without ``\\n``; an empty
+    file has 0 lines and a trailing newline adds none.  CRLF counts once; a
+    lone ``\\r``, U+2028, ``\\x0c`` and ``\\x1c`` are not breaks (so never
+    ``str.splitlines``).  A leading UTF-8 BOM is not a line.
+    """
+    if isinstance(data, str):
+        if data.startswith("\ufeff"):
+            data = data[1:]
+        return data.count("\n") + (0 if not data or data.endswith("\n") else 1)
+    if data.startswith(BOM):
+        data = data[3:]
+    return data.count(b"\n") + (0 if not data or data.endswith(b"\n") else 1)
+
+
+def measure(data: bytes) -> Size:
+    """``Size(lines, bytes)`` of file content; bytes include a BOM and CRs."""
+    return Size(count_lines(data), len(data))
+
+
+def measure_file(path: str | os.PathLike, chunk: int = 1 << 20) -> Size:
+    """``Size`` of a file, read in chunks so a planted multi-gigabyte file
+    costs time, not memory.  Raises OSError (missing, a folder, unreadable)."""
+    lines = total = 0
+    last = b""
+    with open(path, "rb") as handle:
+        first = True
+        while True:
+            block = handle.read(max(chunk, 3) if first else chunk)  # a BOM is never split
+            if not block:
+                break
+            total += len(block)
+            if first and block.startswith(BOM):
+                block = block[3:]
+            first = False
+            if block:
+                lines += block.count(b"\n")
+                last = block[-1:]
+    if last and last != b"\n":
+        lines += 1
+    return Size(lines, total)
+
+
+def loaded_lines(data: bytes, hard_lines: int, hard_bytes: int) -> int:
+    """How many whole lines of ``data`` a host loading the first
+    ``hard_lines`` lines or ``hard_bytes`` bytes (whichever comes first) gets."""
+    body = data[3:] if data.startswith(BOM) else data
+    budget = hard_bytes - (len(data) - len(body))
+    count = pos = 0
+    while count < hard_lines and pos < len(body):
+        end = body.find(b"\n", pos)
+        end = len(body) if end < 0 else end + 1
+        if end > budget:
+            break
+        count += 1
+        pos = end
+    return count
+
+
+# ---------------------------------------------------------------------------
+# Caps
+
+
+class Caps:
+    """Soft and hard caps in lines and bytes.
+
+    ``over(size)`` names the dimensions over a hard cap (greater than it);
+    ``near(size)`` those at or over a soft cap.  A soft cap above its hard
+    cap is lowered to it.
+    """
+
+    __slots__ = ("soft", "hard", "sources")
+
+    def __init__(self, soft: dict, hard: dict, sources: dict | None = None):
+        self.hard = {d: int(hard[d]) for d in DIMENSIONS}
+        self.soft = {d: min(int(soft[d]), self.hard[d]) for d in DIMENSIONS}
+        self.sources = sources or {}
+
+    def over(self, size: Size) -> list[str]:
+        return [d for d in DIMENSIONS if size.get(d) > self.hard[d]]
+
+    def near(self, size: Size) -> list[str]:
+        return [d for d in DIMENSIONS if size.get(d) >= self.soft[d]]
+
+    def as_dict(self) -> dict:
+        """``{"soft": {"lines", "bytes"}, "hard": {...}, "sources": {...}}``;
+        sources name an environment variable per overridden cap."""
+        return {"soft": dict(self.soft), "hard": dict(self.hard), "sources": dict(self.sources)}
+
+    def __repr__(self) -> str:
+        return f"Caps(soft={self.soft}, hard={self.hard})"
+
+
+def _env_int(environ, name: str) -> int | None:
+    raw = environ.get(name)
+    if raw is None or raw.strip() == "":
+        return None
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise CapsError(f"{name}={raw!r} is not a positive whole number; set it to a number such as 200, or unset it")
+    return value
+
+
+def caps_from(section: dict | None = None, environ=None, strict: bool = True) -> tuple[Caps, list[str]]:
+    """The caps in force: the environment (:data:`ENV`) over ``section`` (the
+    schema's ``index`` object) over the defaults (soft 150 lines / 20,000
+    bytes, hard 200 / 25,000).
+
+    Returns ``(caps, warnings)``.  A variable that is set but not a positive
+    whole number raises :class:`CapsError` when ``strict``; otherwise it is
+    ignored and named in ``warnings`` (the guard never blocks on a typo).
+    """
+    environ = os.environ if environ is None else environ
+    section = section or {}
+    values = {
+        level: {**defaults, **{d: v for d, v in (section.get(level) or {}).items() if d in DIMENSIONS}}
+        for level, defaults in (("soft", DEFAULT_SOFT), ("hard", DEFAULT_HARD))
+    }
+    sources: dict[str, str] = {}
+    warnings: list[str] = []
+    for (level, dimension), name in ENV.items():
+        try:
+            value = _env_int(environ, name)
+        except CapsError as exc:
+            if strict:
+                raise
+            warnings.append(f"{exc}; using {values[level][dimension]}")
+            continue
+        if value is not None:
+            values[level][dimension] = value
+            sources[f"{level}.{dimension}"] = name
+    return Caps(values["soft"], values["hard"], sources), warnings
+
+
+def index_names(files: list[str] | None = None, environ=None) -> set[str]:
+    """Lower-cased base names of the index files: ``$AUTOGRAPH_INDEX_FILES``
+    (comma-separated) if set, else ``files`` (the schema's ``index.files``),
+    else ``MEMORY.md``."""
+    environ = os.environ if environ is None else environ
+    raw = environ.get(ENV_FILES, "")
+    names = [part.strip() for part in raw.split(",") if part.strip()] or files or DEFAULT_FILES
+    return {name.replace("\\", "/").rsplit("/", 1)[-1].lower() for name in names}
+
+
+# ---------------------------------------------------------------------------
+# The file after a tool call
+
+WRITE_TOOLS = ("Write", "Edit", "MultiEdit")
+EDITOR_COMMANDS = ("create", "str_replace", "insert")
+
+
+def tool_target(tool_name, tool_input) -> tuple[str, str] | None:
+    """``(path, operation)`` of a call that writes a file, else None.
+
+    Operations: ``write``, ``edit``, ``multiedit`` (Claude Code's ``Write``,
+    ``Edit``, ``MultiEdit``, path in ``file_path``), and ``create``,
+    ``str_replace``, ``insert`` (a text-editor tool: any tool whose input has
+    one of those ``command``\\ s and a ``path``).  Reads (``view``), undo and
+    every other tool give None.  A write tool without a text path gives
+    ``("", operation)``.
+    """
+    if not isinstance(tool_input, dict):
+        return None
+    if tool_name in WRITE_TOOLS:
+        path = tool_input.get("file_path")
+        return (path if isinstance(path, str) else "", tool_name.lower())
+    command = tool_input.get("command")
+    if isinstance(command, str) and command in EDITOR_COMMANDS and "path" in tool_input:
+        path = tool_input.get("path")
+        return (path if isinstance(path, str) else "", command)
+    return None
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _replace(text: str, old: str, new: str, replace_all: bool) -> str:
+    """One Edit: replace ``old`` (every occurrence with ``replace_all``, else the
+    first).  An ``old`` that is not in the text leaves it unchanged (the host
+    refuses such an edit).  On a CRLF file an ``old`` written with LF matches
+    the CRLF text, as Claude Code's Edit does, and the result keeps CRLF."""
+    if not old:
+        return new if text == "" else text  # an empty old_string creates a new file
+    if old in text:
+        return text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    if "\r\n" in text and "\n" in old and "\r\n" not in old:
+        flat = text.replace("\r\n", "\n")
+        if old in flat:
+            flat = flat.replace(old, new) if replace_all else flat.replace(old, new, 1)
+            return flat.replace("\r\n", "\n").replace("\n", "\r\n")
+    return text
+
+
+def _insert(text: str, line, new: str) -> str:
+    """A text-editor ``insert``: ``new`` as whole lines after line ``line``
+    (0 = before the first).  A line number out of range changes nothing (the
+    tool refuses it)."""
+    if isinstance(line, bool) or not isinstance(line, int):
+        try:
+            line = int(line)
+        except (TypeError, ValueError):
+            return text
+    lines = text.split("\n")
+    if not 0 <= line <= len(lines):
+        return text
+    return "\n".join(lines[:line] + new.split("\n") + lines[line:])
+
+
+def after_call(operation: str, tool_input: dict, current: bytes) -> bytes:
+    """The file's bytes after the call, from its ``current`` bytes (``b""``
+    for a file that does not exist yet).
+
+    ``write``/``create``: the new content (``content``, or ``file_text``).
+    ``edit``: ``old_string`` -> ``new_string``, the first occurrence or all
+    with ``replace_all`` (BR-35).  ``multiedit``: the ``edits`` in order, each
+    on the result of the one before; an edit that cannot apply is skipped and
+    the rest still judged (the larger prediction is the safe one).
+    ``str_replace``: ``old_str`` -> ``new_str``.  ``insert``: ``new_str`` (or
+    ``insert_text``) after line ``insert_line``.  Text that is not UTF-8 is
+    kept byte for byte (surrogate escapes), so the byte count stays true.
+    """
+    if operation in ("write", "create"):
+        content = tool_input.get("content", tool_input.get("file_text"))
+        return _encode(_text(content))
+    text = current.decode("utf-8", "surrogateescape")
+    if operation == "edit":
+        text = _replace(text, _text(tool_input.get("old_string")), _text(tool_input.get("new_string")),
+                        bool(tool_input.get("replace_all")))
+    elif operation == "multiedit":
+        edits = tool_input.get("edits")
+        for edit in edits if isinstance(edits, list) else ():
+            if isinstance(edit, dict):
+                text = _replace(text, _text(edit.get("old_string")), _text(edit.get("new_string")),
+                                bool(edit.get("replace_all")))
+    elif operation == "str_replace":
+        text = _replace(text, _text(tool_input.get("old_str")), _text(tool_input.get("new_str")), False)
+    elif operation == "insert":
+        new = tool_input.get("new_str", tool_input.get("insert_text"))
+        text = _insert(text, tool_input.get("insert_line"), _text(new))
+    return _encode(text)
+
+
+def _encode(text: str) -> bytes:
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate from a JSON \ud800 escape
+        return text.encode("utf-8", "replace")
+
+
+# ---------------------------------------------------------------------------
+# The decision
+
+
+class _Unreadable:
+    """Marker: the current file exists but cannot be read (or is too large to
+    simulate an edit on)."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"UNREADABLE({self.reason!r})"
+
+
+UNREADABLE = _Unreadable
+
+
+def read_current(path: str, need_bytes: bool) -> bytes | Size | _Unreadable:
+    """What the guard needs of the current file at ``path``.
+
+    ``need_bytes`` (an edit is simulated on the text): its bytes, or an
+    :data:`UNREADABLE` marker when it is over 32 MiB.  Otherwise (a whole
+    file write) its :class:`Size`, streamed.  A file that does not exist is
+    ``b""`` (a new index, size 0); one that exists but cannot be read (a
+    folder, no permission) is an :data:`UNREADABLE` marker.
+    """
+    try:
+        if not need_bytes:
+            return measure_file(path)
+        size = os.stat(path).st_size
+        if size > EDIT_LIMIT:
+            return _Unreadable(f"it is {size:,} bytes, too large to simulate an edit on")
+        with open(path, "rb") as handle:
+            return handle.read()
+    except (FileNotFoundError, NotADirectoryError):
+        return b""  # no such file yet (or a parent is a file: the write itself will fail)
+    except (OSError, MemoryError) as exc:
+        return _Unreadable(getattr(exc, "strerror", None) or exc.__class__.__name__)
+
+
+class Verdict:
+    """What the guard decides about one call.
+
+    ``deny`` is True when the result is over a hard cap and larger than the
+    current file in that dimension; ``grown`` names those dimensions;
+    ``over`` the result's dimensions over a hard cap; ``near`` those at or
+    over a soft cap; ``before`` and ``after`` are :class:`Size` (``before``
+    None when the current file could not be read).
+    """
+
+    __slots__ = ("deny", "grown", "over", "near", "before", "after")
+
+    def __init__(self, before: Size | None, after: Size, caps: Caps):
+        self.before = before
+        self.after = after
+        self.over = caps.over(after)
+        self.near = caps.near(after)
+        self.grown = [] if before is None else [d for d in self.over if after.get(d) > before.get(d)]
+        self.deny = bool(self.grown)
+
+
+def judge(before: Size | None, after: Size, caps: Caps) -> Verdict:
+    """Deny only a result over a hard cap **and** larger than ``before`` in
+    that dimension; ``before = None`` (current file unreadable) never denies.
+    Shrinking, or keeping the size, is always allowed, over the cap or not."""
+    return Verdict(before, after, caps)
+
+
+def _amount(size: Size, dimension: str) -> str:
+    value = size.get(dimension)
+    return f"{value:,} line{'' if value == 1 else 's'}" if dimension == "lines" else f"{value:,} bytes"
+
+
+def deny_reason(name: str, verdict: Verdict, caps: Caps) -> str:
+    """The reason shown to the agent: counts, caps, and how to compact."""
+    parts = [f"{_amount(verdict.after, d)} (limit {caps.hard[d]:,})" for d in verdict.grown]
+    verb = "have" if verdict.grown[0] == "lines" else "be"
+    now = "it does not exist yet" if verdict.before == (0, 0) else (
+        f"it has {_amount(verdict.before, 'lines')} and {_amount(verdict.before, 'bytes')} now")
+    return (
+        f"{name} would {verb} {' and '.join(parts)}; {now}. "
+        f"The host loads only the first {caps.hard['lines']:,} lines or {caps.hard['bytes']:,} bytes "
+        f"of this index and silently drops the rest. "
+        f"Compact it first: keep one short line per entry (- [Title](note.md) — hook), move detail "
+        f"into the topic file, merge related entries, move retired ones to archive/. "
+        f"Edits that shrink the index are always allowed. "
+        f"(If {name} is not an always-loaded index, set {ENV_FILES} to the names that are.)"
+    )
+
+
+def review(payload: bytes, environ=None, files: list[str] | None = None,
+           section: dict | None = None) -> tuple[str, list[str]]:
+    """Review one PreToolUse hook input (the JSON Claude Code writes to the
+    hook's stdin) and return ``(stdout, stderr_lines)``.
+
+    ``stdout`` is ``""`` to allow (the call goes ahead as if there were no
+    hook), or the documented denial, one JSON object::
+
+        {"hookSpecificOutput": {"hookEventName": "PreToolUse",
+          "permissionDecision": "deny", "permissionDecisionReason": "..."}}
+
+    It never says ``allow`` (that would skip the user's own permission
+    rules).  Reads, other tools and files that are not an index (base name
+    in :func:`index_names`, case-insensitive) pass silently.  Malformed
+    input passes with one line on stderr.  A missing index is sized as
+    empty; an unreadable one never blocks (a stderr line says the growth
+    could not be checked).  ``files``/``section``: the schema's ``index``
+    names and caps (environment variables override them).
+    """
+    environ = os.environ if environ is None else environ
+    notes: list[str] = []
+    try:
+        data = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return "", [f"guard: hook input is not JSON ({exc.__class__.__name__}); the call is allowed unchecked"]
+    if not isinstance(data, dict):
+        return "", ["guard: hook input is not a JSON object; the call is allowed unchecked"]
+    tool_input = data.get("tool_input")
+    if not isinstance(tool_input, dict):
+        if data.get("tool_name") in WRITE_TOOLS:
+            return "", ["guard: hook input has no tool_input object; the call is allowed unchecked"]
+        return "", []
+    target = tool_target(data.get("tool_name"), tool_input)
+    if target is None:
+        return "", []
+    path, operation = target
+    if not path:
+        return "", [f"guard: {data.get('tool_name')} input names no file path; the call is allowed unchecked"]
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if name.lower() not in index_names(files, environ):
+        return "", []
+    if not os.path.isabs(path):
+        cwd = data.get("cwd")
+        path = os.path.join(cwd if isinstance(cwd, str) and cwd else os.getcwd(), path)
+    caps, warnings = caps_from(section, environ, strict=False)
+    notes += [f"guard: {w}" for w in warnings]
+    whole = operation not in ("write", "create")
+    current = read_current(path, need_bytes=whole)
+    if isinstance(current, _Unreadable):
+        if whole:
+            return "", notes + [f"guard: {name} cannot be read ({current.reason}); "
+                                f"the {operation} is allowed without checking its size"]
+        after = measure(after_call(operation, tool_input, b""))
+        verdict = judge(None, after, caps)
+        if verdict.over:
+            notes.append(f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked, "
+                         f"but its result is over the hard cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')})")
+        return "", notes
+    before = current if isinstance(current, Size) else measure(current)
+    after = measure(after_call(operation, tool_input, current if isinstance(current, bytes) else b""))
+    verdict = judge(before, after, caps)
+    if verdict.deny:
+        answer = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": deny_reason(name, verdict, caps),
+            }
+        }
+        return json.dumps(answer), notes
+    if verdict.over:
+        notes.append(f"guard: {name} stays over its hard cap ({_amount(after, 'lines')}, "
+                     f"{_amount(after, 'bytes')}); allowed because it does not grow")
+    elif verdict.near:
+        notes.append(f"guard: {name} is at its soft cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')}; "
+                     f"soft {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes); compact it soon")
+    return "", notes

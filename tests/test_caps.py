@@ -1,0 +1,287 @@
+"""caps: counting lines and bytes as the index loader does, caps from the
+schema and the environment, the file after a tool call, and the decision."""
+
+from __future__ import annotations
+
+import pytest
+from autograph import caps
+from autograph.caps import Caps, Size
+from autograph.schema import DEFAULTS, load_schema, validate
+from hypothesis import given
+from hypothesis import strategies as st
+
+DEFAULT_CAPS, _ = caps.caps_from(None, {})
+
+# ---------------------------------------------------------------------------
+# Counting (BR-35's rule)
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("", 0),
+        ("a", 1),
+        ("a\n", 1),
+        ("a\nb", 2),
+        ("a\nb\n", 2),
+        ("a\n\n", 2),  # a trailing empty line counts
+        ("a\r\nb\r\n", 2),  # CRLF counts once
+        ("a\rb", 1),  # a lone CR is not a break
+        ("a\u2028b\x0cc\x1cd\x85e", 1),  # nor are the breaks str.splitlines knows
+        ("\ufeff", 0),  # a BOM is not a line
+        ("\ufeffa\n", 1),
+    ],
+)
+def test_count_lines(text, lines):
+    assert caps.count_lines(text) == lines
+    assert caps.count_lines(text.encode("utf-8")) == lines
+
+
+def test_bytes_are_utf8_bytes_not_characters():
+    data = "é — 日本\n".encode()
+    assert caps.measure(data) == Size(1, len(data))
+    assert caps.measure(data).bytes == 2 + 1 + 3 + 1 + 6 + 1 and len("é — 日本\n") == 7
+
+
+def test_bom_and_crs_count_as_bytes():
+    assert caps.measure(b"\xef\xbb\xbfa\r\n") == Size(1, 6)
+
+
+@given(st.binary(max_size=300), st.integers(min_value=1, max_value=7))
+def test_measure_file_streams_to_the_same_size(tmp_path_factory, data, chunk):
+    path = tmp_path_factory.mktemp("m") / "MEMORY.md"
+    path.write_bytes(data)
+    assert caps.measure_file(path, chunk=chunk) == caps.measure(data)
+
+
+def test_measure_file_with_a_bom_split_across_chunks(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    path.write_bytes(b"\xef\xbb\xbf")
+    assert caps.measure_file(path, chunk=1) == Size(0, 3)
+    path.write_bytes(b"\xef\xbb\xbfa\nb")
+    assert caps.measure_file(path, chunk=2) == caps.measure(path.read_bytes()) == Size(2, 6)
+
+
+def test_measure_file_of_a_missing_file_raises(tmp_path):
+    with pytest.raises(OSError):
+        caps.measure_file(tmp_path / "nope.md")
+
+
+def test_loaded_lines_stop_at_the_line_cap_or_the_byte_cap():
+    data = b"".join(b"- [T](t.md) \xe2\x80\x94 hook %03d\n" % i for i in range(250))
+    assert caps.loaded_lines(data, 200, 25000) == 200
+    line = len(b"- [T](t.md) \xe2\x80\x94 hook 000\n")
+    assert caps.loaded_lines(data, 200, line * 10 + 5) == 10  # the 11th line is cut: not whole
+    assert caps.loaded_lines(b"a\nb", 200, 25000) == 2
+    assert caps.loaded_lines(b"", 200, 25000) == 0
+
+
+# ---------------------------------------------------------------------------
+# Caps from the schema and the environment
+
+
+def test_default_caps_are_claude_codes_and_agree_with_the_schema_defaults():
+    assert DEFAULT_CAPS.hard == {"lines": 200, "bytes": 25000}
+    assert DEFAULT_CAPS.soft == {"lines": 150, "bytes": 20000}
+    assert DEFAULTS["index"]["hard"] == caps.DEFAULT_HARD
+    assert DEFAULTS["index"]["soft"] == caps.DEFAULT_SOFT
+    assert DEFAULTS["index"]["files"] == caps.DEFAULT_FILES
+
+
+def test_schema_section_then_environment():
+    section = {"soft": {"lines": 100}, "hard": {"lines": 120, "bytes": 9000}}
+    got, warnings = caps.caps_from(section, {})
+    assert got.hard == {"lines": 120, "bytes": 9000} and got.soft == {"lines": 100, "bytes": 9000}  # soft <= hard
+    got, _ = caps.caps_from(section, {"AUTOGRAPH_INDEX_HARD_LINES": " 400 ", "AUTOGRAPH_INDEX_SOFT_BYTES": "5000"})
+    assert got.hard["lines"] == 400 and got.soft["bytes"] == 5000
+    assert got.as_dict()["sources"] == {"hard.lines": "AUTOGRAPH_INDEX_HARD_LINES",
+                                        "soft.bytes": "AUTOGRAPH_INDEX_SOFT_BYTES"}
+    assert warnings == []
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "1.5", "2e3"])
+def test_bad_environment_value_is_an_error_or_a_warning(value):
+    env = {"AUTOGRAPH_INDEX_HARD_BYTES": value}
+    with pytest.raises(caps.CapsError, match="AUTOGRAPH_INDEX_HARD_BYTES"):
+        caps.caps_from(None, env)
+    got, warnings = caps.caps_from(None, env, strict=False)
+    assert got.hard["bytes"] == 25000
+    assert len(warnings) == 1 and "AUTOGRAPH_INDEX_HARD_BYTES" in warnings[0]
+
+
+def test_empty_environment_value_is_unset():
+    got, warnings = caps.caps_from(None, {"AUTOGRAPH_INDEX_HARD_LINES": ""})
+    assert got.hard["lines"] == 200 and warnings == []
+
+
+def test_index_names():
+    assert caps.index_names(None, {}) == {"memory.md"}
+    assert caps.index_names(["MEMORY.md", ".memory/Index.md"], {}) == {"memory.md", "index.md"}
+    assert caps.index_names(["MEMORY.md"], {"AUTOGRAPH_INDEX_FILES": "NOTES.md, other.md"}) == {"notes.md", "other.md"}
+
+
+def test_over_is_strictly_greater_and_near_is_at_or_over():
+    assert DEFAULT_CAPS.over(Size(200, 25000)) == []
+    assert DEFAULT_CAPS.over(Size(201, 25001)) == ["lines", "bytes"]
+    assert DEFAULT_CAPS.near(Size(149, 19999)) == []
+    assert DEFAULT_CAPS.near(Size(150, 20000)) == ["lines", "bytes"]
+
+
+# ---------------------------------------------------------------------------
+# The schema's "index" and "memory" keys
+
+
+def test_schema_index_and_memory_validate():
+    good = {
+        "index": {"files": ["MEMORY.md", ".memory/MEMORY.md"], "soft": {"lines": 100}, "hard": {"bytes": 30000}},
+        "memory": {"folder": ".memory", "index": "MEMORY.md", "archive": "archive",
+                   "types": {"feedback": {"description": "d", "required": ["name"], "labels": ["Why:"]}}},
+    }
+    assert validate(good) == []
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        ({"index": []}, "$.index"),
+        ({"index": {"files": []}}, "$.index.files"),
+        ({"index": {"files": ["../MEMORY.md"]}}, "$.index.files"),
+        ({"index": {"files": ["/abs/MEMORY.md"]}}, "$.index.files"),
+        ({"index": {"hard": {"lines": 0}}}, "$.index.hard.lines"),
+        ({"index": {"hard": {"lines": True}}}, "$.index.hard.lines"),
+        ({"index": {"soft": {"lines": 250}, "hard": {"lines": 200}}}, "$.index.soft.lines"),
+        ({"index": {"hard": {"chars": 3}}}, "$.index.hard.chars"),
+        ({"index": {"cap": 3}}, "$.index.cap"),
+        ({"memory": "memory"}, "$.memory"),
+        ({"memory": {"folder": "../x"}}, "$.memory.folder"),
+        ({"memory": {"index": "sub/MEMORY.md"}}, "$.memory.index"),
+        ({"memory": {"types": {}}}, "$.memory.types"),
+        ({"memory": {"types": {"user": {"required": "name"}}}}, "$.memory.types.user.required"),
+        ({"memory": {"types": {"user": {"labels": [""]}}}}, "$.memory.types.user.labels"),
+        ({"memory": {"types": {"user": {"fields": []}}}}, "$.memory.types.user.fields"),
+        ({"memory": {"store": "x"}}, "$.memory.store"),
+    ],
+)
+def test_schema_index_and_memory_errors_name_the_json_path(data, where):
+    problems = validate(data)
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(where + ":")
+
+
+def test_schema_memory_accessor_defaults_and_preset(tmp_path):
+    memory = load_schema(None).memory
+    assert memory["folder"] == "memory" and memory["index"] == "MEMORY.md" and memory["archive"] == "archive"
+    assert sorted(memory["types"]) == ["feedback", "project", "reference", "user"]
+    assert memory["types"]["feedback"]["labels"] == ["Why", "How to apply"]
+    assert memory["types"]["project"]["labels"] == ["Why", "How to apply"]
+    assert memory["types"]["user"]["labels"] == []
+    (tmp_path / "schema.json").write_text('{"memory": {"types": {"note": {"labels": ["Source:"]}}}}')
+    memory = load_schema(tmp_path).memory
+    assert list(memory["types"]) == ["note"]  # a schema's own types replace the preset
+    assert memory["types"]["note"]["labels"] == ["Source"]
+    assert memory["types"]["note"]["required"] == ["name", "description", "type", "created", "updated"]
+
+
+# ---------------------------------------------------------------------------
+# The file after a tool call
+
+
+def after(operation, tool_input, current=b""):
+    return caps.after_call(operation, tool_input, current)
+
+
+def test_write_and_create_give_the_new_content():
+    assert after("write", {"content": "a\n"}, b"old") == b"a\n"
+    assert after("write", {"file_text": "b"}, b"old") == b"b"
+    assert after("create", {"file_text": "c\n"}) == b"c\n"
+    assert after("write", {}, b"old") == b""
+
+
+def test_edit_replaces_the_first_occurrence_or_all():
+    assert after("edit", {"old_string": "x", "new_string": "yy"}, b"x x") == b"yy x"
+    assert after("edit", {"old_string": "x", "new_string": "yy", "replace_all": True}, b"x x") == b"yy yy"
+
+
+def test_edit_that_cannot_apply_changes_nothing():
+    assert after("edit", {"old_string": "zz", "new_string": "q"}, b"abc") == b"abc"
+    assert after("edit", {"old_string": "", "new_string": "q"}, b"abc") == b"abc"
+
+
+def test_edit_with_empty_old_string_creates_a_new_file():
+    assert after("edit", {"old_string": "", "new_string": "a\nb\n"}, b"") == b"a\nb\n"
+
+
+def test_multiedit_applies_in_order_on_the_running_result():
+    edits = [{"old_string": "a", "new_string": "b"}, {"old_string": "b", "new_string": "c\nc"}]
+    assert after("multiedit", {"edits": edits}, b"a") == b"c\nc"
+    edits = [{"old_string": "nope", "new_string": "x"}, {"old_string": "a", "new_string": "a\na"}]
+    assert after("multiedit", {"edits": edits}, b"a") == b"a\na"  # the failing edit is skipped
+    assert after("multiedit", {"edits": "junk"}, b"a") == b"a"
+
+
+def test_edit_on_a_crlf_file_matches_lf_text_and_keeps_crlf():
+    current = b"- a\r\n- b\r\n"
+    result = after("edit", {"old_string": "- a\n- b", "new_string": "- a\n- b\n- c"}, current)
+    assert result == b"- a\r\n- b\r\n- c\r\n"
+
+
+def test_text_editor_commands():
+    assert after("str_replace", {"old_str": "b", "new_str": "b\nc"}, b"a\nb\n") == b"a\nb\nc\n"
+    assert after("insert", {"insert_line": 0, "new_str": "z"}, b"a\nb") == b"z\na\nb"
+    assert after("insert", {"insert_line": 2, "new_str": "z"}, b"a\nb") == b"a\nb\nz"
+    assert after("insert", {"insert_line": 9, "new_str": "z"}, b"a\nb") == b"a\nb"  # out of range: refused
+    assert after("insert", {"insert_line": "1", "insert_text": "z"}, b"a\nb") == b"a\nz\nb"
+
+
+def test_text_that_is_not_utf8_keeps_its_bytes():
+    current = b"caf\xe9\n- a\n"  # Latin-1
+    result = after("edit", {"old_string": "- a", "new_string": "- a\n- b"}, current)
+    assert result == b"caf\xe9\n- a\n- b\n"
+
+
+def test_tool_target():
+    assert caps.tool_target("Write", {"file_path": "/m/MEMORY.md"}) == ("/m/MEMORY.md", "write")
+    assert caps.tool_target("MultiEdit", {"file_path": 3}) == ("", "multiedit")
+    assert caps.tool_target("str_replace_based_edit_tool", {"command": "insert", "path": "/m/MEMORY.md"}) == (
+        "/m/MEMORY.md", "insert")
+    assert caps.tool_target("str_replace_based_edit_tool", {"command": "view", "path": "/m/MEMORY.md"}) is None
+    assert caps.tool_target("Read", {"file_path": "/m/MEMORY.md"}) is None
+    assert caps.tool_target("Bash", {"command": "echo >> MEMORY.md"}) is None
+    assert caps.tool_target("Write", "junk") is None
+
+
+# ---------------------------------------------------------------------------
+# The decision
+
+
+@pytest.mark.parametrize(
+    ("before", "after_", "deny", "grown"),
+    [
+        (Size(200, 10000), Size(201, 10050), True, ["lines"]),
+        (Size(200, 10000), Size(200, 10050), False, []),
+        (Size(0, 0), Size(201, 100), True, ["lines"]),  # a new file over the cap
+        (Size(250, 10000), Size(240, 9000), False, []),  # over, but shrinking
+        (Size(250, 10000), Size(250, 10000), False, []),  # over, unchanged
+        (Size(250, 10000), Size(240, 12000), False, []),  # lines shrink, bytes grow under their cap
+        (Size(250, 26000), Size(240, 26500), True, ["bytes"]),  # both over: bytes grew
+        (Size(10, 24000), Size(10, 25001), True, ["bytes"]),
+        (None, Size(500, 90000), False, []),  # unreadable current file: never denies
+    ],
+)
+def test_judge(before, after_, deny, grown):
+    verdict = caps.judge(before, after_, DEFAULT_CAPS)
+    assert verdict.deny is deny
+    assert verdict.grown == grown
+
+
+def test_deny_reason_gives_counts_caps_and_how_to_compact():
+    verdict = caps.judge(Size(250, 26000), Size(240, 26500), DEFAULT_CAPS)
+    reason = caps.deny_reason("MEMORY.md", verdict, DEFAULT_CAPS)
+    assert reason.startswith("MEMORY.md would be 26,500 bytes (limit 25,000);")
+    assert "lines (limit" not in reason  # lines shrank: only the dimension that grew is named
+    assert "Compact" in reason and "shrink" in reason and "AUTOGRAPH_INDEX_FILES" in reason
+
+
+def test_caps_over_and_near_with_custom_caps():
+    custom = Caps({"lines": 5, "bytes": 50}, {"lines": 10, "bytes": 100})
+    assert custom.near(Size(5, 10)) == ["lines"] and custom.over(Size(11, 10)) == ["lines"]
