@@ -3,10 +3,16 @@ schema and the environment, the file after a tool call, and the decision."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 from autograph import caps
 from autograph.caps import Caps, Size
 from autograph.schema import DEFAULTS, load_schema, validate
+from conftest import EXAMPLE_VAULT, SCRIPTS
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -285,3 +291,111 @@ def test_deny_reason_gives_counts_caps_and_how_to_compact():
 def test_caps_over_and_near_with_custom_caps():
     custom = Caps({"lines": 5, "bytes": 50}, {"lines": 10, "bytes": 100})
     assert custom.near(Size(5, 10)) == ["lines"] and custom.over(Size(11, 10)) == ["lines"]
+
+
+# ---------------------------------------------------------------------------
+# check.py
+
+
+def check(*args, env: dict | None = None):
+    base = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH_INDEX_")}
+    return subprocess.run([sys.executable, str(SCRIPTS / "check.py"), *map(str, args)], capture_output=True,
+                          text=True, timeout=60, env={**base, **(env or {})})
+
+
+def index_text(n: int) -> str:
+    return "".join(f"- [Topic {i:03d}](topic-{i:03d}.md) — hook about topic {i:03d}\n" for i in range(n))
+
+
+@pytest.mark.parametrize(("n", "code", "status"), [(10, 0, "ok"), (150, 0, "soft"), (200, 0, "soft"), (201, 1, "over")])
+def test_check_exit_codes_and_status(tmp_path, n, code, status):
+    path = tmp_path / "MEMORY.md"
+    path.write_text(index_text(n), encoding="utf-8")
+    proc = check(path, "--json")
+    assert proc.returncode == code, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["status"] == status
+    row = report["files"][0]
+    assert (row["lines"], row["bytes"]) == (n, len(index_text(n).encode("utf-8")))
+    assert row["loaded_lines"] == min(n, 200)
+    assert report["caps"]["hard"] == {"lines": 200, "bytes": 25000}
+
+
+def test_check_human_output(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    path.write_text(index_text(160))
+    proc = check(path)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("warning: ") and "soft cap of 150 lines" in proc.stdout
+    path.write_text(index_text(212))
+    proc = check(path)
+    assert proc.returncode == 1
+    assert "over the hard cap of 200 lines; the host loads only the first 200 lines and drops 12" in proc.stdout
+    path.write_text(index_text(3))
+    assert "3 lines" in check(path).stdout and "ok" in check(path).stdout
+
+
+def test_check_byte_cap_counts_bytes_not_characters(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    line = "- [記憶](k.md) — " + "説明" * 30 + "\n"
+    path.write_text(line * 130, encoding="utf-8")
+    assert len(line * 130) < 25000 < len((line * 130).encode("utf-8"))
+    report = json.loads(check(path, "--json").stdout)
+    assert report["files"][0]["over"] == ["bytes"]
+    assert report["files"][0]["loaded_lines"] == 25000 // len(line.encode("utf-8"))
+
+
+def test_check_a_vault_finds_its_indexes(tmp_path):
+    (tmp_path / "MEMORY.md").write_text(index_text(5))
+    (tmp_path / ".memory").mkdir()
+    (tmp_path / ".memory" / "MEMORY.md").write_text(index_text(230))
+    (tmp_path / "schema.json").write_text('{"memory": {"folder": ".memory"}}')
+    proc = check(tmp_path, "--json")
+    assert proc.returncode == 1
+    assert [(r["path"], r["status"]) for r in json.loads(proc.stdout)["files"]] == [
+        ("MEMORY.md", "ok"), (".memory/MEMORY.md", "over")]
+
+
+def test_check_example_vault():
+    proc = check(EXAMPLE_VAULT, "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert [r["path"] for r in json.loads(proc.stdout)["files"]] == ["MEMORY.md", ".memory/MEMORY.md"]
+
+
+def test_check_schema_and_environment_caps(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    path.write_text(index_text(30))
+    (tmp_path / "schema.json").write_text('{"index": {"soft": {"lines": 20}, "hard": {"lines": 25}}}')
+    assert check(path).returncode == 1  # schema.json next to the index
+    assert check(path, env={"AUTOGRAPH_INDEX_HARD_LINES": "40"}).returncode == 0
+    other = tmp_path / "other.json"
+    other.write_text('{"index": {"hard": {"lines": 100}}}')
+    assert check(path, "--schema", other).returncode == 0
+
+
+@pytest.mark.parametrize("setup", ["missing", "empty-folder", "directory-index", "bad-env", "bad-schema"])
+def test_check_usage_errors_exit_2(tmp_path, setup):
+    env = None
+    target = tmp_path / "MEMORY.md"
+    if setup == "missing":
+        target = tmp_path / "nope.md"
+    elif setup == "empty-folder":
+        target = tmp_path
+    elif setup == "directory-index":
+        target.mkdir()
+        target = tmp_path
+    elif setup == "bad-env":
+        target.write_text("- a\n")
+        env = {"AUTOGRAPH_INDEX_SOFT_BYTES": "-1"}
+    else:
+        target.write_text("- a\n")
+        (tmp_path / "schema.json").write_text('{"index": {"hard": 5}}')
+    proc = check(target, env=env)
+    assert proc.returncode == 2
+    assert proc.stdout == "" and proc.stderr.strip() and "Traceback" not in proc.stderr
+
+
+def test_check_help_and_misspelled_flag():
+    proc = check("--help")
+    assert proc.returncode == 0 and "loaded_lines" in proc.stdout
+    assert check(".", "--jsn").returncode == 2

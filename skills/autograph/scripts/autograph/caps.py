@@ -536,3 +536,33 @@ def review(payload: bytes, environ=None, files: list[str] | None = None,
         notes.append(f"guard: {name} is at its soft cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')}; "
                      f"soft {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes); compact it soon")
     return "", notes
+
+
+# ---------------------------------------------------------------------------
+# Checking an index file (check.py, doctor.py)
+
+
+def check_file(path: str | os.PathLike, caps: Caps) -> dict:
+    """Size one index file against ``caps``.
+
+    Returns ``{"lines", "bytes", "loaded_lines", "status", "over", "near"}``:
+    ``status`` is ``"over"`` (a hard cap exceeded: the host drops the rest),
+    ``"soft"`` (at or over a soft cap) or ``"ok"``; ``over``/``near`` name
+    the dimensions; ``loaded_lines`` is how many whole lines the host loads
+    (all of them unless over).  The file is streamed, and only its first
+    ``hard bytes`` are read to find ``loaded_lines``.  Raises OSError when the
+    file cannot be read.
+    """
+    size = measure_file(path)
+    with open(path, "rb") as handle:
+        head = handle.read(caps.hard["bytes"] + 1)
+    over, near = caps.over(size), caps.near(size)
+    loaded = loaded_lines(head, caps.hard["lines"], caps.hard["bytes"]) if over else size.lines
+    return {
+        "lines": size.lines,
+        "bytes": size.bytes,
+        "loaded_lines": loaded,
+        "status": "over" if over else "soft" if near else "ok",
+        "over": over,
+        "near": near,
+    }

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""check.py: the lines and bytes of an always-loaded index against its caps."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from autograph import caps, cli, memory  # noqa: E402
+from autograph.schema import load_schema  # noqa: E402
+
+EPILOG = """\
+An agent host loads one index into every session and silently drops what
+does not fit: Claude Code loads the first 200 lines or 25KB of MEMORY.md.
+check.py sizes each index the way the loader does: lines count "\\n" only (a
+last line without one counts; CRLF counts once); bytes are UTF-8 bytes on
+disk, not characters.
+
+What it checks: INDEX, a file; or every index of VAULT, a folder: the files
+in the schema's "index.files" (default MEMORY.md) and the memory store's index
+(<memory.folder>/<memory.index>, default memory/MEMORY.md) that exist.
+
+Caps: hard 200 lines / 25,000 bytes, soft 150 / 20,000, from the schema's
+"index" key (--schema, else schema.json in VAULT or in INDEX's folder),
+overridden by AUTOGRAPH_INDEX_HARD_LINES, AUTOGRAPH_INDEX_HARD_BYTES,
+AUTOGRAPH_INDEX_SOFT_LINES, AUTOGRAPH_INDEX_SOFT_BYTES.  Over a hard cap means
+greater than it (exactly 200 lines is loaded whole); the soft cap warns once
+it is reached.  check.py writes nothing (--dry-run changes nothing).
+
+JSON keys (--json):
+  files[{path, lines, bytes, loaded_lines, status, over[], near[]}],
+  caps{soft{lines, bytes}, hard{lines, bytes}, sources{}}, status
+  status is "ok", "soft" (at a soft cap) or "over" (over a hard cap: the host
+  loads only loaded_lines whole lines); the top-level status is the worst.
+  over[] and near[] name the dimensions ("lines", "bytes"); sources names the
+  environment variable behind each overridden cap.
+
+Exit codes: 0 every index under its hard caps (a warning line at a soft cap);
+1 an index over a hard cap; 2 bad usage, no index found, an unreadable file,
+a bad schema or a bad AUTOGRAPH_INDEX_* value; 3 I/O failure or bug.
+
+Examples:
+  check.py ~/.claude/projects/my-project/memory/MEMORY.md
+  check.py ~/vault --json | jq '.files[] | select(.status != "ok")'
+  AUTOGRAPH_INDEX_HARD_LINES=400 check.py MEMORY.md
+"""
+
+COMPACT = ("compact it: one short pointer line per note (- [Title](note.md) — hook), "
+           "detail in the notes, retired entries in archive/")
+
+
+def _amount(row: dict, dimension: str) -> str:
+    return f"{row[dimension]:,} {dimension}" if dimension == "bytes" else cli.plural(row[dimension], "line")
+
+
+def _human(rows: list[dict], limits: caps.Caps) -> str:
+    out = []
+    for row in rows:
+        size = f"{cli.printable(row['path'])}: {_amount(row, 'lines')}, {_amount(row, 'bytes')}"
+        if row["status"] == "over":
+            dims = " and ".join(f"{limits.hard[d]:,} {d}" for d in row["over"])
+            dropped = row["lines"] - row["loaded_lines"]
+            out.append(f"{size}: over the hard cap of {dims}; the host loads only the first "
+                       f"{cli.plural(row['loaded_lines'], 'line')} and drops {dropped}")
+            out.append(f"  {COMPACT}")
+        elif row["status"] == "soft":
+            dims = " and ".join(f"{limits.soft[d]:,} {d}" for d in row["near"])
+            out.append(f"warning: {size}: at the soft cap of {dims}; compact it soon "
+                       f"(hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)")
+        else:
+            out.append(f"{size}: ok (hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)")
+    return "\n".join(out)
+
+
+def cmd_check(args) -> int:
+    target = Path(args.target)
+    if not target.exists():
+        raise cli.UsageError(f"{args.target}: no such file or folder; give the index (MEMORY.md) or a vault's folder")
+    if target.is_dir():
+        schema = load_schema(target, args.schema)
+        found = memory.index_files(target, schema.index_files, schema.memory)
+        if not found:
+            looked = ", ".join(schema.index_files)
+            raise cli.UsageError(f"no index in {args.target} (looked for {looked} and the memory store's index); "
+                                 f"give the index file's path, or list it in schema.json \"index.files\"")
+        files = [(name, target / name) for name in found]
+    else:
+        schema = load_schema(target.parent, args.schema)
+        files = [(args.target, target)]
+    try:
+        limits, _ = caps.caps_from(schema.section("index"))
+    except caps.CapsError as exc:
+        raise cli.UsageError(str(exc)) from None
+    rows = []
+    for shown, path in files:
+        try:
+            rows.append({"path": shown, **caps.check_file(path, limits)})
+        except OSError as exc:
+            raise cli.UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
+    status = "over" if any(r["status"] == "over" for r in rows) else (
+        "soft" if any(r["status"] == "soft" for r in rows) else "ok")
+    if args.json:
+        cli.print_json({"files": rows, "caps": limits.as_dict(), "status": status})
+    else:
+        print(_human(rows, limits))
+    return cli.EXIT_FOUND if status == "over" else cli.EXIT_OK
+
+
+def build_parser():
+    parser = cli.make_parser(
+        "check.py",
+        "Size an always-loaded index (MEMORY.md) in lines and bytes against its soft and hard caps.",
+        EPILOG,
+    )
+    parser.add_argument("target", nargs="?", default=".", metavar="INDEX|VAULT", type=cli.vault_folder,
+                        help="the index file, or a folder whose indexes to check (default: the current folder)")
+    cli.add_common(parser, vault=False, dry_run_help="accepted for symmetry; check.py never writes")
+    parser.set_defaults(func=cmd_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli.run(build_parser(), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""doctor.py: validate a memory store: note format, index pointers, caps, secrets."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from autograph import caps, cli, memory  # noqa: E402
+from autograph.schema import load_schema  # noqa: E402
+
+KINDS = "\n".join(f"  {kind:<17} {hint}" for kind, hint in {**memory.ISSUES}.items())
+
+EPILOG = f"""\
+A memory store is a folder: an index (MEMORY.md) that the agent host loads
+into every session, holding one pointer line per note
+("- [Title](note.md) — hook"), and one note per fact, with frontmatter name,
+description, type (user, feedback, project, reference), created and updated.
+Retired notes go to archive/ and need no pointer.
+
+STORE is the store, or a vault or project holding one: with a schema.json
+there (or --schema), "memory.folder" names the store's folder (default
+"memory"; used when it exists), "memory.types" its types and their required
+fields and labelled lines (feedback and project notes need "Why:" and
+"How to apply:" lines), "index" the caps.  The caps can be overridden with
+AUTOGRAPH_INDEX_HARD_LINES / _HARD_BYTES / _SOFT_LINES / _SOFT_BYTES.
+
+Issues (each reported once, with file and line; exit code 1):
+{KINDS}
+Warnings (reported, exit code unaffected): index-soft-cap, duplicate-pointer,
+skipped (a file the walk left out, such as a symlink out of the store).
+A secret is reported by file, line and kind only; its value is never printed.
+doctor.py writes nothing (--dry-run changes nothing).
+
+JSON keys (--json): store, index (null without one), notes (live notes),
+archived, index_size{{lines, bytes, loaded_lines, status, over[], near[]}} or
+null, caps{{soft{{lines, bytes}}, hard{{lines, bytes}}, sources{{}}}},
+issues[{{kind, path, line, message}}], warnings[{{kind, path, line, message}}],
+counts{{kind: number}}.  Paths are store-relative with "/"; line is 1-based,
+or null when the whole file is meant.
+
+Exit codes: 0 no issues (warnings allowed); 1 issues found; 2 bad usage, no
+such folder, a bad schema or a bad AUTOGRAPH_INDEX_* value; 3 I/O failure or bug.
+
+Examples:
+  doctor.py ~/.claude/projects/my-project/memory
+  doctor.py ~/vault                      # the store named by ~/vault/schema.json
+  doctor.py ~/vault --json | jq -r '.issues[] | "\\(.path):\\(.line) \\(.kind)"'
+"""
+
+
+SHOWN = 50
+
+
+def _where(finding: dict) -> str:
+    line = f":{finding['line']}" if finding["line"] else ""
+    return cli.printable(f"{finding['path']}{line}")
+
+
+def _human(report: dict) -> str:
+    size = report["index_size"]
+    index = (f"index {cli.printable(report['index'])} {cli.plural(size['lines'], 'line')} / {size['bytes']:,} bytes"
+             if size else "no index")
+    out = [f"store: {cli.printable(report['store'])} · {cli.plural(report['notes'], 'note')}, "
+           f"{report['archived']} archived · {index}"]
+    for title, rows in (("issues", report["issues"]), ("warnings", report["warnings"])):
+        if rows:
+            out += ["", f"{title} ({len(rows)}):"]
+            out += [f"  {_where(r)}  {r['kind']}  {cli.printable(r['message'])}" for r in rows[:SHOWN]]
+            if len(rows) > SHOWN:
+                out.append(f"  ... {len(rows) - SHOWN} more (--json lists all)")
+    if report["issues"]:
+        out += ["", "what to do:"]
+        out += [f"  {kind}: {memory.ISSUES[kind]}" for kind in report["counts"]]
+        summary = ", ".join(f"{n} {kind}" for kind, n in report["counts"].items())
+        out += ["", f"{cli.plural(len(report['issues']), 'issue')}: {summary}"]
+    else:
+        out += ["", "no issues"]
+    return "\n".join(out)
+
+
+def cmd_doctor(args) -> int:
+    folder = Path(args.store)
+    if not folder.is_dir():
+        raise cli.UsageError(f"{args.store}: not a folder; give the memory store's folder (or a vault holding one)")
+    schema = load_schema(folder, args.schema)
+    settings = schema.memory
+    try:
+        limits, _ = caps.caps_from(schema.section("index"))
+    except caps.CapsError as exc:
+        raise cli.UsageError(str(exc)) from None
+    store = memory.locate_store(folder, settings)
+    report = memory.doctor(store, settings, limits)
+    report["caps"] = limits.as_dict()
+    if args.json:
+        cli.print_json(report)
+    else:
+        print(_human(report))
+    return cli.EXIT_FOUND if report["issues"] else cli.EXIT_OK
+
+
+def build_parser():
+    parser = cli.make_parser(
+        "doctor.py",
+        "Validate a memory store: each note's frontmatter and labelled lines, every index line a pointer "
+        "that resolves, every note reachable, the index caps, and no secret values.",
+        EPILOG,
+    )
+    parser.add_argument("store", nargs="?", default=".", metavar="STORE", type=cli.vault_folder,
+                        help="the store's folder, or a vault holding one (default: the current folder)")
+    cli.add_common(parser, vault=False, dry_run_help="accepted for symmetry; doctor.py never writes")
+    parser.set_defaults(func=cmd_doctor)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli.run(build_parser(), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
