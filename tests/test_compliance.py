@@ -325,13 +325,21 @@ def test_field_fix_chain_fixed_in_one_apply(tmp_path):
 
 
 def test_field_fix_cycle_never_offers_a_fix_that_changes_nothing(tmp_path):
-    """With field_fixes done <-> Done, a note already saying ``done`` gets no fix to ``done``."""
+    """field_fixes done <-> Done: the schema is refused (exit 2 naming $.field_fixes.status) or a note
+    already saying ``done`` gets no fix to ``done``; never a fixable finding that changes nothing."""
     data = {
         "node_types": {"task": {"status": ["done", "superseded"]}},
         "field_fixes": {"status": {"done": "Done", "Done": "done"}},
     }
-    found = findings(tmp_path, "x.md", "---\ntype: task\nstatus: done\n---\n", data)
-    assert [f.fix for f in found if f.fix is not None and f.fix["value"] == "done"] == []
+    root = make(tmp_path / "v", {"x.md": "---\ntype: task\nstatus: done\n---\n"})
+    (tmp_path / "cycle.json").write_text(json.dumps(data), encoding="utf-8")
+    proc = enforce(root, "--schema", tmp_path / "cycle.json", "--json")
+    if proc.returncode == 2:
+        assert "$.field_fixes.status" in proc.stderr
+    else:
+        assert proc.returncode == 0, proc.stderr
+        noop = [f for f in json.loads(proc.stdout)["findings"] if f["fixable"] and f["fix"]["value"] == "done"]
+        assert noop == []
 
 
 def test_status_not_allowed(tmp_path):
