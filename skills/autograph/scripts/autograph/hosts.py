@@ -1,0 +1,674 @@
+"""Installing autograph into an agent host, and removing exactly what it wrote.
+
+Hosts and where things go (``--project DIR`` / ``--user``):
+
+============  ==========================================  ==============================================
+host          project                                     user
+============  ==========================================  ==============================================
+``claude``    skill ``DIR/.claude/skills/autograph/``,    ``~/.claude/skills/autograph/``,
+              hook in ``DIR/.claude/settings.json``       ``~/.claude/settings.json`` ($CLAUDE_CONFIG_DIR)
+``codex``     skill ``DIR/.agents/skills/autograph/``,    ``~/.agents/skills/autograph/``,
+              rules block in ``DIR/AGENTS.md``            ``~/.codex/AGENTS.md`` ($CODEX_HOME)
+============  ==========================================  ==============================================
+
+(Claude Code: code.claude.com/docs/en/skills, /hooks, /settings; Codex:
+developers.openai.com/codex/skills and AGENTS.md.)
+
+The hook is merged into ``settings.json`` as text: the group
+``{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command",
+"command": "python3 .../guard.py", "timeout": 10}]}`` is appended to
+``hooks.PreToolUse`` (created when missing) in the file's own indentation
+and line endings; every other byte stays.  The Codex rules go between the
+lines ``<!-- autograph:begin -->`` and ``<!-- autograph:end -->``.  The store
+gets an index from ``assets/MEMORY.md`` when it has none.
+
+What was installed is recorded in ``<skill>/.autograph-install.json``: the
+skill files with their SHA-256, the folders created, and for each edited file
+its bytes before and a digest of the bytes written.  Uninstalling restores
+such a file byte for byte when nobody changed it since, and otherwise removes
+only our hook group or block; skill files changed since are kept.  The store
+(the index and its notes) is never touched.
+
+Every write goes through :func:`store.replace_file` (atomic, change-checked,
+mode kept); a symlinked file is written at its real path, so the link stays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import store
+
+__all__ = ["BEGIN", "END", "GUARD_MARK", "RECORD", "Action", "HostError", "Layout", "apply", "layout",
+           "plan_install", "plan_uninstall"]
+
+BEGIN = "<!-- autograph:begin -->"
+END = "<!-- autograph:end -->"
+GUARD_MARK = "autograph/scripts/guard.py"  # a hook command holding this is ours
+RECORD = ".autograph-install.json"
+MATCHER = "Write|Edit|MultiEdit"
+HOOK_TIMEOUT = 10  # seconds; the guard answers in well under one
+SKIP_NAMES = {"__pycache__"}
+
+
+class HostError(ValueError):
+    """A file to edit is not in a shape we can edit safely (exit code 2)."""
+
+
+@dataclass
+class Layout:
+    """Where an install goes.  ``config`` is ``settings.json`` (claude) or
+    ``AGENTS.md`` (codex); ``store`` the memory store (None: none);
+    ``skill_ref`` the skill's folder as commands and rules name it."""
+
+    host: str
+    scope: str  # "project" or "user"
+    root: Path
+    skill: Path
+    config: Path
+    store: Path | None
+    skill_ref: str
+    store_ref: str | None
+
+
+@dataclass
+class Action:
+    """One file change.  ``action``: create, update, remove, restore,
+    unchanged, kept (left as it is, with ``note`` saying why).  ``before``
+    the bytes the plan was made from (None: absent); ``after`` the bytes to
+    write (None: delete)."""
+
+    path: Path
+    action: str
+    what: str
+    before: bytes | None = None
+    after: bytes | None = None
+    mode: int | None = None
+    note: str = ""
+    conflict: str = field(default="", repr=False)
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except IsADirectoryError:
+        raise HostError(f"{path}: is a folder; move it away, this file is written here") from None
+
+
+def layout(host: str, project: str | os.PathLike | None, user: bool, store_dir: str | os.PathLike | None,
+           memory_folder: str = "memory", environ=None) -> Layout:
+    """The :class:`Layout` for ``host`` (``claude``/``codex``) in ``project``
+    or, with ``user``, the home folder.  ``store_dir`` overrides the store
+    (default: ``project/<memory_folder>``; none for ``--user``)."""
+    environ = os.environ if environ is None else environ
+    home = Path(environ.get("HOME") or Path.home())
+    if user:
+        if host == "claude":
+            base = Path(environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+            skill, config = base / "skills" / "autograph", base / "settings.json"
+        else:
+            skill = home / ".agents" / "skills" / "autograph"
+            config = Path(environ.get("CODEX_HOME") or home / ".codex") / "AGENTS.md"
+        root = home
+        store_path = Path(store_dir).absolute() if store_dir else None
+        skill_ref = str(skill)
+        store_ref = str(store_path) if store_path else None
+    else:
+        root = Path(project or ".").absolute()
+        if not root.is_dir():
+            raise HostError(f"{project}: not a folder; give the project's folder with --project")
+        if host == "claude":
+            skill, config = root / ".claude" / "skills" / "autograph", root / ".claude" / "settings.json"
+        else:
+            skill, config = root / ".agents" / "skills" / "autograph", root / "AGENTS.md"
+        store_path = Path(store_dir).absolute() if store_dir else root / memory_folder if memory_folder else root
+        skill_ref = os.path.relpath(skill, root).replace(os.sep, "/")
+        store_ref = _ref(store_path, root)
+    return Layout(host, "user" if user else "project", root, skill, config, store_path, skill_ref, store_ref)
+
+
+def _ref(path: Path, root: Path) -> str:
+    try:
+        rel = path.relative_to(root).as_posix()
+        return rel or "."
+    except ValueError:
+        return str(path)
+
+
+# ---------------------------------------------------------------------------
+# JSON located in text: spans of values, so an edit touches only its own bytes
+
+_WS = " \t\r\n"
+
+
+class _Node:
+    __slots__ = ("kind", "start", "end", "items", "value")
+
+    def __init__(self, kind: str, start: int):
+        self.kind, self.start, self.end = kind, start, start
+        self.items: list = []  # object: (key, key_start, node); array: node
+        self.value = None
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _parse_value(text: str, i: int) -> _Node:
+    from json.decoder import scanstring
+
+    i = _skip(text, i)
+    if i >= len(text):
+        raise ValueError("unexpected end")
+    ch = text[i]
+    node = _Node("object" if ch == "{" else "array" if ch == "[" else "scalar", i)
+    if ch in "{[":
+        close = "}" if ch == "{" else "]"
+        j = _skip(text, i + 1)
+        if text[j : j + 1] == close:
+            node.end = j + 1
+            return node
+        while True:
+            if ch == "{":
+                j = _skip(text, j)
+                if text[j : j + 1] != '"':
+                    raise ValueError("expected a key")
+                key, after = scanstring(text, j + 1)
+                k = _skip(text, after)
+                if text[k : k + 1] != ":":
+                    raise ValueError("expected ':'")
+                child = _parse_value(text, k + 1)
+                node.items.append((key, j, child))
+            else:
+                child = _parse_value(text, j)
+                node.items.append(child)
+            j = _skip(text, child.end)
+            if text[j : j + 1] == ",":
+                j += 1
+                continue
+            if text[j : j + 1] == close:
+                node.end = j + 1
+                return node
+            raise ValueError(f"expected ',' or '{close}'")
+    decoder = json.JSONDecoder()
+    node.value, node.end = decoder.raw_decode(text, i)
+    return node
+
+
+def _member(node: _Node, key: str):
+    for name, key_start, child in node.items:
+        if name == key:
+            return key_start, child
+    return None
+
+
+def _newline(text: str) -> str:
+    return "\r\n" if "\r\n" in text else "\n"
+
+
+def _indent_unit(text: str) -> str:
+    for line in text.replace("\r\n", "\n").split("\n")[1:]:
+        stripped = line.lstrip(" \t")
+        if stripped and len(stripped) < len(line):
+            return line[: len(line) - len(stripped)]
+    return "  "
+
+
+def _render(value, unit: str, level: int, newline: str) -> str:
+    text = json.dumps(value, indent=unit, ensure_ascii=False)
+    return text.replace("\n", newline + unit * level)
+
+
+def _insert_child(text: str, container: _Node, rendered: str, unit: str, level: int, newline: str) -> str:
+    """``text`` with ``rendered`` (a member ``"key": value`` or an array
+    item) added as the last child of ``container``."""
+    if container.items:
+        last = container.items[-1]
+        end = (last[2] if isinstance(last, tuple) else last).end
+        return text[:end] + "," + newline + unit * level + rendered + text[end:]
+    inner = newline + unit * level + rendered + newline + unit * (level - 1)
+    return text[: container.start + 1] + inner + text[container.end - 1 :]
+
+
+def _remove_child(text: str, container: _Node, index: int) -> str:
+    """``text`` without the child at ``index`` of ``container``, and the comma
+    and white space that joined it: the inverse of :func:`_insert_child`."""
+    def span(i):
+        item = container.items[i]
+        return (item[1], item[2].end) if isinstance(item, tuple) else (item.start, item.end)
+
+    count = len(container.items)
+    if count == 1:
+        return text[: container.start + 1] + text[container.end - 1 :]
+    start, end = span(index)
+    if index > 0:
+        return text[: span(index - 1)[1]] + text[end:]
+    return text[:start] + text[span(1)[0] :]
+
+
+def _is_ours(group: _Node) -> bool:
+    if group.kind != "object":
+        return False
+    hooks = _member(group, "hooks")
+    if hooks is None or hooks[1].kind != "array":
+        return False
+    for handler in hooks[1].items:
+        command = _member(handler, "command") if handler.kind == "object" else None
+        if command and isinstance(command[1].value, str) and GUARD_MARK in command[1].value.replace("\\", "/"):
+            return True
+    return False
+
+
+def _locate_settings(text: str, where: Path) -> tuple[_Node, tuple | None, tuple | None]:
+    """(top object, hooks member, PreToolUse member); raises HostError for a
+    file that is not a JSON object or whose hooks are not the documented shape."""
+    try:
+        json.loads(text)
+    except ValueError as exc:
+        raise HostError(f"{where}: not valid JSON ({exc}); fix it, then run init again") from None
+    top = _parse_value(text, 0)
+    if top.kind != "object":
+        raise HostError(f"{where}: not a JSON object; fix it, then run init again")
+    hooks = _member(top, "hooks")
+    if hooks is not None and hooks[1].kind != "object":
+        raise HostError(f"{where}: \"hooks\" is not an object; fix it, then run init again")
+    pre = _member(hooks[1], "PreToolUse") if hooks else None
+    if pre is not None and pre[1].kind != "array":
+        raise HostError(f"{where}: \"hooks.PreToolUse\" is not a list; fix it, then run init again")
+    return top, hooks, pre
+
+
+def hook_group(command: str) -> dict:
+    """The ``PreToolUse`` group that runs the guard."""
+    return {"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
+
+
+def settings_with_hook(text: str | None, command: str, where: Path) -> str:
+    """``settings.json`` text with our hook group (unchanged if one is
+    there: a group whose command runs ``.../autograph/scripts/guard.py``;
+    its command is updated in place when it differs)."""
+    if text is None or not text.strip():
+        return json.dumps({"hooks": {"PreToolUse": [hook_group(command)]}}, indent=2) + "\n"
+    newline, unit = _newline(text), _indent_unit(text)
+    top, hooks, pre = _locate_settings(text, where)
+    if pre is not None:
+        for group in pre[1].items:
+            if _is_ours(group):
+                handlers = _member(group, "hooks")[1]
+                for handler in handlers.items:
+                    found = _member(handler, "command") if handler.kind == "object" else None
+                    if found and GUARD_MARK in str(found[1].value).replace("\\", "/"):
+                        if found[1].value != command:
+                            node = found[1]
+                            return text[: node.start] + json.dumps(command, ensure_ascii=False) + text[node.end :]
+                        return text
+        return _insert_child(text, pre[1], _render(hook_group(command), unit, 3, newline), unit, 3, newline)
+    if hooks is not None:
+        rendered = '"PreToolUse": ' + _render([hook_group(command)], unit, 2, newline)
+        return _insert_child(text, hooks[1], rendered, unit, 2, newline)
+    rendered = '"hooks": ' + _render({"PreToolUse": [hook_group(command)]}, unit, 1, newline)
+    return _insert_child(text, top, rendered, unit, 1, newline)
+
+
+def settings_without_hook(text: str, where: Path) -> str:
+    """``settings.json`` text without our hook group; an emptied
+    ``PreToolUse`` list and an emptied ``hooks`` object go too."""
+    top, hooks, pre = _locate_settings(text, where)
+    if pre is None:
+        return text
+    for index, group in enumerate(pre[1].items):
+        if _is_ours(group):
+            text = _remove_child(text, pre[1], index)
+            break
+    else:
+        return text
+    top, hooks, pre = _locate_settings(text, where)
+    if not pre[1].items:
+        text = _remove_child(text, hooks[1], [name for name, _, _ in hooks[1].items].index("PreToolUse"))
+        top, hooks, _ = _locate_settings(text, where)
+        if not hooks[1].items:
+            text = _remove_child(text, top, [name for name, _, _ in top.items].index("hooks"))
+    return text
+
+
+# ---------------------------------------------------------------------------
+# The AGENTS.md block
+
+
+def _marker_lines(lines: list[str]) -> tuple[list[int], list[int]]:
+    begins = [i for i, line in enumerate(lines) if line.strip() == BEGIN]
+    ends = [i for i, line in enumerate(lines) if line.strip() == END]
+    return begins, ends
+
+
+def _block_span(text: str, where: Path) -> tuple[int, int] | None:
+    """Offsets of our block, from its BEGIN line to the end of its END line
+    (newline included); None without markers.  Raises HostError for markers
+    that do not pair up (the file is then never edited)."""
+    lines = text.split("\n")
+    begins, ends = _marker_lines(lines)
+    if not begins and not ends:
+        return None
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        numbers = ", ".join(str(i + 1) for i in sorted(begins + ends))
+        raise HostError(f"{where}: autograph markers on lines {numbers} do not pair up "
+                        f"(one {BEGIN} line, then one {END} line); fix or remove them, then run init again")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    return offsets[begins[0]], min(offsets[ends[0] + 1], len(text))
+
+
+def rules_block(layout: Layout) -> str:
+    """The text between and including the markers (``\\n`` line ends)."""
+    skill = layout.skill_ref
+    if layout.store_ref:
+        index = f"{layout.store_ref}/MEMORY.md" if layout.store_ref != "." else "MEMORY.md"
+        where = (f"Long-term memory lives in `{layout.store_ref}/`: one fact per note, and `{index}`, the index, "
+                 f"holds one pointer line per note.")
+    else:
+        index = "MEMORY.md"
+        where = ("Long-term memory lives in a project's memory store (its `memory/` folder): one fact per note, "
+                 "and `MEMORY.md` in it, the index, holds one pointer line per note.")
+    lines = [
+        BEGIN,
+        "## Memory (autograph)",
+        "",
+        where,
+        f"How to keep it: `{skill}/SKILL.md`, section \"Memory\"; details in `{skill}/references/memory.md`.",
+        "",
+        f"- At the start of a task, read `{index}`; open a note only when its hook matters to the task.",
+        "- Before writing a note, look for one that already holds the fact and update it instead.",
+        f"- After every change to the index, run `python3 {skill}/scripts/check.py {index}`; on exit code 1",
+        "  the index is over its cap (the host would drop the rest): compact it before anything else.",
+        "- Never write secrets (keys, tokens, passwords) into memory; note only where they are kept.",
+        END,
+    ]
+    return "\n".join(lines)
+
+
+def rules_with_block(text: str | None, block: str, where: Path) -> str:
+    """``AGENTS.md`` text with ``block`` in place of ours, or appended after
+    one blank line; the file's line endings are kept."""
+    if text is None or text == "":
+        return block + "\n"
+    newline = _newline(text)
+    block = block.replace("\n", newline)
+    span = _block_span(text, where)
+    if span is not None:
+        start, end = span
+        ending = newline if text[start:end].endswith("\n") else ""
+        return text[:start] + block + ending + text[end:]
+    separator = ("" if text.endswith("\n") else newline) + newline
+    return text + separator + block + newline
+
+
+def rules_without_block(text: str, where: Path) -> str:
+    """``AGENTS.md`` text without our block and the blank line that
+    separated it from what came before."""
+    span = _block_span(text, where)
+    if span is None:
+        return text
+    start, end = span
+    before, after = text[:start], text[end:]
+    newline = _newline(text)
+    if not after and before.endswith(newline + newline):
+        before = before[: -len(newline)]
+    return before + after
+
+
+# ---------------------------------------------------------------------------
+# Plans
+
+
+def _skill_files(source: Path) -> dict[str, Path]:
+    """The skill's files by path relative to its folder: everything except
+    caches (``__pycache__``, ``*.pyc``) and dot files (our install record)."""
+    out: dict[str, Path] = {}
+    for folder, dirs, files in os.walk(source):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_NAMES and not d.startswith("."))
+        for name in sorted(files):
+            if name.startswith(".") or name.endswith(".pyc"):
+                continue
+            path = Path(folder) / name
+            out[path.relative_to(source).as_posix()] = path
+    return out
+
+
+def _load_record(skill: Path) -> dict:
+    try:
+        data = json.loads((skill / RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _missing_dirs(path: Path, stop: Path) -> list[Path]:
+    """Folders between ``stop`` and ``path`` (inclusive) that do not exist."""
+    out = []
+    current = path
+    while current != stop and current != current.parent and not current.exists():
+        out.append(current)
+        current = current.parent
+    return out
+
+
+def guard_command(layout: Layout, python: str) -> str:
+    """The hook's command line: the project's copy through
+    ``$CLAUDE_PROJECT_DIR`` (so the settings file works on any checkout), or
+    the absolute path for ``--user``."""
+    if layout.scope == "project":
+        return f'{python} "$CLAUDE_PROJECT_DIR/{layout.skill_ref}/scripts/guard.py"'
+    return f"{python} {shlex.quote(str(layout.skill / 'scripts' / 'guard.py'))}"
+
+
+def _mode(path: Path) -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return path.stat().st_mode & 0o777 & ~umask
+
+
+def _text(data: bytes | None, where: Path) -> str | None:
+    if data is None:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HostError(f"{where}: not UTF-8 text; autograph edits only UTF-8 files") from None
+
+
+def plan_install(layout: Layout, source: Path, python: str = "python3", template: Path | None = None) -> list[Action]:
+    """The changes that install autograph as ``layout`` says, from the skill
+    folder ``source``: skill files, the hook or the rules block, the index
+    (from ``template``, only when the store has none) and the install record.
+    Files already as they should be give ``unchanged`` actions.  Raises
+    :class:`HostError` for a settings file or rules file we cannot edit safely."""
+    actions: list[Action] = []
+    record = _load_record(layout.skill)
+    created_dirs = {d for d in record.get("dirs", []) if isinstance(d, str)}
+    same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
+    files: dict[str, str] = {}
+    for rel, path in _skill_files(source).items():
+        data = path.read_bytes()
+        files[rel] = _sha(data)
+        target = layout.skill / rel
+        if same_skill:
+            continue
+        before = _read(target)
+        for folder in _missing_dirs(target.parent, layout.root):
+            created_dirs.add(_ref(folder, layout.root))
+        kind = "unchanged" if before == data else "create" if before is None else "update"
+        actions.append(Action(target, kind, "skill", before, data, _mode(path)))
+    edits = dict(record.get("edits") or {})
+    config_before = _read(layout.config)
+    config_text = _text(config_before, layout.config)
+    if layout.host == "claude":
+        after_text = settings_with_hook(config_text, guard_command(layout, python), layout.config)
+        what = "hook in settings.json"
+    else:
+        after_text = rules_with_block(config_text, rules_block(layout), layout.config)
+        what = "rules block in AGENTS.md"
+    after = after_text.encode("utf-8")
+    for folder in _missing_dirs(layout.config.parent, layout.root):
+        created_dirs.add(_ref(folder, layout.root))
+    key = _ref(layout.config, layout.root)
+    if after != config_before:
+        previous = edits.get(key)  # an earlier install's record keeps the bytes from before it
+        original = previous["original"] if isinstance(previous, dict) and "original" in previous else config_text
+        edits[key] = {"original": original, "written": _sha(after)}
+    kind = "unchanged" if after == config_before else "create" if config_before is None else "update"
+    actions.append(Action(layout.config, kind, what, config_before, after))
+    index_ref = record.get("index") if isinstance(record.get("index"), str) else None  # created by us earlier
+    if layout.store is not None:
+        index = layout.store / "MEMORY.md"
+        if os.path.lexists(index):
+            actions.append(Action(index, "kept", "index", note="the store already has an index"))
+        else:
+            template = template or source / "assets" / "MEMORY.md"
+            actions.append(Action(index, "create", "index", None, template.read_bytes(), 0o644 & ~_umask()))
+            index_ref = _ref(index, layout.root)
+    data = {
+        "version": 1,
+        "host": layout.host,
+        "scope": layout.scope,
+        "files": files if not same_skill else {},
+        "dirs": sorted(created_dirs),
+        "edits": dict(sorted(edits.items())),
+        "index": index_ref,
+    }
+    record_bytes = (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    record_path = layout.skill / RECORD
+    before = _read(record_path)
+    kind = "unchanged" if before == record_bytes else "create" if before is None else "update"
+    actions.append(Action(record_path, kind, "install record", before, record_bytes, 0o644 & ~_umask()))
+    return actions
+
+
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def plan_uninstall(layout: Layout, source: Path) -> list[Action]:
+    """The changes that remove what :func:`plan_install` wrote: skill files
+    unchanged since install, our hook or block (the whole file restored byte
+    for byte when nobody changed it since), the install record and the
+    folders it created once empty.  The store is never touched."""
+    actions: list[Action] = []
+    record = _load_record(layout.skill)
+    recorded = record.get("files") if isinstance(record.get("files"), dict) else None
+    same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
+    if recorded is None:  # no record: our files are the ones equal to the source's
+        recorded = {} if same_skill else {rel: _sha(p.read_bytes()) for rel, p in _skill_files(source).items()}
+    for rel, digest in sorted(recorded.items()):
+        target = layout.skill / rel
+        before = _read(target)
+        if before is None:
+            continue
+        if _sha(before) == digest:
+            actions.append(Action(target, "remove", "skill", before, None))
+        else:
+            actions.append(Action(target, "kept", "skill", before, None, note="changed since it was installed"))
+    config_before = _read(layout.config)
+    key = _ref(layout.config, layout.root)
+    edit = (record.get("edits") or {}).get(key)
+    what = "hook in settings.json" if layout.host == "claude" else "rules block in AGENTS.md"
+    if config_before is not None:
+        if isinstance(edit, dict) and edit.get("written") == _sha(config_before):
+            original = edit.get("original")
+            after = None if original is None else original.encode("utf-8")
+            actions.append(Action(layout.config, "restore" if after is not None else "remove", what,
+                                  config_before, after))
+        else:
+            text = _text(config_before, layout.config)
+            if layout.host == "claude":
+                after_text = settings_without_hook(text, layout.config)
+            else:
+                after_text = rules_without_block(text, layout.config)
+            after = after_text.encode("utf-8")
+            if after == config_before:
+                actions.append(Action(layout.config, "unchanged", what, config_before, after,
+                                      note="nothing of ours in it"))
+            elif isinstance(edit, dict) and edit.get("original") is None and not after_text.strip(" \t\r\n{}"):
+                actions.append(Action(layout.config, "remove", what, config_before, None))
+            else:
+                actions.append(Action(layout.config, "update", what, config_before, after))
+    record_path = layout.skill / RECORD
+    record_before = _read(record_path)
+    if record_before is not None:
+        actions.append(Action(record_path, "remove", "install record", record_before, None))
+    index_ref = record.get("index")
+    if isinstance(index_ref, str) and os.path.lexists(layout.root / index_ref):
+        actions.append(Action(layout.root / index_ref, "kept", "index", note="the store is never touched"))
+    elif layout.store is not None and os.path.lexists(layout.store / "MEMORY.md"):
+        actions.append(Action(layout.store / "MEMORY.md", "kept", "index", note="the store is never touched"))
+    return actions
+
+
+def removable_dirs(layout: Layout) -> list[Path]:
+    """Folders to remove after an uninstall, deepest first, if empty then:
+    the skill folder and its subfolders, and the folders the install created."""
+    record = _load_record(layout.skill)
+    out = []
+    if layout.skill.is_dir():
+        for folder, _dirs, _files in os.walk(layout.skill, topdown=False):
+            out.append(Path(folder))
+    for rel in sorted(record.get("dirs") or [], key=lambda r: -r.count("/")):
+        if isinstance(rel, str) and ".." not in rel.split("/"):
+            out.append(layout.root / rel)
+    seen: list[Path] = []
+    for path in out:
+        if path not in seen:
+            seen.append(path)
+    return seen
+
+
+# ---------------------------------------------------------------------------
+# Applying
+
+
+def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Action]:
+    """Carry out ``actions`` (create, update, restore, remove) and then
+    remove the ``cleanup`` folders that are empty.  Each write is atomic and
+    change-checked (a file changed since the plan is skipped: ``conflict``
+    says why); an existing file keeps its mode, a new one gets ``mode``.
+    Returns the actions with a conflict."""
+    conflicts = []
+    for action in actions:
+        if action.action not in ("create", "update", "restore", "remove") or action.before == action.after:
+            continue
+        real = Path(os.path.realpath(action.path))
+        try:
+            if action.after is None:
+                current = _read(real)
+                if current != action.before:
+                    raise store.Conflict(f"{action.path}: changed since it was read; not removed")
+                real.unlink()
+            else:
+                # skill files are copies that a re-run restores: atomic, but not fsynced one by one
+                store.replace_file(real, action.before, action.after, durable=action.what != "skill")
+                if action.before is None and action.mode is not None:
+                    os.chmod(real, action.mode)
+        except store.Conflict as exc:
+            action.conflict = str(exc)
+            conflicts.append(action)
+    for folder in cleanup or []:
+        try:
+            folder.rmdir()
+        except OSError:
+            pass  # not empty (someone else's files) or already gone
+    return conflicts
