@@ -399,3 +399,12 @@ def test_check_help_and_misspelled_flag():
     proc = check("--help")
     assert proc.returncode == 0 and "loaded_lines" in proc.stdout
     assert check(".", "--jsn").returncode == 2
+
+
+def test_schema_example_holds_the_index_caps_and_the_memory_preset():
+    from autograph.schema import MEMORY_TYPES
+    from conftest import REPO
+
+    schema = load_schema(None, REPO / "schema.example.json")
+    assert schema.section("index")["hard"] == caps.DEFAULT_HARD and schema.section("index")["soft"] == caps.DEFAULT_SOFT
+    assert schema.memory["types"] == MEMORY_TYPES
