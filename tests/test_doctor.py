@@ -466,3 +466,10 @@ def test_doctor_writes_nothing(seeded):
     doctor(seeded, "--json")
     after = {p: p.read_bytes() for p in seeded.rglob("*") if p.is_file()}
     assert before == after
+
+
+def test_store_folder_named_by_the_schema_must_exist(make_vault):
+    vault = make_vault({"schema.json": '{"memory": {"folder": ".memory"}}', "MEMORY.md": "- [A](a.md) — a\n",
+                        "a.md": "# not a memory note\n"})
+    proc = doctor(vault)
+    assert proc.returncode == 2 and "memory.folder" in proc.stderr and ".memory" in proc.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from autograph import caps, cli, memory  # noqa: E402
-from autograph.schema import load_schema  # noqa: E402
+from autograph.schema import DEFAULTS, load_schema  # noqa: E402
 
 KINDS = "\n".join(f"  {kind:<17} {hint}" for kind, hint in {**memory.ISSUES}.items())
 
@@ -91,6 +91,10 @@ def cmd_doctor(args) -> int:
         limits, _ = caps.caps_from(schema.section("index"))
     except caps.CapsError as exc:
         raise cli.UsageError(str(exc)) from None
+    sub = settings["folder"]
+    if sub and sub != DEFAULTS["memory"]["folder"] and not (folder / sub).is_dir():
+        raise cli.UsageError(f"the memory store {folder / sub} (\"memory.folder\" in {schema.source}) does not exist; "
+                             f"create it (init.py) or fix \"memory.folder\"")
     store = memory.locate_store(folder, settings)
     report = memory.doctor(store, settings, limits)
     report["caps"] = limits.as_dict()

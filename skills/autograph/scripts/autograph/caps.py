@@ -43,7 +43,9 @@ __all__ = [
     "Verdict",
     "after_call",
     "caps_from",
+    "check_file",
     "count_lines",
+    "deny_reason",
     "index_names",
     "judge",
     "loaded_lines",
@@ -77,8 +79,6 @@ ENV_FILES = "AUTOGRAPH_INDEX_FILES"
 # simulated (the guard then lets the call through and says why).
 EDIT_LIMIT = 32 << 20
 
-# A long index line is content, not a pointer (doctor); Claude Code's own
-# advice is one line of under ~150 characters per entry.
 DIMENSIONS = ("lines", "bytes")
 
 

@@ -30,7 +30,8 @@ from .index import note_links
 from .note import BOM, Note
 from .vault import Vault
 
-__all__ = ["ISSUES", "MAX_INDEX_LINE", "WARNINGS", "doctor", "find_secrets", "index_lines", "locate_store"]
+__all__ = ["ISSUES", "MAX_INDEX_LINE", "WARNINGS", "check_note", "doctor", "find_secrets", "index_files",
+           "index_lines", "locate_store"]
 
 # kind -> what to do about it (the human report prints it once per kind)
 ISSUES = {
