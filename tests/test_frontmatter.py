@@ -1099,3 +1099,18 @@ def test_loads_is_the_fast_path_or_the_parser():
     # a block the fast path declines still parses
     assert frontmatter._simple("a:\n  b: 1\n") is None
     assert_loads("a:\n  b: 1\n", {"a": {"b": 1}})
+
+
+@pytest.mark.parametrize(
+    "text, key, value, expected",
+    [
+        ("---\ntype: contact   # note\nx: 1\n---\n", "type", "person", "---\ntype: person   # note\nx: 1\n---\n"),
+        ('---\ntype: "a # b" # real\n---\n', "type", "person", "---\ntype: person # real\n---\n"),
+        ("---\ntype: a#b\n---\n", "type", "person", "---\ntype: person\n---\n"),
+        ("---\ntags: # topics\n  - a\n---\n", "tags", ["x"], "---\ntags: # topics\n  - x\n---\n"),
+        ("---\r\nk: 1 # c\r\n---\r\n", "k", 2, "---\r\nk: 2 # c\r\n---\r\n"),
+    ],
+)
+def test_setting_a_key_keeps_the_comment_on_its_line(text, key, value, expected):
+    """A comment after a value (``key: v  # why``) survives a change of the value."""
+    assert set_property(text, key, value) == expected

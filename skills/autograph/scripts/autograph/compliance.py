@@ -113,7 +113,7 @@ def score(notes: int, findings: list[Finding]) -> float:
 # Checking one note
 
 _COMMENT_VALUE = re.compile(r"^([ \t]*)(-[ \t]+|[^\s#'\"][^:]*?:[ \t]+)(#\S.*)$")
-_TAB_IN_VALUE = re.compile(r"\S.*\t")
+_TAB_IN_VALUE = re.compile(r"\S[^\t]*\t[ \t]*[^\s#]")  # a tab with value text on both sides
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 _DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[-+][0-9]{2}:?[0-9]{2})?\Z")
 
@@ -153,9 +153,27 @@ def _normal_tags(value):
                 continue
             cleaned.append(item.strip().lstrip("#") if isinstance(item, str) else item)
         return cleaned
-    if isinstance(value, str) and value.startswith("#"):
-        return value.lstrip("#")
+    if isinstance(value, str) and "#" in value:
+        cleaned = _TAG_HASH.sub(r"\1", value).strip()
+        return cleaned or None
     return value
+
+
+_TAG_HASH = re.compile(r"(^|[\s,])#+")
+
+
+def _strip_comment(line: str) -> str:
+    """A frontmatter line without its trailing ``# comment`` (outside quotes)."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in ("'", '"'):
+            quote = ch
+        elif ch == "#" and i > 0 and line[i - 1] in " \t":
+            return line[:i].rstrip(" \t")
+    return line.rstrip(" \t")
 
 
 def check_note(note: Note, schema: Schema) -> list[Finding]:
@@ -195,11 +213,13 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
             if "\t" in line and _TAB_IN_VALUE.search(line):
                 add("tab-in-value", None, f"tab inside value, line {i + 2}", line=i + 2)
             continue
+        if line.lstrip(" \t").startswith("#"):
+            continue  # a comment line
         match = _COMMENT_VALUE.match(line)
         if match:
             tag = match.group(3).split()[0]
             add("yaml-comment", None, f"value is a YAML comment; quote it as \"{tag}\" or drop the #", line=i + 2)
-        elif "\t" in line and _TAB_IN_VALUE.search(line):
+        elif "\t" in line and _TAB_IN_VALUE.search(_strip_comment(line)):
             add("tab-in-value", None, f"tab inside value, line {i + 2}", line=i + 2)
 
     node_types = schema.node_types
@@ -230,6 +250,8 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
             while target in fixes and target not in seen:  # a -> b -> c: fix to c at once
                 seen.add(target)
                 target = fixes[target]
+            if target == value:
+                continue  # a cycle back to the value (the schema check reports cycles)
             add("field-fix", key, f"{key} {value!r} is written {target!r} in this schema", fix=target)
             props[key] = target
 
@@ -258,7 +280,11 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
             if here != folder and not here.startswith(folder + "/" if folder else "\0"):
                 add("misplaced", "type", f"a {kind} card belongs in {folder or 'the vault root'}/, not {here or 'the root'}/")
 
-    if "tags" in props:
+    tags_entry = entries.get("tags")
+    commented = tags_entry is not None and any(
+        f.rule == "yaml-comment" and tags_entry.start + 2 <= f.line < tags_entry.end + 2 for f in found
+    )
+    if "tags" in props and not commented:  # a '#tag' read as a comment is for --repair, not dropped
         normal = _normal_tags(props["tags"])
         if normal != props["tags"]:
             add("tags-format", "tags", "tags are read without '#' and empty items; normalise them", fix=normal)

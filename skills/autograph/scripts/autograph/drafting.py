@@ -13,7 +13,7 @@ import re
 import unicodedata
 from collections import Counter
 
-from .schema import DEFAULTS, PROPERTY_TYPES, validate
+from .schema import DEFAULTS, PROPERTY_TYPES, folder_problem, validate
 
 __all__ = ["draft_schema"]
 
@@ -74,8 +74,13 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
     except (KeyError, TypeError):
         raise ValueError("not a discovery: expected the JSON that discover.py --json prints") from None
 
+    # one spelling per status across the vault: field_fixes apply to every
+    # type, so variants are folded vault-wide to the most used spelling
+    every_status: Counter = Counter()
+    for info in types.values():
+        every_status.update({s: n for s, n in info.get("statuses", {}).items() if isinstance(s, str)})
+    status_fixes = _status_fixes(dict(every_status))
     node_types: dict[str, dict] = {}
-    status_fixes: dict[str, str] = {}
     status_defaults: dict[str, str] = {}
     for name, info in sorted(types.items()):
         explicit = info.get("explicit", 0)
@@ -88,15 +93,21 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
             # notes are there and the type is most of that folder's typed notes
             folder, count = places.most_common(1)[0]
             typed_there = sum(t.get("folders", {}).get(folder, 0) for t in types.values())
-            if count >= MIN_HINT_NOTES and count / explicit >= 0.5 and count / typed_there >= FOLDER_SHARE:
+            if (
+                count >= MIN_HINT_NOTES
+                and count / explicit >= 0.5
+                and count / typed_there >= FOLDER_SHARE
+                and folder_problem(folder) is None
+            ):
                 spec["folder"] = folder
         spec["required"] = sorted(
             key for key, count in info.get("keys", {}).items() if key != "type" and count / explicit >= coverage
         )
-        statuses = {s: n for s, n in info.get("statuses", {}).items() if isinstance(s, str)}
-        fixes = _status_fixes(statuses)
-        status_fixes.update(fixes)
-        allowed = [s for s in sorted(statuses, key=lambda s: (-statuses[s], s)) if s not in fixes]
+        statuses: Counter = Counter()
+        for status, count in info.get("statuses", {}).items():
+            if isinstance(status, str):
+                statuses[status_fixes.get(status, status)] += count
+        allowed = sorted(statuses, key=lambda s: (-statuses[s], s))
         if allowed:
             spec["status"] = allowed + ([] if "superseded" in allowed else ["superseded"])
             if "status" in spec["required"]:
@@ -110,14 +121,21 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
             per_folder.setdefault(folder, Counter())[name] += count
     for folder, counts in sorted(per_folder.items()):
         name, count = counts.most_common(1)[0]
-        if folder and name in node_types and count >= MIN_HINT_NOTES and count / sum(counts.values()) >= FOLDER_SHARE:
+        if (
+            folder
+            and folder_problem(folder) is None
+            and name in node_types
+            and count >= MIN_HINT_NOTES
+            and count / sum(counts.values()) >= FOLDER_SHARE
+        ):
             hints[folder] = name
 
     domains = {}
     for folder in folders:
         top = folder.split("/", 1)[0]
-        if top and top not in domains and _slug(top):
-            domains[top] = _slug(top)
+        # "_x" keys are comments; a discovery edited by hand may hold anything
+        if top and top not in domains and not top.startswith("_") and folder_problem(top) is None:
+            domains[top] = _slug(top) or unicodedata.normalize("NFC", top).casefold()
 
     properties = {
         key: kind for key, kind in discovery.get("obsidian_types", {}).items() if kind in PROPERTY_TYPES

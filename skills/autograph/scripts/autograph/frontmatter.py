@@ -1052,6 +1052,11 @@ def set_property(text: str, key: str, value) -> str:
     if entry is not None:
         indent = entry.prefix[: len(entry.prefix) - len(entry.prefix.lstrip(" "))]
         new = format_property(key, value, indent, list_indent, fm.newline, prefix=entry.prefix)
+        old = lines[entry.start]
+        comment = _trailing_comment(old[len(entry.prefix) :].rstrip("\r\n"))
+        first, _, others = new.partition(fm.newline)
+        if comment and (not others or first.endswith(":")):
+            new = first + comment + fm.newline + others  # "key: v  # why" keeps its why
         lines[entry.start : entry.end] = [new]
     else:
         indent = ""
@@ -1060,6 +1065,29 @@ def set_property(text: str, key: str, value) -> str:
             indent = first[: len(first) - len(first.lstrip(" "))]
         lines.append(format_property(key, value, indent, list_indent, fm.newline))
     return text[: fm.start] + "".join(lines) + text[fm.end :]
+
+
+def _trailing_comment(rest: str) -> str:
+    """The ``  # comment`` at the end of a key line's value part, with the
+    spaces before it, or ``""`` (quotes are skipped)."""
+    quote = None
+    i = 0
+    while i < len(rest):
+        ch = rest[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in ("'", '"') and not rest[:i].strip():
+            quote = ch
+        elif ch == "#" and i > 0 and rest[i - 1] in " \t":
+            start = i
+            while start > 0 and rest[start - 1] in " \t":
+                start -= 1
+            return rest[start:]
+        i += 1
+    return ""
 
 
 def delete_property(text: str, key: str) -> str:

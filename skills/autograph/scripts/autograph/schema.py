@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -70,8 +71,9 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _folder_problem(folder: str) -> str | None:
-    if folder.startswith(("/", "\\")) or (len(folder) > 1 and folder[1] == ":"):
+def folder_problem(folder: str) -> str | None:
+    """Why a folder from data is not a place inside the vault, or None."""
+    if folder.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", folder):
         return "is an absolute path; give a folder relative to the vault, like \"people\""
     if ".." in PurePosixPath(folder.replace("\\", "/")).parts:
         return "leaves the vault with '..'; give a folder inside the vault"
@@ -108,7 +110,7 @@ def _check_node_types(value, path: str, problems: list[str]) -> None:
             folder = spec["folder"]
             if not isinstance(folder, str):
                 problems.append(f"{where}.folder: expected a string such as \"people\"")
-            elif (why := _folder_problem(folder)) is not None:
+            elif (why := folder_problem(folder)) is not None:
                 problems.append(f"{where}.folder: {folder!r} {why}")
         for key in ("required", "status"):
             if key in spec and not _is_str_list(spec[key]):
@@ -172,7 +174,7 @@ def _check_folder_map(value, path: str, problems: list[str]) -> None:
         problems.append(f"{path}: expected an object of folder -> name (strings)")
         return
     for folder in value:
-        if not folder.startswith("_") and (why := _folder_problem(folder)) is not None:
+        if not folder.startswith("_") and (why := folder_problem(folder)) is not None:
             problems.append(f"{path}.{folder}: folder {why}")
 
 
@@ -228,6 +230,19 @@ def _check_field_fixes(value, path: str, problems: list[str]) -> None:
         _is_str_map(v) for k, v in value.items() if not k.startswith("_")
     ):
         problems.append(f"{path}: expected field -> {{wrong value: right value}}, like {{\"status\": {{\"ongoing\": \"active\"}}}}")
+        return
+    for field_name, fixes in value.items():
+        if field_name.startswith("_"):
+            continue
+        for start in fixes:
+            chain, current = [start], fixes[start]
+            while current in fixes and current not in chain:
+                chain.append(current)
+                current = fixes[current]
+            if current in chain and not start.startswith("_"):
+                loop = " -> ".join(repr(v) for v in chain + [current])
+                problems.append(f"{path}.{field_name}.{start}: {loop} goes round in a circle; remove one of these mappings")
+                break
 
 
 def _check_object(value, path: str, problems: list[str]) -> None:
@@ -312,7 +327,7 @@ def _check_memory(value, path: str, problems: list[str]) -> None:
             if not isinstance(item, str):
                 example = "memory" if key == "folder" else "archive"
                 problems.append(f"{where}: expected a folder name such as \"{example}\"")
-            elif (why := _folder_problem(item)) is not None:
+            elif (why := folder_problem(item)) is not None:
                 problems.append(f"{where}: {item!r} {why}")
         elif key == "index":
             if not isinstance(item, str) or not item.strip() or "/" in item or "\\" in item:
@@ -409,7 +424,7 @@ def validate(data) -> list[str]:
                 )
     hints = data.get("path_type_hints")
     for folder in hints if isinstance(hints, dict) else ():
-        if not folder.startswith("_") and (why := _folder_problem(folder)) is not None:
+        if not folder.startswith("_") and (why := folder_problem(folder)) is not None:
             problems.append(f"$.path_type_hints.{folder}: folder {why}")
     return problems
 
@@ -569,8 +584,10 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         raise SchemaError(str(path), ["file not found; give the path of a schema.json, or leave out --schema"]) from None
+    except IsADirectoryError:
+        raise SchemaError(str(path), ["is a folder; give the path of a schema.json file"]) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SchemaError(str(path), [f"cannot read the file ({exc})"]) from None
+        raise SchemaError(str(path), [f"cannot read the file ({exc}); give the path of a readable schema.json"]) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
