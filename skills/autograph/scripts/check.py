@@ -47,8 +47,10 @@ Examples:
   AUTOGRAPH_INDEX_HARD_LINES=400 check.py MEMORY.md
 """
 
-COMPACT = ("compact it: one short pointer line per note (- [Title](note.md) — hook), "
-           "detail in the notes, retired entries in archive/")
+COMPACT = (
+    "compact it: one short pointer line per note (- [Title](note.md) — hook), "
+    "detail in the notes, retired entries in archive/"
+)
 
 
 def _amount(row: dict, dimension: str) -> str:
@@ -62,13 +64,17 @@ def _human(rows: list[dict], limits: caps.Caps) -> str:
         if row["status"] == "over":
             dims = " and ".join(f"{limits.hard[d]:,} {d}" for d in row["over"])
             dropped = row["lines"] - row["loaded_lines"]
-            out.append(f"{size}: over the hard cap of {dims}; the host loads only the first "
-                       f"{cli.plural(row['loaded_lines'], 'line')} and drops {dropped}")
+            out.append(
+                f"{size}: over the hard cap of {dims}; the host loads only the first "
+                f"{cli.plural(row['loaded_lines'], 'line')} and drops {dropped}"
+            )
             out.append(f"  {COMPACT}")
         elif row["status"] == "soft":
             dims = " and ".join(f"{limits.soft[d]:,} {d}" for d in row["near"])
-            out.append(f"warning: {size}: at the soft cap of {dims}; compact it soon "
-                       f"(hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)")
+            out.append(
+                f"warning: {size}: at the soft cap of {dims}; compact it soon "
+                f"(hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)"
+            )
         else:
             out.append(f"{size}: ok (hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)")
     return "\n".join(out)
@@ -83,8 +89,10 @@ def cmd_check(args) -> int:
         found = memory.index_files(target, schema.index_files, schema.memory)
         if not found:
             looked = ", ".join(schema.index_files)
-            raise cli.UsageError(f"no index in {args.target} (looked for {looked} and the memory store's index); "
-                                 f"give the index file's path, or list it in schema.json \"index.files\"")
+            raise cli.UsageError(
+                f"no index in {args.target} (looked for {looked} and the memory store's index); "
+                f'give the index file\'s path, or list it in schema.json "index.files"'
+            )
         files = [(name, target / name) for name in found]
     else:
         schema = load_schema(target.parent, args.schema)
@@ -99,8 +107,11 @@ def cmd_check(args) -> int:
             rows.append({"path": shown, **caps.check_file(path, limits)})
         except OSError as exc:
             raise cli.UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
-    status = "over" if any(r["status"] == "over" for r in rows) else (
-        "soft" if any(r["status"] == "soft" for r in rows) else "ok")
+    status = (
+        "over"
+        if any(r["status"] == "over" for r in rows)
+        else ("soft" if any(r["status"] == "soft" for r in rows) else "ok")
+    )
     if args.json:
         cli.print_json({"files": rows, "caps": limits.as_dict(), "status": status})
     else:
@@ -114,8 +125,14 @@ def build_parser():
         "Size an always-loaded index (MEMORY.md) in lines and bytes against its soft and hard caps.",
         EPILOG,
     )
-    parser.add_argument("target", nargs="?", default=".", metavar="INDEX|VAULT", type=cli.vault_folder,
-                        help="the index file, or a folder whose indexes to check (default: the current folder)")
+    parser.add_argument(
+        "target",
+        nargs="?",
+        default=".",
+        metavar="INDEX|VAULT",
+        type=cli.vault_folder,
+        help="the index file, or a folder whose indexes to check (default: the current folder)",
+    )
     cli.add_common(parser, vault=False, dry_run_help="accepted for symmetry; check.py never writes")
     parser.set_defaults(func=cmd_check)
     return parser

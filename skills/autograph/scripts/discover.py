@@ -40,15 +40,16 @@ def _human(data: dict) -> str:
     lines = [
         f"{data['notes']} notes in {len(data['folders'])} folders · frontmatter: {fm['valid']} valid,"
         f" {fm['invalid']} invalid, {fm['none']} none",
-        f"links: {data['links']['total']} ({data['links']['per_note']} per note),"
-        f" {data['links']['broken']} broken",
+        f"links: {data['links']['total']} ({data['links']['per_note']} per note), {data['links']['broken']} broken",
         "",
         f"Types ({len(data['types'])}):",
     ]
     for name, info in data["types"].items():
         statuses = ", ".join(f"{s} {n}" for s, n in list(info["statuses"].items())[:6])
-        lines.append(f"  {cli.printable(name)}: {info['explicit']} explicit, {info['inferred']} inferred"
-                     + (f" · status: {cli.printable(statuses)}" if statuses else ""))
+        lines.append(
+            f"  {cli.printable(name)}: {info['explicit']} explicit, {info['inferred']} inferred"
+            + (f" · status: {cli.printable(statuses)}" if statuses else "")
+        )
     lines += ["", "Properties (most used first):"]
     for key, info in list(data["keys"].items())[:30]:
         kinds = ", ".join(f"{k} {n}" for k, n in info["kinds"].items())
@@ -60,7 +61,10 @@ def _human(data: dict) -> str:
         lines += ["", "Tags: " + cli.printable(", ".join(f"{t} {n}" for t, n in tags))]
     if data["invalid_frontmatter"]:
         lines += ["", f"Invalid frontmatter ({len(data['invalid_frontmatter'])}):"]
-        lines += [f"  {cli.printable(r['path'])}:{r['line']}:{r['column']}  {r['error']}" for r in data["invalid_frontmatter"][:20]]
+        lines += [
+            f"  {cli.printable(r['path'])}:{r['line']}:{r['column']}  {r['error']}"
+            for r in data["invalid_frontmatter"][:20]
+        ]
     return "\n".join(lines)
 
 
@@ -77,7 +81,9 @@ def cmd_discover(args) -> int:
 
 
 def build_parser():
-    parser = cli.make_parser("discover.py", "Describe what a vault uses: folders, types, statuses, properties, tags, links.", EPILOG)
+    parser = cli.make_parser(
+        "discover.py", "Describe what a vault uses: folders, types, statuses, properties, tags, links.", EPILOG
+    )
     cli.add_common(parser, schema=False)
     parser.set_defaults(func=cmd_discover)
     return parser

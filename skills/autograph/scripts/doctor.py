@@ -61,10 +61,15 @@ def _where(finding: dict) -> str:
 
 def _human(report: dict) -> str:
     size = report["index_size"]
-    index = (f"index {cli.printable(report['index'])} {cli.plural(size['lines'], 'line')} / {size['bytes']:,} bytes"
-             if size else "no index")
-    out = [f"store: {cli.printable(report['store'])} · {cli.plural(report['notes'], 'note')}, "
-           f"{report['archived']} archived · {index}"]
+    index = (
+        f"index {cli.printable(report['index'])} {cli.plural(size['lines'], 'line')} / {size['bytes']:,} bytes"
+        if size
+        else "no index"
+    )
+    out = [
+        f"store: {cli.printable(report['store'])} · {cli.plural(report['notes'], 'note')}, "
+        f"{report['archived']} archived · {index}"
+    ]
     for title, rows in (("issues", report["issues"]), ("warnings", report["warnings"])):
         if rows:
             out += ["", f"{title} ({len(rows)}):"]
@@ -93,8 +98,10 @@ def cmd_doctor(args) -> int:
         raise cli.UsageError(str(exc)) from None
     sub = settings["folder"]
     if sub and sub != DEFAULTS["memory"]["folder"] and not (folder / sub).is_dir():
-        raise cli.UsageError(f"the memory store {folder / sub} (\"memory.folder\" in {schema.source}) does not exist; "
-                             f"create it (init.py) or fix \"memory.folder\"")
+        raise cli.UsageError(
+            f'the memory store {folder / sub} ("memory.folder" in {schema.source}) does not exist; '
+            f'create it (init.py) or fix "memory.folder"'
+        )
     store = memory.locate_store(folder, settings)
     report = memory.doctor(store, settings, limits)
     report["caps"] = limits.as_dict()
@@ -112,8 +119,14 @@ def build_parser():
         "that resolves, every note reachable, the index caps, and no secret values.",
         EPILOG,
     )
-    parser.add_argument("store", nargs="?", default=".", metavar="STORE", type=cli.vault_folder,
-                        help="the store's folder, or a vault holding one (default: the current folder)")
+    parser.add_argument(
+        "store",
+        nargs="?",
+        default=".",
+        metavar="STORE",
+        type=cli.vault_folder,
+        help="the store's folder, or a vault holding one (default: the current folder)",
+    )
     cli.add_common(parser, vault=False, dry_run_help="accepted for symmetry; doctor.py never writes")
     parser.set_defaults(func=cmd_doctor)
     return parser

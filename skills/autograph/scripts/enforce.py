@@ -51,19 +51,24 @@ SHOWN = 40
 
 
 def _human(report: compliance.Report, schema_source) -> str:
-    lines = [f"compliance: {report.score}/100 · {cli.plural(report.notes, 'note')} · schema: {schema_source or 'built-in defaults'}"]
+    source = schema_source or "built-in defaults"
+    lines = [f"compliance: {report.score}/100 · {cli.plural(report.notes, 'note')} · schema: {source}"]
     if report.findings:
         lines.append("by rule: " + ", ".join(f"{rule} {n}" for rule, n in report.by_rule().items()))
         lines.append("")
         for finding in report.findings[:SHOWN]:
             mark = " (fixable)" if finding.fix is not None else ""
-            lines.append(f"{cli.printable(finding.path)}:{finding.line}  {finding.severity}  {finding.rule}: "
-                         f"{cli.printable(finding.message)}{mark}")
+            lines.append(
+                f"{cli.printable(finding.path)}:{finding.line}  {finding.severity}  {finding.rule}: "
+                f"{cli.printable(finding.message)}{mark}"
+            )
         if len(report.findings) > SHOWN:
             lines.append(f"... {len(report.findings) - SHOWN} more (--json lists all)")
     fixable = len(report.fixable())
     lines.append("")
-    lines.append(f"{cli.plural(fixable, 'finding')} fixable" + (" (enforce.py --apply writes the fixes)" if fixable else ""))
+    lines.append(
+        f"{cli.plural(fixable, 'finding')} fixable" + (" (enforce.py --apply writes the fixes)" if fixable else "")
+    )
     return "\n".join(lines)
 
 
@@ -99,21 +104,25 @@ def cmd_enforce(args) -> int:
         later = compliance.check(Vault.open(args.vault), schema)
         after = {"score": later.score, "by_rule": later.by_rule(), "fixable": len(later.fixable())}
         if not args.json:
-            print(f"after the writes: compliance {after['score']}/100, {cli.plural(after['fixable'], 'finding')} fixable")
+            print(
+                f"after the writes: compliance {after['score']}/100, {cli.plural(after['fixable'], 'finding')} fixable"
+            )
     if args.json:
-        cli.print_json({
-            "vault": str(vault.root),
-            "schema": str(schema.source) if schema.source else None,
-            "notes": report.notes,
-            "score": report.score,
-            "by_rule": report.by_rule(),
-            "by_note": report.by_note(),
-            "findings": [f.as_dict() for f in report.findings],
-            "fixable": len(report.fixable()),
-            **outcome,
-            "repairs": repairs,
-            "after": after,
-        })
+        cli.print_json(
+            {
+                "vault": str(vault.root),
+                "schema": str(schema.source) if schema.source else None,
+                "notes": report.notes,
+                "score": report.score,
+                "by_rule": report.by_rule(),
+                "by_note": report.by_note(),
+                "findings": [f.as_dict() for f in report.findings],
+                "fixable": len(report.fixable()),
+                **outcome,
+                "repairs": repairs,
+                "after": after,
+            }
+        )
     final = after["score"] if after else report.score
     if args.fail_under is not None and final < args.fail_under:
         return cli.EXIT_FOUND
@@ -126,7 +135,9 @@ def build_parser():
     parser.add_argument("--apply", action="store_true", help="write the fixes (or, with --repair, the repairs)")
     parser.add_argument("--repair", action="store_true", help="repair frontmatter that does not parse or reads wrong")
     parser.add_argument("--diff", action="store_true", help="show each fix as a unified diff")
-    parser.add_argument("--fail-under", type=cli.score_value, metavar="N", help="exit 1 when the compliance score is under N (0-100)")
+    parser.add_argument(
+        "--fail-under", type=cli.score_value, metavar="N", help="exit 1 when the compliance score is under N (0-100)"
+    )
     parser.set_defaults(func=cmd_enforce)
     return parser
 

@@ -52,8 +52,13 @@ def build_parser():
         "Run 'engine.py COMMAND --help' for each command's options, JSON keys and examples.",
     )
     commands = parser.add_subparsers(metavar="COMMAND")
-    p = cli.subparser(commands, "init", "give notes without frontmatter a type, status and created date",
-                      "Add frontmatter (type, status, created) to notes that have none.", INIT_EPILOG)
+    p = cli.subparser(
+        commands,
+        "init",
+        "give notes without frontmatter a type, status and created date",
+        "Add frontmatter (type, status, created) to notes that have none.",
+        INIT_EPILOG,
+    )
     cli.add_common(p, dry_run_help="write nothing; list the notes that would change")
     p.add_argument("--diff", action="store_true", help="show each change as a unified diff")
     p.set_defaults(func=cmd_init)

@@ -89,8 +89,13 @@ def build_parser():
     parser.add_argument("discovery", metavar="DISCOVERY.json", help="output of discover.py --json ('-' for stdin)")
     parser.add_argument("-o", "--output", metavar="SCHEMA", help="write the draft here (default: stdout)")
     parser.add_argument("--force", action="store_true", help="replace SCHEMA if it exists")
-    parser.add_argument("--coverage", type=_coverage, default=0.9, metavar="SHARE",
-                        help="share of a type's notes that must have a property for it to be required (default 0.9)")
+    parser.add_argument(
+        "--coverage",
+        type=_coverage,
+        default=0.9,
+        metavar="SHARE",
+        help="share of a type's notes that must have a property for it to be required (default 0.9)",
+    )
     parser.add_argument("--dry-run", action="store_true", help="write nothing; say what would be written")
     parser.set_defaults(func=cmd_generate)
     return parser

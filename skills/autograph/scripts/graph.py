@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import datetime
-import json
 import sys
 from pathlib import Path
 
@@ -23,8 +22,9 @@ The score:
 
 Links follow Obsidian's rules: case-insensitive after Unicode NFC, ".md"
 optional; of several candidates an exact letter-case match first, then the
-exact vault path, then the linking note's folder, then the shortest path.  Links inside code, %% comments %% and <!-- --> are ignored;
-wikilinks in frontmatter values count.
+exact vault path, then the linking note's folder, then the shortest path.
+Links inside code, %% comments %%, <!-- --> and math are ignored; wikilinks
+in frontmatter values count.
 
 Writes: one line per run to VAULT/.graph/health-history.jsonl, and the
 parsed-note cache VAULT/.graph/cache/notes.json (so the next run reads only
@@ -112,15 +112,20 @@ def _human(report: dict, previous: dict | None) -> str:
     sections = [
         ("Broken links", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_links"]]),
         ("Broken anchors", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_anchors"]]),
-        ("Invalid frontmatter",
-         [f"{r['path']}:{r['line']}:{r['column']}  {r['error']}" for r in report["invalid_frontmatter"]]),
+        (
+            "Invalid frontmatter",
+            [f"{r['path']}:{r['line']}:{r['column']}  {r['error']}" for r in report["invalid_frontmatter"]],
+        ),
         ("Unreadable", [f"{r['path']}  {r['error']}" for r in report["unreadable"]]),
         ("Orphans", report["orphans"]),
         ("Dead ends", report["dead_ends"]),
-        ("Ambiguous links", [
-            f"{r['source']}:{r['line']}  {r['target']} -> {r['resolved']} (of {len(r['candidates'])})"
-            for r in report["ambiguous_links"]
-        ]),
+        (
+            "Ambiguous links",
+            [
+                f"{r['source']}:{r['line']}  {r['target']} -> {r['resolved']} (of {len(r['candidates'])})"
+                for r in report["ambiguous_links"]
+            ],
+        ),
     ]
     for title, rows in sections:
         block = _section(title, rows)
@@ -225,24 +230,42 @@ def build_parser():
     )
     commands = parser.add_subparsers(metavar="COMMAND")
 
-    p = cli.subparser(commands, "health", "score the vault and list what lowers the score",
-                      "Score the vault 0-100 and list broken links, orphans, dead ends, ambiguous "
-                      "links, broken anchors, missing descriptions and invalid frontmatter.",
-                      HEALTH_EPILOG)
+    p = cli.subparser(
+        commands,
+        "health",
+        "score the vault and list what lowers the score",
+        "Score the vault 0-100 and list broken links, orphans, dead ends, ambiguous "
+        "links, broken anchors, missing descriptions and invalid frontmatter.",
+        HEALTH_EPILOG,
+    )
     cli.add_common(p, dry_run_help="write nothing: no history line, no cache")
-    p.add_argument("--fail-under", type=cli.score_value, metavar="N",
-                   help="exit 1 when the score is under N, a number from 0 to 100 (for cron and CI)")
+    p.add_argument(
+        "--fail-under",
+        type=cli.score_value,
+        metavar="N",
+        help="exit 1 when the score is under N, a number from 0 to 100 (for cron and CI)",
+    )
     p.set_defaults(func=cmd_health)
 
-    p = cli.subparser(commands, "backlinks", "list the links that point to a note",
-                      "List every link from another note that resolves to NOTE.", BACKLINKS_EPILOG)
+    p = cli.subparser(
+        commands,
+        "backlinks",
+        "list the links that point to a note",
+        "List every link from another note that resolves to NOTE.",
+        BACKLINKS_EPILOG,
+    )
     cli.add_vault(p)
     p.add_argument("note", metavar="NOTE", help="a note's vault path, file path or name (as in a wikilink)")
     cli.add_common(p, vault=False)
     p.set_defaults(func=cmd_backlinks)
 
-    p = cli.subparser(commands, "orphans", "list notes that nothing links to",
-                      "List the notes no other note links to (hubs excepted).", ORPHANS_EPILOG)
+    p = cli.subparser(
+        commands,
+        "orphans",
+        "list notes that nothing links to",
+        "List the notes no other note links to (hubs excepted).",
+        ORPHANS_EPILOG,
+    )
     cli.add_common(p)
     p.set_defaults(func=cmd_orphans)
     return parser

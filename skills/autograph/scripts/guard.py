@@ -60,8 +60,7 @@ def _options(argv: list[str]):
     from autograph import cli
 
     parser = cli.make_parser("guard.py", DESCRIPTION, EPILOG)
-    parser.add_argument("--schema", metavar="PATH",
-                        help="schema.json whose \"index\" key gives the index names and caps")
+    parser.add_argument("--schema", metavar="PATH", help='schema.json whose "index" key gives the index names and caps')
     parser.add_argument("--dry-run", action="store_true", help="accepted for symmetry; the guard never writes")
     return parser.parse_args(argv)
 

@@ -64,8 +64,10 @@ def _shown(path: Path, root: Path) -> str:
 def _human(report: dict, dry_run: bool) -> str:
     verb = "would " if dry_run else ""
     title = "uninstall" if report["uninstall"] else "install"
-    out = [f"{title} autograph for {report['host']} ({report['scope']}: {cli.printable(report['root'])})"
-           + (" (dry run: nothing written)" if dry_run else "")]
+    out = [
+        f"{title} autograph for {report['host']} ({report['scope']}: {cli.printable(report['root'])})"
+        + (" (dry run: nothing written)" if dry_run else "")
+    ]
     skill = [a for a in report["actions"] if a["what"] == "skill"]
     if skill:
         counts: dict[str, int] = {}
@@ -113,8 +115,9 @@ def cmd_init(args) -> int:
         "store": _shown(layout.store, root) if layout.store else None,
         "uninstall": bool(args.uninstall),
         "dry_run": bool(args.dry_run),
-        "actions": [{"path": _shown(a.path, root), "action": a.action, "what": a.what, "note": a.note}
-                    for a in actions],
+        "actions": [
+            {"path": _shown(a.path, root), "action": a.action, "what": a.what, "note": a.note} for a in actions
+        ],
         "conflicts": [{"path": _shown(a.path, root), "error": a.conflict} for a in conflicts],
     }
     if args.json:
@@ -122,8 +125,11 @@ def cmd_init(args) -> int:
     else:
         print(_human(report, args.dry_run))
     if conflicts:
-        print(f"init.py: {cli.plural(len(conflicts), 'file')} changed while init ran and "
-              f"{'was' if len(conflicts) == 1 else 'were'} left as found; run init again", file=sys.stderr)
+        print(
+            f"init.py: {cli.plural(len(conflicts), 'file')} changed while init ran and "
+            f"{'was' if len(conflicts) == 1 else 'were'} left as found; run init again",
+            file=sys.stderr,
+        )
         return cli.EXIT_CRASH
     return cli.EXIT_OK
 
@@ -137,13 +143,21 @@ def build_parser():
     )
     parser.add_argument("host", choices=["claude", "codex"], help="the agent host")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--project", metavar="DIR", type=cli.vault_folder,
-                       help="install into this project's folder (default: the current folder)")
+    where.add_argument(
+        "--project",
+        metavar="DIR",
+        type=cli.vault_folder,
+        help="install into this project's folder (default: the current folder)",
+    )
     where.add_argument("--user", action="store_true", help="install for the user, in the home folder")
-    parser.add_argument("--store", metavar="DIR",
-                        help="the memory store's folder (default: PROJECT/memory, or memory.folder of its schema)")
-    parser.add_argument("--python", metavar="CMD", default="python3",
-                        help="the interpreter the hook runs (default: python3)")
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        help="the memory store's folder (default: PROJECT/memory, or memory.folder of its schema)",
+    )
+    parser.add_argument(
+        "--python", metavar="CMD", default="python3", help="the interpreter the hook runs (default: python3)"
+    )
     parser.add_argument("--uninstall", action="store_true", help="remove what init wrote (never the store)")
     cli.add_common(parser, vault=False, dry_run_help="show what would change and write nothing")
     parser.set_defaults(func=cmd_init)

@@ -70,5 +70,12 @@ def plan_init(vault: Vault, schema: Schema) -> tuple[list[Edit], list[dict]]:
                 text = frontmatter.set_property(text, key, value)
         after = note.encode(text)
         if after != note.data:
-            edits.append(Edit(path, note.data, after, "frontmatter added: " + ", ".join(k for k, v in values.items() if v is not None)))
+            edits.append(
+                Edit(
+                    path,
+                    note.data,
+                    after,
+                    "frontmatter added: " + ", ".join(k for k, v in values.items() if v is not None),
+                )
+            )
     return edits, skipped

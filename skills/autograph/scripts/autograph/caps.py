@@ -343,14 +343,19 @@ def after_call(operation: str, tool_input: dict, current: bytes) -> bytes:
         return _encode(_text(content))
     text = current.decode("utf-8", "surrogateescape")
     if operation == "edit":
-        text = _replace(text, _text(tool_input.get("old_string")), _text(tool_input.get("new_string")),
-                        bool(tool_input.get("replace_all")))
+        text = _replace(
+            text,
+            _text(tool_input.get("old_string")),
+            _text(tool_input.get("new_string")),
+            bool(tool_input.get("replace_all")),
+        )
     elif operation == "multiedit":
         edits = tool_input.get("edits")
         for edit in edits if isinstance(edits, list) else ():
             if isinstance(edit, dict):
-                text = _replace(text, _text(edit.get("old_string")), _text(edit.get("new_string")),
-                                bool(edit.get("replace_all")))
+                text = _replace(
+                    text, _text(edit.get("old_string")), _text(edit.get("new_string")), bool(edit.get("replace_all"))
+                )
     elif operation == "str_replace":
         text = _replace(text, _text(tool_input.get("old_str")), _text(tool_input.get("new_str")), False)
     elif operation == "insert":
@@ -446,8 +451,11 @@ def deny_reason(name: str, verdict: Verdict, caps: Caps) -> str:
     """The reason shown to the agent: counts, caps, and how to compact."""
     parts = [f"{_amount(verdict.after, d)} (limit {caps.hard[d]:,})" for d in verdict.grown]
     verb = "have" if verdict.grown[0] == "lines" else "be"
-    now = "it does not exist yet" if verdict.before == (0, 0) else (
-        f"it has {_amount(verdict.before, 'lines')} and {_amount(verdict.before, 'bytes')} now")
+    now = (
+        "it does not exist yet"
+        if verdict.before == (0, 0)
+        else (f"it has {_amount(verdict.before, 'lines')} and {_amount(verdict.before, 'bytes')} now")
+    )
     return (
         f"{name} would {verb} {' and '.join(parts)}; {now}. "
         f"The host loads only the first {caps.hard['lines']:,} lines or {caps.hard['bytes']:,} bytes "
@@ -459,8 +467,9 @@ def deny_reason(name: str, verdict: Verdict, caps: Caps) -> str:
     )
 
 
-def review(payload: bytes, environ=None, files: list[str] | None = None,
-           section: dict | None = None) -> tuple[str, list[str]]:
+def review(
+    payload: bytes, environ=None, files: list[str] | None = None, section: dict | None = None
+) -> tuple[str, list[str]]:
     """Review one PreToolUse hook input (the JSON Claude Code writes to the
     hook's stdin) and return ``(stdout, stderr_lines)``.
 
@@ -509,13 +518,16 @@ def review(payload: bytes, environ=None, files: list[str] | None = None,
     current = read_current(path, need_bytes=whole)
     if isinstance(current, _Unreadable):
         if whole:
-            return "", notes + [f"guard: {name} cannot be read ({current.reason}); "
-                                f"the {operation} is allowed without checking its size"]
+            return "", notes + [
+                f"guard: {name} cannot be read ({current.reason}); the {operation} is allowed without checking its size"
+            ]
         after = measure(after_call(operation, tool_input, b""))
         verdict = judge(None, after, caps)
         if verdict.over:
-            notes.append(f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked, "
-                         f"but its result is over the hard cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')})")
+            notes.append(
+                f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked, "
+                f"but its result is over the hard cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')})"
+            )
         return "", notes
     before = current if isinstance(current, Size) else measure(current)
     after = measure(after_call(operation, tool_input, current if isinstance(current, bytes) else b""))
@@ -530,11 +542,15 @@ def review(payload: bytes, environ=None, files: list[str] | None = None,
         }
         return json.dumps(answer), notes
     if verdict.over:
-        notes.append(f"guard: {name} stays over its hard cap ({_amount(after, 'lines')}, "
-                     f"{_amount(after, 'bytes')}); allowed because it does not grow")
+        notes.append(
+            f"guard: {name} stays over its hard cap ({_amount(after, 'lines')}, "
+            f"{_amount(after, 'bytes')}); allowed because it does not grow"
+        )
     elif verdict.near:
-        notes.append(f"guard: {name} is at its soft cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')}; "
-                     f"soft {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes); compact it soon")
+        notes.append(
+            f"guard: {name} is at its soft cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')}; "
+            f"soft {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes); compact it soon"
+        )
     return "", notes
 
 

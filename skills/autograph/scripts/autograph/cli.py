@@ -86,20 +86,32 @@ def score_value(text: str, top: float = 100.0) -> float:
 
 
 def add_vault(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("vault", nargs="?", default=".", metavar="VAULT", type=vault_folder,
-                        help="the vault's folder (default: the current folder)")
+    parser.add_argument(
+        "vault",
+        nargs="?",
+        default=".",
+        metavar="VAULT",
+        type=vault_folder,
+        help="the vault's folder (default: the current folder)",
+    )
 
 
-def add_common(parser: argparse.ArgumentParser, vault: bool = True, schema: bool = True, dry_run_help: str | None = None) -> None:
+def add_common(
+    parser: argparse.ArgumentParser, vault: bool = True, schema: bool = True, dry_run_help: str | None = None
+) -> None:
     """Add ``[VAULT]``, ``--schema``, ``--json`` and ``--dry-run``."""
     if vault:
         add_vault(parser)
     if schema:
-        parser.add_argument("--schema", metavar="PATH",
-                            help="schema.json to use (default: VAULT/schema.json, else built-in defaults)")
+        parser.add_argument(
+            "--schema", metavar="PATH", help="schema.json to use (default: VAULT/schema.json, else built-in defaults)"
+        )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout (keys below)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help=dry_run_help or "write nothing, not even the parsed-note cache in .graph/")
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help=dry_run_help or "write nothing, not even the parsed-note cache in .graph/",
+    )
 
 
 def load(args) -> tuple[Vault, object]:
@@ -131,8 +143,9 @@ def printable(text: str) -> str:
     breaks inside names) and stray surrogates shown as escapes."""
     if _CONTROL.search(text) is None and "\n" not in text:
         return text
-    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"),
-                        text.replace("\n", "\\n"))
+    return _CONTROL.sub(
+        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text.replace("\n", "\\n")
+    )
 
 
 def plural(count: int, word: str) -> str:

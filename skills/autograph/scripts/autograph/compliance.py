@@ -115,7 +115,9 @@ def score(notes: int, findings: list[Finding]) -> float:
 _COMMENT_VALUE = re.compile(r"^([ \t]*)(-[ \t]+|[^\s#'\"][^:]*?:[ \t]+)(#\S.*)$")
 _TAB_IN_VALUE = re.compile(r"\S[^\t]*\t[ \t]*[^\s#]")  # a tab with value text on both sides
 _DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
-_DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[-+][0-9]{2}:?[0-9]{2})?\Z")
+_DATETIME = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]+)?)?(Z|[-+][0-9]{2}:?[0-9]{2})?\Z"
+)
 
 
 def _raw_lines(note: Note) -> list[str]:
@@ -218,7 +220,7 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
         match = _COMMENT_VALUE.match(line)
         if match:
             tag = match.group(3).split()[0]
-            add("yaml-comment", None, f"value is a YAML comment; quote it as \"{tag}\" or drop the #", line=i + 2)
+            add("yaml-comment", None, f'value is a YAML comment; quote it as "{tag}" or drop the #', line=i + 2)
         elif "\t" in line and _TAB_IN_VALUE.search(_strip_comment(line)):
             add("tab-in-value", None, f"tab inside value, line {i + 2}", line=i + 2)
 
@@ -227,8 +229,13 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
     if node_types:
         if kind is None or kind == "":
             inferred = schema.infer_type(path)
-            add("missing-type", "type", "missing required field type" + (f"; the folder suggests {inferred!r}" if inferred else ""),
-                fix=inferred, line=None if "type" in entry_line else 1)
+            add(
+                "missing-type",
+                "type",
+                "missing required field type" + (f"; the folder suggests {inferred!r}" if inferred else ""),
+                fix=inferred,
+                line=None if "type" in entry_line else 1,
+            )
             kind = inferred
         elif not isinstance(kind, str):
             add("unknown-type", "type", f"type is {type(kind).__name__}, not a name; write one of the schema's types")
@@ -262,23 +269,35 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
             values = status if isinstance(status, list) else [status]
             bad = [v for v in values if not isinstance(v, str) or v not in allowed]
             if bad:
-                add("status-not-allowed", "status",
+                add(
+                    "status-not-allowed",
+                    "status",
                     f"status {bad[0]!r} is not allowed for {kind}; use one of {', '.join(allowed)}"
-                    " (or map it in field_fixes.status)")
+                    " (or map it in field_fixes.status)",
+                )
         for name in schema.required(kind):
             value = props.get(name)
             if value is None or value == "" or value == []:
                 default = schema.default_for(kind, name)
-                add("missing-required", name, f"missing required field {name} for type {kind}"
-                    + ("" if default is not None else " (no default in the schema)"), fix=default,
-                    line=entry_line.get(name, 1))
+                add(
+                    "missing-required",
+                    name,
+                    f"missing required field {name} for type {kind}"
+                    + ("" if default is not None else " (no default in the schema)"),
+                    fix=default,
+                    line=entry_line.get(name, 1),
+                )
                 if default is not None:
                     props[name] = default
         folder = schema.folder_of(kind)
         if folder is not None:
             here = path.rsplit("/", 1)[0] if "/" in path else ""
             if here != folder and not here.startswith(folder + "/" if folder else "\0"):
-                add("misplaced", "type", f"a {kind} card belongs in {folder or 'the vault root'}/, not {here or 'the root'}/")
+                add(
+                    "misplaced",
+                    "type",
+                    f"a {kind} card belongs in {folder or 'the vault root'}/, not {here or 'the root'}/",
+                )
 
     tags_entry = entries.get("tags")
     commented = tags_entry is not None and any(

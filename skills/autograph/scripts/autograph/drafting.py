@@ -19,7 +19,13 @@ __all__ = ["draft_schema"]
 
 FOLDER_SHARE = 0.8  # a folder hints a type when this share of its typed notes have it
 MIN_HINT_NOTES = 3
-KIND_TO_PROPERTY = {"checkbox": "checkbox", "number": "number", "date": "date", "datetime": "datetime", "list": "multitext"}
+KIND_TO_PROPERTY = {
+    "checkbox": "checkbox",
+    "number": "number",
+    "date": "date",
+    "datetime": "datetime",
+    "list": "multitext",
+}
 
 
 def _slug(text: str) -> str:
@@ -137,14 +143,12 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
         if top and top not in domains and not top.startswith("_") and folder_problem(top) is None:
             domains[top] = _slug(top) or unicodedata.normalize("NFC", top).casefold()
 
-    properties = {
-        key: kind for key, kind in discovery.get("obsidian_types", {}).items() if kind in PROPERTY_TYPES
-    }
+    properties = {key: kind for key, kind in discovery.get("obsidian_types", {}).items() if kind in PROPERTY_TYPES}
     for key, info in keys.items():
         kinds = {k: n for k, n in info.get("kinds", {}).items() if k != "empty"}
         if key in properties or key in ("tags", "aliases", "type") or len(kinds) != 1:
             continue
-        (kind, count), = kinds.items()
+        ((kind, count),) = kinds.items()
         if kind in KIND_TO_PROPERTY and count >= 3:
             properties[key] = KIND_TO_PROPERTY[kind]
 

@@ -160,9 +160,24 @@ _INT = re.compile(r"[-+]?[0-9]+\Z")
 _FLOAT = re.compile(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?\Z")
 
 _ESCAPES = {
-    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
-    "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
-    "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029",
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
 }
 _HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
 
@@ -291,7 +306,6 @@ class _Parser:
 
     def mapping(self, i: int, col: int, entries: list | None):
         result: dict = {}
-        first = True
         while True:
             found = self.mapping_key(i, col)
             if found is None:
@@ -303,7 +317,6 @@ class _Parser:
             result[key] = value
             if entries is not None:
                 entries.append(Entry(key, i, end, self.lines[i][:prefix_end]))
-            first = False
             i = self.next_content(end)
             if i == self.n:
                 return result, end
@@ -608,9 +621,7 @@ class _Flow:
             line = self.line
             while self.col < len(line) and line[self.col] in " \t":
                 self.col += 1
-            if self.col < len(line) and line[self.col] == "#" and (
-                self.col == 0 or line[self.col - 1] in " \t"
-            ):
+            if self.col < len(line) and line[self.col] == "#" and (self.col == 0 or line[self.col - 1] in " \t"):
                 self.col = len(line)
             if self.col < len(line):
                 return
@@ -899,7 +910,9 @@ def _plain_ok(value: str) -> bool:
     return resolve_plain(value) == value and not _looks_typed(value)
 
 
-_LOOKS_NUMERIC = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|0[xXoObB]|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)\Z")
+_LOOKS_NUMERIC = re.compile(
+    r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z|0[xXoObB]|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)\Z"
+)
 _YAML11 = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"}
 
 
@@ -915,8 +928,7 @@ def _looks_typed(value: str) -> bool:
     booleans, dates and times (BR-06's writer rule).  Write a real date as a
     ``datetime.date`` to get it unquoted."""
     return (
-        bool(_LOOKS_NUMERIC.match(value) or _LOOKS_DATE.match(value) or _SEXAGESIMAL.match(value))
-        or value in _YAML11
+        bool(_LOOKS_NUMERIC.match(value) or _LOOKS_DATE.match(value) or _SEXAGESIMAL.match(value)) or value in _YAML11
     )
 
 
@@ -967,7 +979,9 @@ def _format_key(key: str) -> str:
     return text if text else '""'
 
 
-def format_property(key: str, value, indent: str = "", list_indent: str = "  ", newline: str = "\n", prefix: str | None = None) -> str:
+def format_property(
+    key: str, value, indent: str = "", list_indent: str = "  ", newline: str = "\n", prefix: str | None = None
+) -> str:
     """Return the lines (with ``newline`` endings) that write ``key: value``.
 
     Lists are block lists (``- item``) indented by ``list_indent`` relative
@@ -1122,5 +1136,5 @@ def _same(old, new) -> bool:
     if isinstance(old, dict):
         return old.keys() == new.keys() and all(_same(old[k], new[k]) for k in old)
     if isinstance(old, list):
-        return len(old) == len(new) and all(_same(a, b) for a, b in zip(old, new))
+        return len(old) == len(new) and all(_same(a, b) for a, b in zip(old, new, strict=True))
     return old == new

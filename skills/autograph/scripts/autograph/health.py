@@ -25,9 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import store
-
 from .index import NoteIndex
-from .linkgraph import Edge, LinkGraph, build
+from .linkgraph import Edge, build
 from .schema import Schema
 from .vault import Vault
 

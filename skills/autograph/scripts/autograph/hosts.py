@@ -44,8 +44,19 @@ from pathlib import Path
 
 from . import store
 
-__all__ = ["BEGIN", "END", "GUARD_MARK", "RECORD", "Action", "HostError", "Layout", "apply", "layout",
-           "plan_install", "plan_uninstall"]
+__all__ = [
+    "BEGIN",
+    "END",
+    "GUARD_MARK",
+    "RECORD",
+    "Action",
+    "HostError",
+    "Layout",
+    "apply",
+    "layout",
+    "plan_install",
+    "plan_uninstall",
+]
 
 BEGIN = "<!-- autograph:begin -->"
 END = "<!-- autograph:end -->"
@@ -106,8 +117,14 @@ def _read(path: Path) -> bytes | None:
         raise HostError(f"{path}: is a folder; move it away, this file is written here") from None
 
 
-def layout(host: str, project: str | os.PathLike | None, user: bool, store_dir: str | os.PathLike | None,
-           memory_folder: str = "memory", environ=None) -> Layout:
+def layout(
+    host: str,
+    project: str | os.PathLike | None,
+    user: bool,
+    store_dir: str | os.PathLike | None,
+    memory_folder: str = "memory",
+    environ=None,
+) -> Layout:
     """The :class:`Layout` for ``host`` (``claude``/``codex``) in ``project``
     or, with ``user``, the home folder.  ``store_dir`` overrides the store
     (default: ``project/<memory_folder>``; none for ``--user``)."""
@@ -246,6 +263,7 @@ def _insert_child(text: str, container: _Node, rendered: str, unit: str, level: 
 def _remove_child(text: str, container: _Node, index: int) -> str:
     """``text`` without the child at ``index`` of ``container``, and the comma
     and white space that joined it: the inverse of :func:`_insert_child`."""
+
     def span(i):
         item = container.items[i]
         return (item[1], item[2].end) if isinstance(item, tuple) else (item.start, item.end)
@@ -284,10 +302,10 @@ def _locate_settings(text: str, where: Path) -> tuple[_Node, tuple | None, tuple
         raise HostError(f"{where}: not a JSON object; fix it, then run init again")
     hooks = _member(top, "hooks")
     if hooks is not None and hooks[1].kind != "object":
-        raise HostError(f"{where}: \"hooks\" is not an object; fix it, then run init again")
+        raise HostError(f'{where}: "hooks" is not an object; fix it, then run init again')
     pre = _member(hooks[1], "PreToolUse") if hooks else None
     if pre is not None and pre[1].kind != "array":
-        raise HostError(f"{where}: \"hooks.PreToolUse\" is not a list; fix it, then run init again")
+        raise HostError(f'{where}: "hooks.PreToolUse" is not a list; fix it, then run init again')
     return top, hooks, pre
 
 
@@ -364,8 +382,10 @@ def _block_span(text: str, where: Path) -> tuple[int, int] | None:
         return None
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
         numbers = ", ".join(str(i + 1) for i in sorted(begins + ends))
-        raise HostError(f"{where}: autograph markers on lines {numbers} do not pair up "
-                        f"(one {BEGIN} line, then one {END} line); fix or remove them, then run init again")
+        raise HostError(
+            f"{where}: autograph markers on lines {numbers} do not pair up "
+            f"(one {BEGIN} line, then one {END} line); fix or remove them, then run init again"
+        )
     offsets = [0]
     for line in lines:
         offsets.append(offsets[-1] + len(line) + 1)
@@ -377,18 +397,22 @@ def rules_block(layout: Layout) -> str:
     skill = layout.skill_ref
     if layout.store_ref:
         index = f"{layout.store_ref}/MEMORY.md" if layout.store_ref != "." else "MEMORY.md"
-        where = (f"Long-term memory lives in `{layout.store_ref}/`: one fact per note, and `{index}`, the index, "
-                 f"holds one pointer line per note.")
+        where = (
+            f"Long-term memory lives in `{layout.store_ref}/`: one fact per note, and `{index}`, the index, "
+            f"holds one pointer line per note."
+        )
     else:
         index = "MEMORY.md"
-        where = ("Long-term memory lives in a project's memory store (its `memory/` folder): one fact per note, "
-                 "and `MEMORY.md` in it, the index, holds one pointer line per note.")
+        where = (
+            "Long-term memory lives in a project's memory store (its `memory/` folder): one fact per note, "
+            "and `MEMORY.md` in it, the index, holds one pointer line per note."
+        )
     lines = [
         BEGIN,
         "## Memory (autograph)",
         "",
         where,
-        f"How to keep it: `{skill}/SKILL.md`, section \"Memory\"; details in `{skill}/references/memory.md`.",
+        f'How to keep it: `{skill}/SKILL.md`, section "Memory"; details in `{skill}/references/memory.md`.',
         "",
         f"- At the start of a task, read `{index}`; open a note only when its hook matters to the task.",
         "- Before writing a note, look for one that already holds the fact and update it instead.",
@@ -591,8 +615,9 @@ def plan_uninstall(layout: Layout, source: Path) -> list[Action]:
         if isinstance(edit, dict) and edit.get("written") == _sha(config_before):
             original = edit.get("original")
             after = None if original is None else original.encode("utf-8")
-            actions.append(Action(layout.config, "restore" if after is not None else "remove", what,
-                                  config_before, after))
+            actions.append(
+                Action(layout.config, "restore" if after is not None else "remove", what, config_before, after)
+            )
         else:
             text = _text(config_before, layout.config)
             if layout.host == "claude":
@@ -601,8 +626,9 @@ def plan_uninstall(layout: Layout, source: Path) -> list[Action]:
                 after_text = rules_without_block(text, layout.config)
             after = after_text.encode("utf-8")
             if after == config_before:
-                actions.append(Action(layout.config, "unchanged", what, config_before, after,
-                                      note="nothing of ours in it"))
+                actions.append(
+                    Action(layout.config, "unchanged", what, config_before, after, note="nothing of ours in it")
+                )
             elif isinstance(edit, dict) and edit.get("original") is None and not after_text.strip(" \t\r\n{}"):
                 actions.append(Action(layout.config, "remove", what, config_before, None))
             else:

@@ -100,7 +100,7 @@ def _anchors(vault: Vault, path: str) -> tuple[frozenset, frozenset]:
 
 
 def _encode(summary: Summary, stamp: list[int]) -> list:
-    links = [[l.target, l.fragment, l.alias, l.embed, l.kind, l.line, l.start, l.end, l.key] for l in summary.links]
+    links = [list(link) for link in summary.links]
     anchors = [sorted(summary.anchors[0]), sorted(summary.anchors[1])] if summary.anchors is not None else None
     return [stamp, summary.properties, summary.frontmatter, summary.error, summary.unreadable, links, anchors]
 

@@ -21,6 +21,7 @@ __all__ = ["Edge", "LinkGraph", "build", "same_target"]
 def same_target(a: str, b: str) -> bool:
     """Whether two link targets name the same note as Obsidian compares them:
     case-insensitive after NFC, ``.md`` optional."""
+
     def key(text: str) -> str:
         text = unicodedata.normalize("NFC", text.strip()).lower()
         return text[:-3] if text.endswith(".md") else text
@@ -93,6 +94,7 @@ class LinkGraph:
             if not ok:
                 found.append(edge)
         return found
+
 
 def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
     """Resolve every link of every note (Obsidian's rules).

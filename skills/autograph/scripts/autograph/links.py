@@ -305,6 +305,7 @@ def _has_indented_candidate(text: str) -> bool:
             i = text.find(marker, i + 1)
     return False
 
+
 _LIST_ITEM = re.compile(r"([ \t]*)([-+*]|\d{1,9}[.)])([ \t]+|$)")
 
 
@@ -396,9 +397,7 @@ _WIKILINK = re.compile(r"\[\[([^\[\]\n]*(?:\][^\[\]\n]+)*)\]\]")
 # Markdown links are found by their "](" and only when the destination has no
 # URL scheme; the label is then found by walking back to its "[".
 _MD_OPEN = re.compile(r"\]\((?![ \t]*<?[A-Za-z][A-Za-z0-9+.-]*:)")
-_MD_DEST = re.compile(
-    r"\([ \t]*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)"
-)
+_MD_DEST = re.compile(r"\([ \t]*(<[^<>\n]*>|(?:[^\s()]|\([^\s()]*\))*)(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'))?[ \t]*\)")
 
 
 def _escaped(text: str, index: int) -> bool:
@@ -546,7 +545,11 @@ def headings(text: str, regions: list[tuple[int, int]] | None = None) -> list[st
     regions = code_regions(text) if regions is None else regions
     starts = [start for start, _ in regions]
     found = [(m.start(), m.group(2) or "") for m in _ATX.finditer(text)]
-    found += [(m.start(), m.group(1)) for m in _SETEXT.finditer(text) if not m.group(1).lstrip().startswith(("#", "-", "*", "+", ">", "|"))]
+    found += [
+        (m.start(), m.group(1))
+        for m in _SETEXT.finditer(text)
+        if not m.group(1).lstrip().startswith(("#", "-", "*", "+", ">", "|"))
+    ]
     return [title.strip() for start, title in sorted(found) if not _inside(regions, starts, start)]
 
 

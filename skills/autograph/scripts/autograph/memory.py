@@ -30,8 +30,17 @@ from .index import note_links
 from .note import BOM, Note
 from .vault import Vault
 
-__all__ = ["ISSUES", "MAX_INDEX_LINE", "WARNINGS", "check_note", "doctor", "find_secrets", "index_files",
-           "index_lines", "locate_store"]
+__all__ = [
+    "ISSUES",
+    "MAX_INDEX_LINE",
+    "WARNINGS",
+    "check_note",
+    "doctor",
+    "find_secrets",
+    "index_files",
+    "index_lines",
+    "locate_store",
+]
 
 # kind -> what to do about it (the human report prints it once per kind)
 ISSUES = {
@@ -260,7 +269,8 @@ def _label_pattern(label: str) -> re.Pattern:
     words = r"[ \t]+".join(re.escape(word) for word in label.split())
     return re.compile(
         r"(?im)^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:#{1,6}[ \t]+)?(?:\*\*|__|\*|_)?[ \t]*"
-        + words + r"[ \t]*(?:\*\*|__|\*|_)?[ \t]*[:：]"
+        + words
+        + r"[ \t]*(?:\*\*|__|\*|_)?[ \t]*[:：]"
     )
 
 
@@ -280,8 +290,9 @@ def _has_label(body: str, label: str) -> bool:
 
 
 def _empty(value) -> bool:
-    return value is None or (isinstance(value, (str, list, dict)) and not (value.strip() if isinstance(value, str)
-                                                                              else value))
+    return value is None or (
+        isinstance(value, (str, list, dict)) and not (value.strip() if isinstance(value, str) else value)
+    )
 
 
 def check_note(note: Note, types: dict) -> list[dict]:
@@ -291,12 +302,25 @@ def check_note(note: Note, types: dict) -> list[dict]:
     path = note.path
     block = note.frontmatter
     if block is None:
-        return [_finding("frontmatter", path, 1, "no frontmatter block: the note must start with '---', then "
-                         "name, description, type, created, updated, then '---'")]
+        return [
+            _finding(
+                "frontmatter",
+                path,
+                1,
+                "no frontmatter block: the note must start with '---', then "
+                "name, description, type, created, updated, then '---'",
+            )
+        ]
     if not block.valid:
         error = block.error
-        return [_finding("frontmatter", path, error.line, f"frontmatter does not parse: {error.reason} "
-                         f"(column {error.column}); fix it there")]
+        return [
+            _finding(
+                "frontmatter",
+                path,
+                error.line,
+                f"frontmatter does not parse: {error.reason} (column {error.column}); fix it there",
+            )
+        ]
     props = block.properties
     line_of = {entry.key: entry.start + 2 for entry in block.entries}
     kind = props.get("type")
@@ -314,16 +338,27 @@ def check_note(note: Note, types: dict) -> list[dict]:
     if not _empty(kind) and not known:
         names = ", ".join(types)
         hint = f"; write it as {kind.lower()!r}" if isinstance(kind, str) and kind.lower() in types else ""
-        out.append(_finding("bad-type", path, line_of.get("type"),
-                            f"type {_quote(str(kind))} is not one of the store's types ({names}){hint}"))
+        out.append(
+            _finding(
+                "bad-type",
+                path,
+                line_of.get("type"),
+                f"type {_quote(str(kind))} is not one of the store's types ({names}){hint}",
+            )
+        )
     description = props.get("description")
     if not _empty(description) and not isinstance(description, str):
-        out.append(_finding("missing-field", path, line_of.get("description"),
-                            "description is not one line of text"))
+        out.append(_finding("missing-field", path, line_of.get("description"), "description is not one line of text"))
     name = props.get("name")
     if not _empty(name) and not _name_matches(str(name), note.stem, types):
-        out.append(_finding("name-mismatch", path, line_of.get("name"),
-                            f"name {_quote(str(name))} does not match the file name {_quote(note.stem)}"))
+        out.append(
+            _finding(
+                "name-mismatch",
+                path,
+                line_of.get("name"),
+                f"name {_quote(str(name))} does not match the file name {_quote(note.stem)}",
+            )
+        )
     dates = {}
     for field in ("created", "updated"):
         value = props.get(field)
@@ -331,19 +366,34 @@ def check_note(note: Note, types: dict) -> list[dict]:
             continue
         parsed = _date(value)
         if parsed is None:
-            out.append(_finding("bad-date", path, line_of.get(field),
-                                f"{field} {_quote(str(value))} is not a real date (YYYY-MM-DD)"))
+            out.append(
+                _finding(
+                    "bad-date",
+                    path,
+                    line_of.get(field),
+                    f"{field} {_quote(str(value))} is not a real date (YYYY-MM-DD)",
+                )
+            )
         else:
             dates[field] = parsed
     if len(dates) == 2 and dates["updated"] < dates["created"]:
-        out.append(_finding("bad-date", path, line_of.get("updated"),
-                            f"updated {dates['updated'][0]} is before created {dates['created'][0]}"))
+        out.append(
+            _finding(
+                "bad-date",
+                path,
+                line_of.get("updated"),
+                f"updated {dates['updated'][0]} is before created {dates['created'][0]}",
+            )
+        )
     if known:
         body = note.body
         for label in types[kind]["labels"]:
             if not _has_label(body, label):
-                out.append(_finding("missing-label", path, None,
-                                    f"{kind} notes need a line '{label}: ...' in the body; none found"))
+                out.append(
+                    _finding(
+                        "missing-label", path, None, f"{kind} notes need a line '{label}: ...' in the body; none found"
+                    )
+                )
     return out
 
 
@@ -397,8 +447,9 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
     if not index_path.exists():
         near = [p for p in vault.files if p.lower() == memory["index"].lower()]
         hint = f"; found {near[0]!r}: rename it to {memory['index']!r}" if near else ""
-        issues.append(_finding("index-missing", memory["index"], None,
-                               f"the store has no index {memory['index']!r}{hint}"))
+        issues.append(
+            _finding("index-missing", memory["index"], None, f"the store has no index {memory['index']!r}{hint}")
+        )
     else:
         try:
             size = capsmod.check_file(index_path, caps)
@@ -426,9 +477,14 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
         reached = _reachable(vault, start)
         for path in live:
             if path not in reached:
-                issues.append(_finding("unreachable", path, None,
-                                       f"not reachable from {index_rel}: no pointer to it, no link from a note "
-                                       f"that has one"))
+                issues.append(
+                    _finding(
+                        "unreachable",
+                        path,
+                        None,
+                        f"not reachable from {index_rel}: no pointer to it, no link from a note that has one",
+                    )
+                )
     issues.sort(key=lambda f: (f["path"], f["line"] or 0))
     warnings.sort(key=lambda f: (f["path"], f["line"] or 0))
     counts: dict[str, int] = {}
@@ -446,18 +502,30 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
     }
 
 
-def _check_index(text: str, index_rel: str, vault: Vault, files_lower: dict, size: dict | None,
-                 caps: capsmod.Caps, issues: list, warnings: list) -> list[str]:
+def _check_index(
+    text: str,
+    index_rel: str,
+    vault: Vault,
+    files_lower: dict,
+    size: dict | None,
+    caps: capsmod.Caps,
+    issues: list,
+    warnings: list,
+) -> list[str]:
     """Index findings (caps, content lines, pointers); returns the notes the
     index points at, where reachability starts."""
     if size is not None and size["over"]:
-        dims = " and ".join(
-            f"{size[d]:,} {d} (limit {caps.hard[d]:,})" for d in size["over"]
-        )
+        dims = " and ".join(f"{size[d]:,} {d} (limit {caps.hard[d]:,})" for d in size["over"])
         dropped = size["lines"] - size["loaded_lines"]
-        issues.append(_finding("index-over-cap", index_rel, None,
-                               f"the index has {dims}; the host loads only its first {size['loaded_lines']} "
-                               f"lines and silently drops the other {dropped}"))
+        issues.append(
+            _finding(
+                "index-over-cap",
+                index_rel,
+                None,
+                f"the index has {dims}; the host loads only its first {size['loaded_lines']} "
+                f"lines and silently drops the other {dropped}",
+            )
+        )
     elif size is not None and size["near"]:
         dims = " and ".join(f"{size[d]:,} {d} (soft cap {caps.soft[d]:,})" for d in size["near"])
         warnings.append(_finding("index-soft-cap", index_rel, None, f"the index has {dims}"))
@@ -468,9 +536,15 @@ def _check_index(text: str, index_rel: str, vault: Vault, files_lower: dict, siz
     def flush() -> None:
         if run:
             span = f"line {run[0].line}" if len(run) == 1 else f"lines {run[0].line}-{run[-1].line}"
-            issues.append(_finding("index-content", index_rel, run[0].line,
-                                   f"{span} {'is' if len(run) == 1 else 'are'} not a pointer "
-                                   f"('- [Title](note.md) — hook'): {_quote(run[0].text)}"))
+            issues.append(
+                _finding(
+                    "index-content",
+                    index_rel,
+                    run[0].line,
+                    f"{span} {'is' if len(run) == 1 else 'are'} not a pointer "
+                    f"('- [Title](note.md) — hook'): {_quote(run[0].text)}",
+                )
+            )
             run.clear()
 
     for item in index_lines(text):
@@ -481,20 +555,36 @@ def _check_index(text: str, index_rel: str, vault: Vault, files_lower: dict, siz
             continue
         flush()
         if len(item.text) > MAX_INDEX_LINE:
-            issues.append(_finding("index-content", index_rel, item.line,
-                                   f"pointer line is {len(item.text)} characters (limit {MAX_INDEX_LINE}): "
-                                   f"keep the hook short and move the detail into the note"))
+            issues.append(
+                _finding(
+                    "index-content",
+                    index_rel,
+                    item.line,
+                    f"pointer line is {len(item.text)} characters (limit {MAX_INDEX_LINE}): "
+                    f"keep the hook short and move the detail into the note",
+                )
+            )
         status, path = _resolve_pointer(item, index_rel, vault, files_lower)
         if status == "missing":
-            issues.append(_finding("broken-pointer", index_rel, item.line,
-                                   f"points to {_quote(item.target)}, which is not in the store"))
+            issues.append(
+                _finding(
+                    "broken-pointer",
+                    index_rel,
+                    item.line,
+                    f"points to {_quote(item.target)}, which is not in the store",
+                )
+            )
         elif status == "outside":
-            issues.append(_finding("pointer-outside", index_rel, item.line,
-                                   f"points to {_quote(item.target)}, outside the store"))
+            issues.append(
+                _finding("pointer-outside", index_rel, item.line, f"points to {_quote(item.target)}, outside the store")
+            )
         elif status == "note" and path is not None:
             if path in seen and path != index_rel:
-                warnings.append(_finding("duplicate-pointer", index_rel, item.line,
-                                         f"{path} is already pointed to on line {seen[path]}"))
+                warnings.append(
+                    _finding(
+                        "duplicate-pointer", index_rel, item.line, f"{path} is already pointed to on line {seen[path]}"
+                    )
+                )
             seen.setdefault(path, item.line)
             start.append(path)
     flush()

@@ -98,7 +98,11 @@ def repair(text: str) -> tuple[str, list[str]] | None:
         if error is not None and "tab used for indentation" in error.reason and _fix_tabs(lines):
             done.append("tabs in indentation replaced by two spaces")
             continue
-        if error is not None and "inside an unquoted value" in error.reason and _quote_colon_value(lines, error.line - 2):
+        if (
+            error is not None
+            and "inside an unquoted value" in error.reason
+            and _quote_colon_value(lines, error.line - 2)
+        ):
             done.append(f"line {error.line}: value with ': ' quoted")
             continue
         if _fix_comment_values(lines):

@@ -27,8 +27,11 @@ class SchemaError(ValueError):
     def __init__(self, source: str, problems: list[str]):
         self.source = source
         self.problems = problems
-        super().__init__(f"{source}: " + "; ".join(problems) if len(problems) == 1 else
-                         f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems))
+        super().__init__(
+            f"{source}: " + "; ".join(problems)
+            if len(problems) == 1
+            else f"{source}: {len(problems)} problems:\n" + "\n".join(f"  - {p}" for p in problems)
+        )
 
 
 DEFAULTS: dict = {
@@ -45,14 +48,26 @@ DEFAULTS: dict = {
 # body must hold ("Why: ...").
 MEMORY_FIELDS = ["name", "description", "type", "created", "updated"]
 MEMORY_TYPES: dict = {
-    "user": {"description": "Who the user is: role, expertise, preferences that shape the work",
-             "required": MEMORY_FIELDS, "labels": []},
-    "feedback": {"description": "How the user wants the work done: a correction or a confirmed approach",
-                 "required": MEMORY_FIELDS, "labels": ["Why", "How to apply"]},
-    "project": {"description": "Ongoing work: goals, decisions, deadlines, who does what",
-                "required": MEMORY_FIELDS, "labels": ["Why", "How to apply"]},
-    "reference": {"description": "Where information lives outside the store: systems, dashboards, documents",
-                  "required": MEMORY_FIELDS, "labels": []},
+    "user": {
+        "description": "Who the user is: role, expertise, preferences that shape the work",
+        "required": MEMORY_FIELDS,
+        "labels": [],
+    },
+    "feedback": {
+        "description": "How the user wants the work done: a correction or a confirmed approach",
+        "required": MEMORY_FIELDS,
+        "labels": ["Why", "How to apply"],
+    },
+    "project": {
+        "description": "Ongoing work: goals, decisions, deadlines, who does what",
+        "required": MEMORY_FIELDS,
+        "labels": ["Why", "How to apply"],
+    },
+    "reference": {
+        "description": "Where information lives outside the store: systems, dashboards, documents",
+        "required": MEMORY_FIELDS,
+        "labels": [],
+    },
 }
 
 # ---------------------------------------------------------------------------
@@ -74,7 +89,7 @@ def _is_number(value) -> bool:
 def folder_problem(folder: str) -> str | None:
     """Why a folder from data is not a place inside the vault, or None."""
     if folder.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", folder):
-        return "is an absolute path; give a folder relative to the vault, like \"people\""
+        return 'is an absolute path; give a folder relative to the vault, like "people"'
     if ".." in PurePosixPath(folder.replace("\\", "/")).parts:
         return "leaves the vault with '..'; give a folder inside the vault"
     return None
@@ -85,14 +100,20 @@ _NODE_TYPE_KEYS = {"description", "folder", "required", "status", "supersedable"
 # Obsidian's property types (.obsidian/types.json), and other names for them.
 PROPERTY_TYPES = {"text", "multitext", "number", "checkbox", "date", "datetime", "aliases", "tags"}
 PROPERTY_TYPE_ALIASES = {
-    "string": "text", "str": "text", "list": "multitext", "int": "number", "integer": "number",
-    "float": "number", "bool": "checkbox", "boolean": "checkbox",
+    "string": "text",
+    "str": "text",
+    "list": "multitext",
+    "int": "number",
+    "integer": "number",
+    "float": "number",
+    "bool": "checkbox",
+    "boolean": "checkbox",
 }
 
 
 def _check_node_types(value, path: str, problems: list[str]) -> None:
     if not isinstance(value, dict):
-        problems.append(f"{path}: expected an object of type name -> definition, like {{\"person\": {{...}}}}")
+        problems.append(f'{path}: expected an object of type name -> definition, like {{"person": {{...}}}}')
         return
     for name, spec in value.items():
         if name.startswith("_"):
@@ -109,7 +130,7 @@ def _check_node_types(value, path: str, problems: list[str]) -> None:
         if "folder" in spec:
             folder = spec["folder"]
             if not isinstance(folder, str):
-                problems.append(f"{where}.folder: expected a string such as \"people\"")
+                problems.append(f'{where}.folder: expected a string such as "people"')
             elif (why := folder_problem(folder)) is not None:
                 problems.append(f"{where}.folder: {folder!r} {why}")
         for key in ("required", "status"):
@@ -122,18 +143,18 @@ def _check_node_types(value, path: str, problems: list[str]) -> None:
             if not isinstance(defaults, dict) or not all(
                 isinstance(v, (str, int, float, bool, list)) for k, v in defaults.items() if not k.startswith("_")
             ):
-                problems.append(f"{where}.defaults: expected property -> default value, like {{\"status\": \"active\"}}")
+                problems.append(f'{where}.defaults: expected property -> default value, like {{"status": "active"}}')
         statuses = spec.get("status")
         if _is_str_list(statuses) and statuses and "superseded" not in statuses and spec.get("supersedable", True):
             problems.append(
-                f"{where}.status: lacks \"superseded\", the status a card gets when a newer card replaces it; "
-                f"add \"superseded\" to the list, or set \"supersedable\": false for a type that is never replaced"
+                f'{where}.status: lacks "superseded", the status a card gets when a newer card replaces it; '
+                f'add "superseded" to the list, or set "supersedable": false for a type that is never replaced'
             )
 
 
 def _check_hubs(value, path: str, problems: list[str]) -> None:
     if not isinstance(value, dict):
-        problems.append(f"{path}: expected an object like {{\"names\": [\"MEMORY\"], \"types\": [\"moc\"]}}")
+        problems.append(f'{path}: expected an object like {{"names": ["MEMORY"], "types": ["moc"]}}')
         return
     for key, item in value.items():
         if key.startswith("_"):
@@ -159,12 +180,12 @@ def _check_decay(value, path: str, problems: list[str]) -> None:
             if not isinstance(item, dict) or not all(
                 _is_number(v) and v >= 0 for k, v in item.items() if not k.startswith("_")
             ):
-                problems.append(f"{where}: expected days per tier, like {{\"active\": 7, \"warm\": 21, \"cold\": 60}}")
+                problems.append(f'{where}: expected days per tier, like {{"active": 7, "warm": 21, "cold": 60}}')
         elif key in ("type_rates", "domain_rates"):
             if not isinstance(item, dict) or not all(
                 _is_number(v) and 0 <= v <= 1 for k, v in item.items() if not k.startswith("_")
             ):
-                problems.append(f"{where}: expected type -> rate between 0 and 1, like {{\"daily\": 0.02}}")
+                problems.append(f'{where}: expected type -> rate between 0 and 1, like {{"daily": 0.02}}')
         else:
             problems.append(f"{where}: unknown key; known keys are rate, floor, tiers, type_rates")
 
@@ -185,7 +206,7 @@ def _check_str_map(value, path: str, problems: list[str]) -> None:
 
 def _check_properties(value, path: str, problems: list[str]) -> None:
     if not isinstance(value, dict):
-        problems.append(f"{path}: expected property -> type, like {{\"due\": \"date\"}}")
+        problems.append(f'{path}: expected property -> type, like {{"due": "date"}}')
         return
     for name, kind in value.items():
         if name.startswith("_"):
@@ -211,8 +232,10 @@ def _check_fields_object(*keys: tuple[str, type, str]):
                 problems.append(f"{path}.{key}: unknown key; known keys are {', '.join(sorted(known))}")
                 continue
             kind, hint = known[key]
-            ok = _is_str_list(item) if kind is list else (
-                isinstance(item, kind) and not (kind is int and isinstance(item, bool))
+            ok = (
+                _is_str_list(item)
+                if kind is list
+                else (isinstance(item, kind) and not (kind is int and isinstance(item, bool)))
             )
             if not ok:
                 problems.append(f"{path}.{key}: expected {hint}")
@@ -226,10 +249,10 @@ def _check_str_list(value, path: str, problems: list[str]) -> None:
 
 
 def _check_field_fixes(value, path: str, problems: list[str]) -> None:
-    if not isinstance(value, dict) or not all(
-        _is_str_map(v) for k, v in value.items() if not k.startswith("_")
-    ):
-        problems.append(f"{path}: expected field -> {{wrong value: right value}}, like {{\"status\": {{\"ongoing\": \"active\"}}}}")
+    if not isinstance(value, dict) or not all(_is_str_map(v) for k, v in value.items() if not k.startswith("_")):
+        problems.append(
+            f'{path}: expected field -> {{wrong value: right value}}, like {{"status": {{"ongoing": "active"}}}}'
+        )
         return
     for field_name, fixes in value.items():
         if field_name.startswith("_"):
@@ -241,7 +264,9 @@ def _check_field_fixes(value, path: str, problems: list[str]) -> None:
                 current = fixes[current]
             if current in chain and not start.startswith("_"):
                 loop = " -> ".join(repr(v) for v in chain + [current])
-                problems.append(f"{path}.{field_name}.{start}: {loop} goes round in a circle; remove one of these mappings")
+                problems.append(
+                    f"{path}.{field_name}.{start}: {loop} goes round in a circle; remove one of these mappings"
+                )
                 break
 
 
@@ -262,9 +287,9 @@ def _check_version(value, path: str, problems: list[str]) -> None:
 
 def _file_problem(name: str) -> str | None:
     if not name.strip() or name.endswith(("/", "\\")):
-        return "is not a file name; give a path relative to the vault, like \"MEMORY.md\""
+        return 'is not a file name; give a path relative to the vault, like "MEMORY.md"'
     if name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-        return "is an absolute path; give a path relative to the vault, like \"MEMORY.md\""
+        return 'is an absolute path; give a path relative to the vault, like "MEMORY.md"'
     if ".." in PurePosixPath(name.replace("\\", "/")).parts:
         return "leaves the vault with '..'; give a path inside the vault"
     return None
@@ -273,8 +298,9 @@ def _file_problem(name: str) -> str | None:
 def _check_index(value, path: str, problems: list[str]) -> None:
     """``index``: the always-loaded index files and their caps."""
     if not isinstance(value, dict):
-        problems.append(f"{path}: expected an object like {{\"files\": [\"MEMORY.md\"], "
-                        f"\"hard\": {{\"lines\": 200, \"bytes\": 25000}}}}")
+        problems.append(
+            f'{path}: expected an object like {{"files": ["MEMORY.md"], "hard": {{"lines": 200, "bytes": 25000}}}}'
+        )
         return
     for key, item in value.items():
         where = f"{path}.{key}"
@@ -282,14 +308,14 @@ def _check_index(value, path: str, problems: list[str]) -> None:
             continue
         if key == "files":
             if not _is_str_list(item) or not item:
-                problems.append(f"{where}: expected a non-empty list of index files, like [\"MEMORY.md\"]")
+                problems.append(f'{where}: expected a non-empty list of index files, like ["MEMORY.md"]')
                 continue
             for name in item:
                 if (why := _file_problem(name)) is not None:
                     problems.append(f"{where}: {name!r} {why}")
         elif key in ("soft", "hard"):
             if not isinstance(item, dict):
-                problems.append(f"{where}: expected {{\"lines\": N, \"bytes\": N}}")
+                problems.append(f'{where}: expected {{"lines": N, "bytes": N}}')
                 continue
             for dim, number in item.items():
                 if dim.startswith("_"):
@@ -304,8 +330,10 @@ def _check_index(value, path: str, problems: list[str]) -> None:
     for dim in ("lines", "bytes") if isinstance(soft, dict) and isinstance(hard, dict) else ():
         low, high = soft.get(dim), hard.get(dim)
         if _is_number(low) and _is_number(high) and low > high:
-            problems.append(f"{path}.soft.{dim}: {low} is above the hard cap {high}; "
-                            f"the soft cap warns before the hard cap is reached, so make it smaller")
+            problems.append(
+                f"{path}.soft.{dim}: {low} is above the hard cap {high}; "
+                f"the soft cap warns before the hard cap is reached, so make it smaller"
+            )
 
 
 _MEMORY_KEYS = {"folder", "index", "archive", "types"}
@@ -315,7 +343,7 @@ _MEMORY_TYPE_KEYS = {"description", "required", "labels"}
 def _check_memory(value, path: str, problems: list[str]) -> None:
     """``memory``: where the memory store lives and its note types."""
     if not isinstance(value, dict):
-        problems.append(f"{path}: expected an object like {{\"folder\": \"memory\", \"types\": {{...}}}}")
+        problems.append(f'{path}: expected an object like {{"folder": "memory", "types": {{...}}}}')
         return
     for key, item in value.items():
         where = f"{path}.{key}"
@@ -326,15 +354,17 @@ def _check_memory(value, path: str, problems: list[str]) -> None:
         elif key in ("folder", "archive"):
             if not isinstance(item, str):
                 example = "memory" if key == "folder" else "archive"
-                problems.append(f"{where}: expected a folder name such as \"{example}\"")
+                problems.append(f'{where}: expected a folder name such as "{example}"')
             elif (why := folder_problem(item)) is not None:
                 problems.append(f"{where}: {item!r} {why}")
         elif key == "index":
             if not isinstance(item, str) or not item.strip() or "/" in item or "\\" in item:
-                problems.append(f"{where}: expected the index's file name in the store, like \"MEMORY.md\"")
+                problems.append(f'{where}: expected the index\'s file name in the store, like "MEMORY.md"')
         elif not isinstance(item, dict) or not any(not k.startswith("_") for k in item):
-            problems.append(f"{where}: expected an object of type name -> definition, like "
-                            f"{{\"feedback\": {{\"required\": [\"name\"], \"labels\": [\"Why\"]}}}}")
+            problems.append(
+                f"{where}: expected an object of type name -> definition, like "
+                f'{{"feedback": {{"required": ["name"], "labels": ["Why"]}}}}'
+            )
         else:
             for name, spec in item.items():
                 if name.startswith("_"):
@@ -347,8 +377,9 @@ def _check_memory(value, path: str, problems: list[str]) -> None:
                     if field_name.startswith("_"):
                         continue
                     if field_name not in _MEMORY_TYPE_KEYS:
-                        problems.append(f"{at}.{field_name}: unknown key; known keys are "
-                                        f"{', '.join(sorted(_MEMORY_TYPE_KEYS))}")
+                        problems.append(
+                            f"{at}.{field_name}: unknown key; known keys are {', '.join(sorted(_MEMORY_TYPE_KEYS))}"
+                        )
                     elif field_name == "description" and not isinstance(field_value, str):
                         problems.append(f"{at}.description: expected a string")
                     elif field_name != "description" and (
@@ -371,7 +402,7 @@ _TOP_LEVEL = {
     "richness_fields": _check_fields_object(("bonus_fields", list, "a list of property names")),
     "conflict_fields": _check_fields_object(("fields", list, "a list of property names")),
     "identity": _check_fields_object(
-        ("match_fields", list, "a list of property names, like [\"email\", \"phone\"]"),
+        ("match_fields", list, 'a list of property names, like ["email", "phone"]'),
         ("ignore_values", list, "a list of strings"),
         ("same_type_only", bool, "true or false"),
         ("same_domain_only", bool, "true or false"),
@@ -390,7 +421,7 @@ _TOP_LEVEL = {
 def validate(data) -> list[str]:
     """Every problem of a parsed schema, as ``"$.json.path: what to do"``."""
     if not isinstance(data, dict):
-        return ["$: expected a JSON object with keys such as \"node_types\""]
+        return ['$: expected a JSON object with keys such as "node_types"']
     problems: list[str] = []
     for key, value in data.items():
         if key.startswith("_"):
@@ -417,10 +448,13 @@ def validate(data) -> list[str]:
             if name.startswith("_") or not isinstance(status, str):
                 continue
             if name != "default" and spec is None:
-                problems.append(f"$.status_defaults.{name}: {name!r} is not in node_types; use a type name or \"default\"")
+                problems.append(
+                    f'$.status_defaults.{name}: {name!r} is not in node_types; use a type name or "default"'
+                )
             elif _is_str_list(allowed) and allowed and status not in allowed:
                 problems.append(
-                    f"$.status_defaults.{name}: {status!r} is not in $.node_types.{name}.status; add it there or pick one of its statuses"
+                    f"$.status_defaults.{name}: {status!r} is not in $.node_types.{name}.status; "
+                    "add it there or pick one of its statuses"
                 )
     hints = data.get("path_type_hints")
     for folder in hints if isinstance(hints, dict) else ():
@@ -479,10 +513,14 @@ class Schema:
             "folder": str(section.get("folder", DEFAULTS["memory"]["folder"])).strip("/"),
             "index": section.get("index") or DEFAULTS["memory"]["index"],
             "archive": str(section.get("archive") or DEFAULTS["memory"]["archive"]).strip("/"),
-            "types": {name: {"description": spec.get("description", ""),
-                             "required": list(spec.get("required", MEMORY_FIELDS)),
-                             "labels": [label.strip().rstrip(":：").strip() for label in spec.get("labels", [])]}
-                      for name, spec in types.items()},
+            "types": {
+                name: {
+                    "description": spec.get("description", ""),
+                    "required": list(spec.get("required", MEMORY_FIELDS)),
+                    "labels": [label.strip().rstrip(":：").strip() for label in spec.get("labels", [])],
+                }
+                for name, spec in types.items()
+            },
         }
 
     def section(self, key: str) -> dict:
@@ -498,7 +536,9 @@ class Schema:
     def field_fixes(self) -> dict[str, dict[str, str]]:
         """Property -> {wrong value: right value}; the only way a status
         outside its enum is ever rewritten."""
-        return {k: {w: r for w, r in v.items() if not w.startswith("_")} for k, v in self.section("field_fixes").items()}
+        return {
+            k: {w: r for w, r in v.items() if not w.startswith("_")} for k, v in self.section("field_fixes").items()
+        }
 
     @property
     def properties(self) -> dict[str, str]:
@@ -583,11 +623,15 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise SchemaError(str(path), ["file not found; give the path of a schema.json, or leave out --schema"]) from None
+        raise SchemaError(
+            str(path), ["file not found; give the path of a schema.json, or leave out --schema"]
+        ) from None
     except IsADirectoryError:
         raise SchemaError(str(path), ["is a folder; give the path of a schema.json file"]) from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise SchemaError(str(path), [f"cannot read the file ({exc}); give the path of a readable schema.json"]) from None
+        raise SchemaError(
+            str(path), [f"cannot read the file ({exc}); give the path of a readable schema.json"]
+        ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
