@@ -80,7 +80,12 @@ def _edge_row(edge: Edge) -> dict:
 
 def hubs(vault: Vault, schema: Schema, index: NoteIndex) -> list[str]:
     """Index and Map-of-Content notes (:meth:`Schema.is_hub`), in vault order."""
-    return [p for p in vault.notes if schema.is_hub(index.summary(p).stem, index.summary(p).properties)]
+    found = []
+    for path in vault.notes:
+        summary = index.summary(path)
+        if schema.is_hub(summary.stem, summary.properties):
+            found.append(path)
+    return found
 
 
 def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) -> dict:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import zlib
 from dataclasses import dataclass, field
 
 from . import store
@@ -25,7 +26,7 @@ from .vault import Vault
 __all__ = ["NoteIndex", "Summary", "note_links"]
 
 CACHE_NAME = "cache/notes.json"
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 
 def note_links(note) -> list[Link]:
@@ -71,6 +72,9 @@ class Summary:
     unreadable: str | None = None
     links: list[Link] = field(default_factory=list)
     anchors: tuple[frozenset, frozenset] | None = None
+    # where each link resolves, (path, candidates, ambiguous) per link; kept
+    # only while the vault's file list is the one it was computed for
+    targets: list[tuple] | None = None
 
     @property
     def stem(self) -> str:
@@ -102,24 +106,49 @@ def _anchors(vault: Vault, path: str) -> tuple[frozenset, frozenset]:
 def _encode(summary: Summary, stamp: list[int]) -> list:
     links = [list(link) for link in summary.links]
     anchors = [sorted(summary.anchors[0]), sorted(summary.anchors[1])] if summary.anchors is not None else None
-    return [stamp, summary.properties, summary.frontmatter, summary.error, summary.unreadable, links, anchors]
+    targets = None
+    if summary.targets is not None:
+        # a single candidate equal to the target (the usual case) is left out
+        targets = [
+            [path, None if candidates == ((path,) if path else ()) else list(candidates), ambiguous]
+            for path, candidates, ambiguous in summary.targets
+        ]
+    return [stamp, summary.properties, summary.frontmatter, summary.error, summary.unreadable, links, anchors, targets]
+
+
+def _decode_targets(targets, count: int) -> list[tuple] | None:
+    if not isinstance(targets, list) or len(targets) != count:
+        return None
+    decoded = []
+    for item in targets:
+        if not (isinstance(item, list) and len(item) == 3 and (item[0] is None or isinstance(item[0], str))):
+            return None
+        path, candidates, ambiguous = item
+        if candidates is None:
+            candidates = (path,) if path else ()
+        elif isinstance(candidates, list) and all(isinstance(c, str) for c in candidates):
+            candidates = tuple(candidates)
+        else:
+            return None
+        decoded.append((path, candidates, bool(ambiguous)))
+    return decoded
 
 
 _make_link = Link._make
 
 
-def _decode(path: str, row: list) -> Summary | None:
+def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
     """A summary from a cache row, or None when the row is not what
-    :func:`_encode` writes (a damaged or foreign cache is never trusted)."""
+    :func:`_encode` writes (a damaged or foreign cache is never trusted).
+    ``with_targets``: the file list is unchanged, so link targets still hold."""
     try:
-        _, properties, state, error, unreadable, links, anchors = row
+        _, properties, state, error, unreadable, links, anchors, targets = row
         ok = (
             isinstance(properties, dict)
             and state in ("none", "valid", "invalid")
             and (error is None or (isinstance(error, list) and len(error) == 3))
             and (unreadable is None or isinstance(unreadable, str))
             and isinstance(links, list)
-            and all(isinstance(item, list) and len(item) == len(Link._fields) for item in links)
             and (anchors is None or (isinstance(anchors, list) and len(anchors) == 2))
         )
         if not ok:
@@ -132,6 +161,7 @@ def _decode(path: str, row: list) -> Summary | None:
             unreadable,
             [_make_link(item) for item in links],
             (frozenset(anchors[0]), frozenset(anchors[1])) if anchors else None,
+            _decode_targets(targets, len(links)) if with_targets else None,
         )
     except (TypeError, ValueError):
         return None
@@ -150,9 +180,12 @@ class NoteIndex:
         self.use_cache = use_cache
         self._summaries: dict[str, Summary] = {}
         self._stamps: dict[str, list[int]] = {}
+        self._root = str(vault.root)
+        listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
+        self._files_key = f"{len(vault.files)}:{zlib.crc32(listing):08x}"  # hashlib costs more to import
+        self._targets_hold = False
         self._cached: dict[str, list] = self._load() if use_cache else {}
         self._dirty = False
-        self._root = str(vault.root)
 
     def _header(self) -> dict:
         return {"format": CACHE_FORMAT, "python": list(sys.version_info[:2]), "vault": str(self.vault.root.resolve())}
@@ -165,6 +198,7 @@ class NoteIndex:
             return {}
         if not isinstance(data, dict) or data.get("header") != self._header():
             return {}
+        self._targets_hold = data.get("files") == self._files_key
         notes = data.get("notes")
         return notes if isinstance(notes, dict) else {}
 
@@ -186,13 +220,18 @@ class NoteIndex:
             return summary
         row = self._cached.get(path)
         if isinstance(row, list) and row and row[0] == self._stamp(path):
-            summary = _decode(path, row)
+            summary = _decode(path, row, self._targets_hold)
         if summary is None:
             self._stamp(path)  # before reading, so a change while reading shows next run
             summary = summarize(self.vault, path)
             self._dirty = True
         self._summaries[path] = summary
         return summary
+
+    def set_targets(self, path: str, targets: list[tuple]) -> None:
+        """Record where the links of note ``path`` resolve (cached with it)."""
+        self.summary(path).targets = targets
+        self._dirty = True
 
     def anchors(self, path: str) -> tuple[frozenset, frozenset]:
         """Heading keys (:func:`links.anchor_key`) and block ids of a note."""
@@ -210,8 +249,14 @@ class NoteIndex:
         files = set(self.vault.files)
         for path, row in self._cached.items():
             if path not in notes and path in files:
+                if not self._targets_hold and isinstance(row, list) and len(row) == 8:
+                    row = row[:7] + [None]  # its targets were for another file list
                 notes[path] = row
-        data = json.dumps({"header": self._header(), "notes": notes}, ensure_ascii=False, separators=(",", ":"))
+        data = json.dumps(
+            {"header": self._header(), "files": self._files_key, "notes": notes},
+            ensure_ascii=False,
+            separators=(",", ":"),
+        )
         try:
             encoded = data.encode("utf-8", "surrogateescape")  # a vault path need not be UTF-8
             store.write_derived(self.vault.root, CACHE_NAME, encoded, durable=False)

@@ -104,18 +104,24 @@ def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
     """
     index = index if index is not None else NoteIndex(vault, use_cache=False)
     graph = LinkGraph(vault, index)
-    resolve = vault.resolver.resolve
+
+    def resolve(target: str, source: str):
+        return vault.resolver.resolve(target, source)  # built only if a note needs it
+
     for path in vault.notes:
         summary = index.summary(path)
         if summary.unreadable is not None:
             graph.unreadable[path] = summary.unreadable
             continue
         out = graph.outgoing.setdefault(path, [])
-        for link in summary.links:
-            resolution = resolve(link.target, path)
-            edge = Edge(path, link, resolution.path, resolution.candidates, resolution.ambiguous)
+        targets = summary.targets
+        if targets is None:
+            targets = [tuple(resolve(link.target, path)) for link in summary.links]
+            index.set_targets(path, targets)
+        for link, (target, candidates, ambiguous) in zip(summary.links, targets, strict=True):
+            edge = Edge(path, link, target, candidates, ambiguous)
             graph.edges.append(edge)
             out.append(edge)
-            if resolution.path is not None:
-                graph.incoming.setdefault(resolution.path, []).append(edge)
+            if target is not None:
+                graph.incoming.setdefault(target, []).append(edge)
     return graph

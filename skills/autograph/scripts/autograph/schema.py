@@ -16,6 +16,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 __all__ = ["DEFAULTS", "Schema", "SchemaError", "load_schema", "validate"]
@@ -482,11 +483,11 @@ class Schema:
     def node_types(self) -> dict:
         return {k: v for k, v in self.data.get("node_types", {}).items() if not k.startswith("_")}
 
-    @property
+    @cached_property
     def hub_names(self) -> set[str]:
         return {name.lower() for name in self.data["hubs"].get("names", [])}
 
-    @property
+    @cached_property
     def hub_types(self) -> set[str]:
         return {name.lower() for name in self.data["hubs"].get("types", [])}
 
