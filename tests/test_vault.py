@@ -525,3 +525,47 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(make_vault):
     vault = Vault.open(root)
     report = health_report(vault, load_schema(root), NoteIndex(vault))
     assert [(r["source"], r["line"], r["target"]) for r in report["broken_links"]] == [("a.md", 1, "c")]
+
+
+def _health_run(root: Path) -> dict:
+    vault = Vault.open(root)
+    index = NoteIndex(vault)
+    report = health_report(vault, load_schema(root), index)
+    index.save()
+    return report
+
+
+def test_cached_link_targets_are_reused_while_the_file_list_holds(make_vault, monkeypatch):
+    """A warm run with no file added or removed resolves no link again (no resolver is built)."""
+    root = make_vault({"a.md": "[[b]] [[missing]]\n", "b.md": "[[a]]\n"})
+    first = _health_run(root)
+    built = []
+    real = autograph.vault.Resolver
+    monkeypatch.setattr(autograph.vault, "Resolver", lambda files: built.append(1) or real(files))
+    second = _health_run(root)
+    assert built == []
+    assert (
+        second["broken_links"]
+        == first["broken_links"]
+        == [{"source": "a.md", "line": 1, "target": "missing", "kind": "wikilink"}]
+    )
+
+
+def test_a_new_file_makes_cached_targets_resolve_again(make_vault):
+    """After a note is added, a link that was broken resolves on the next (cached) run."""
+    root = make_vault({"a.md": "[[b]] [[missing]]\n", "b.md": "[[a]]\n"})
+    assert [r["target"] for r in _health_run(root)["broken_links"]] == ["missing"]
+    (root / "missing.md").write_text("[[a]]\n", encoding="utf-8")
+    assert _health_run(root)["broken_links"] == []
+
+
+def test_a_second_candidate_makes_a_cached_link_ambiguous(make_vault):
+    """After a second note with the same name appears, the cached link is reported ambiguous."""
+    root = make_vault({"a.md": "[[b]]\n", "x/b.md": "[[a]]\n"})
+    assert _health_run(root)["ambiguous_links"] == []
+    (root / "y").mkdir()
+    (root / "y" / "b.md").write_text("[[a]]\n", encoding="utf-8")
+    ambiguous = _health_run(root)["ambiguous_links"]
+    assert [(r["source"], r["resolved"], r["candidates"]) for r in ambiguous] == [
+        ("a.md", "x/b.md", ["x/b.md", "y/b.md"])
+    ]
