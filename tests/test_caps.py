@@ -100,8 +100,10 @@ def test_schema_section_then_environment():
     assert got.hard == {"lines": 120, "bytes": 9000} and got.soft == {"lines": 100, "bytes": 9000}  # soft <= hard
     got, _ = caps.caps_from(section, {"AUTOGRAPH_INDEX_HARD_LINES": " 400 ", "AUTOGRAPH_INDEX_SOFT_BYTES": "5000"})
     assert got.hard["lines"] == 400 and got.soft["bytes"] == 5000
-    assert got.as_dict()["sources"] == {"hard.lines": "AUTOGRAPH_INDEX_HARD_LINES",
-                                        "soft.bytes": "AUTOGRAPH_INDEX_SOFT_BYTES"}
+    assert got.as_dict()["sources"] == {
+        "hard.lines": "AUTOGRAPH_INDEX_HARD_LINES",
+        "soft.bytes": "AUTOGRAPH_INDEX_SOFT_BYTES",
+    }
     assert warnings == []
 
 
@@ -140,8 +142,12 @@ def test_over_is_strictly_greater_and_near_is_at_or_over():
 def test_schema_index_and_memory_validate():
     good = {
         "index": {"files": ["MEMORY.md", ".memory/MEMORY.md"], "soft": {"lines": 100}, "hard": {"bytes": 30000}},
-        "memory": {"folder": ".memory", "index": "MEMORY.md", "archive": "archive",
-                   "types": {"feedback": {"description": "d", "required": ["name"], "labels": ["Why:"]}}},
+        "memory": {
+            "folder": ".memory",
+            "index": "MEMORY.md",
+            "archive": "archive",
+            "types": {"feedback": {"description": "d", "required": ["name"], "labels": ["Why:"]}},
+        },
     }
     assert validate(good) == []
 
@@ -249,7 +255,9 @@ def test_tool_target():
     assert caps.tool_target("Write", {"file_path": "/m/MEMORY.md"}) == ("/m/MEMORY.md", "write")
     assert caps.tool_target("MultiEdit", {"file_path": 3}) == ("", "multiedit")
     assert caps.tool_target("str_replace_based_edit_tool", {"command": "insert", "path": "/m/MEMORY.md"}) == (
-        "/m/MEMORY.md", "insert")
+        "/m/MEMORY.md",
+        "insert",
+    )
     assert caps.tool_target("str_replace_based_edit_tool", {"command": "view", "path": "/m/MEMORY.md"}) is None
     assert caps.tool_target("Read", {"file_path": "/m/MEMORY.md"}) is None
     assert caps.tool_target("Bash", {"command": "echo >> MEMORY.md"}) is None
@@ -299,8 +307,13 @@ def test_caps_over_and_near_with_custom_caps():
 
 def check(*args, env: dict | None = None):
     base = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH_INDEX_")}
-    return subprocess.run([sys.executable, str(SCRIPTS / "check.py"), *map(str, args)], capture_output=True,
-                          text=True, timeout=60, env={**base, **(env or {})})
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / "check.py"), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**base, **(env or {})},
+    )
 
 
 def index_text(n: int) -> str:
@@ -353,7 +366,9 @@ def test_check_a_vault_finds_its_indexes(tmp_path):
     proc = check(tmp_path, "--json")
     assert proc.returncode == 1
     assert [(r["path"], r["status"]) for r in json.loads(proc.stdout)["files"]] == [
-        ("MEMORY.md", "ok"), (".memory/MEMORY.md", "over")]
+        ("MEMORY.md", "ok"),
+        (".memory/MEMORY.md", "over"),
+    ]
 
 
 def test_check_example_vault():

@@ -225,9 +225,16 @@ def test_br02_bom_utf8_sig_is_enough(case):
 # BR-04 - YAML 1.1 implicit typing
 
 BR04_PROPERTIES = {
-    "country": "NO", "languages": ["en", "no"], "answer": "yes", "reviewed": "off",
-    "enabled": "On", "done": False, "zip": "01234", "ticket": "0012",
-    "version": "1.10", "count": 7,
+    "country": "NO",
+    "languages": ["en", "no"],
+    "answer": "yes",
+    "reviewed": "off",
+    "enabled": "On",
+    "done": False,
+    "zip": "01234",
+    "ticket": "0012",
+    "version": "1.10",
+    "count": 7,
 }
 
 
@@ -532,8 +539,16 @@ def test_br16_outgoing_links_exactly_two(case):
 
 @pytest.mark.parametrize(
     "text",
-    ["not a link", "also not", '-n "$X"', ":space:", "outputs.influxdb", "inside nested fence",
-     "indented code block", "after an unclosed fence"],
+    [
+        "not a link",
+        "also not",
+        '-n "$X"',
+        ":space:",
+        "outputs.influxdb",
+        "inside nested fence",
+        "indented code block",
+        "after an unclosed fence",
+    ],
 )
 def test_br16_nothing_in_code_is_a_link(case, text):
     """Nothing else is a link: inline code, fenced code (any fence, nested, unclosed), indented code."""

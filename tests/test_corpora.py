@@ -37,9 +37,25 @@ SHOWN = 15
 
 # graph.py health --help, "JSON keys (--json)"
 HEALTH_KEYS = {
-    "vault", "score", "penalties", "notes", "attachments", "hubs", "links", "resolved_links", "avg_links",
-    "broken_links", "orphans", "dead_ends", "ambiguous_links", "broken_anchors", "description_coverage",
-    "invalid_frontmatter", "unreadable", "warnings", "previous",
+    "vault",
+    "score",
+    "penalties",
+    "notes",
+    "attachments",
+    "hubs",
+    "links",
+    "resolved_links",
+    "avg_links",
+    "broken_links",
+    "orphans",
+    "dead_ends",
+    "ambiguous_links",
+    "broken_anchors",
+    "description_coverage",
+    "invalid_frontmatter",
+    "unreadable",
+    "warnings",
+    "previous",
 }
 PENALTY_KEYS = {"orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors"}
 LINK_ROW_KEYS = {"source", "line", "target", "kind"}
@@ -382,7 +398,9 @@ def health_runs(tmp_path_factory):
             before = _snapshot(copy)
             proc = subprocess.run(
                 [sys.executable, str(SCRIPTS / "graph.py"), "health", str(copy), "--json"],
-                capture_output=True, text=True, timeout=300,
+                capture_output=True,
+                text=True,
+                timeout=300,
             )
             runs[name] = HealthRun(copy, proc.returncode, proc.stdout, proc.stderr, before, _snapshot(copy))
         return runs[name]

@@ -26,13 +26,24 @@ def doctor(*args, env: dict | None = None) -> subprocess.CompletedProcess:
     import os
 
     base = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH_INDEX_")}
-    return subprocess.run([sys.executable, str(DOCTOR), *map(str, args)], capture_output=True, text=True,
-                          timeout=60, env={**base, **(env or {})})
+    return subprocess.run(
+        [sys.executable, str(DOCTOR), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**base, **(env or {})},
+    )
 
 
 def note(stem: str, kind: str = "user", body: str = "A fact.\n", **fields) -> str:
-    props = {"name": stem, "description": f"What {stem} holds", "type": kind, "created": "2026-01-05",
-             "updated": "2026-02-01", **fields}
+    props = {
+        "name": stem,
+        "description": f"What {stem} holds",
+        "type": kind,
+        "created": "2026-01-05",
+        "updated": "2026-02-01",
+        **fields,
+    }
     head = "".join(f"{k}: {v}\n" for k, v in props.items() if v is not None)
     return f"---\n{head}---\n{body}"
 
@@ -200,16 +211,24 @@ def kinds(report: dict) -> list[str]:
 
 
 def test_pointer_forms_that_resolve(make_vault):
-    notes = {"a.md": note("a"), "my note.md": note("my note"), "b.md": note("b"), "c.md": note("c"),
-             "d.md": note("d"), "sub/e.md": note("e")}
-    index = ("- [A](a.md) — plain\n"
-             "- [Spaces](my%20note.md) — URL-encoded\n"
-             "* [Angle](<my note.md>) — angle brackets\n"
-             "- [[b]] — a wikilink\n"
-             "- [[c|C note]] — a wikilink with an alias\n"
-             "1. [D](d.md#Details) — numbered, with a heading\n"
-             '+ [E](sub/e.md "Title") — in a subfolder, with a title\n'
-             "- [Docs](https://example.com/x.md) — a web page is not a note, and not a fault\n")
+    notes = {
+        "a.md": note("a"),
+        "my note.md": note("my note"),
+        "b.md": note("b"),
+        "c.md": note("c"),
+        "d.md": note("d"),
+        "sub/e.md": note("e"),
+    }
+    index = (
+        "- [A](a.md) — plain\n"
+        "- [Spaces](my%20note.md) — URL-encoded\n"
+        "* [Angle](<my note.md>) — angle brackets\n"
+        "- [[b]] — a wikilink\n"
+        "- [[c|C note]] — a wikilink with an alias\n"
+        "1. [D](d.md#Details) — numbered, with a heading\n"
+        '+ [E](sub/e.md "Title") — in a subfolder, with a title\n'
+        "- [Docs](https://example.com/x.md) — a web page is not a note, and not a fault\n"
+    )
     report = check_index(make_vault, index, notes)
     assert report["issues"] == [], report["issues"]
     assert [w["kind"] for w in report["warnings"]] == ["duplicate-pointer"]  # my note.md twice
@@ -217,25 +236,33 @@ def test_pointer_forms_that_resolve(make_vault):
 
 def test_pointer_faults(make_vault):
     notes = {"a.md": note("a")}
-    index = ("- [A](a.md) — ok\n"
-             "- [Bak](a.md.bak) — not truncated to a.md\n"
-             "- [File](file:///etc/a.md) — a file URL leaves the store\n"
-             "- [Abs](/etc/a.md) — an absolute path\n"
-             "- [Up](../a.md) — climbs out\n"
-             "- [[nothing-here]] — a wikilink to nothing\n")
+    index = (
+        "- [A](a.md) — ok\n"
+        "- [Bak](a.md.bak) — not truncated to a.md\n"
+        "- [File](file:///etc/a.md) — a file URL leaves the store\n"
+        "- [Abs](/etc/a.md) — an absolute path\n"
+        "- [Up](../a.md) — climbs out\n"
+        "- [[nothing-here]] — a wikilink to nothing\n"
+    )
     report = check_index(make_vault, index, notes)
     assert [(f["kind"], f["line"]) for f in report["issues"]] == [
-        ("broken-pointer", 2), ("pointer-outside", 3), ("pointer-outside", 4), ("pointer-outside", 5),
-        ("broken-pointer", 6)]
+        ("broken-pointer", 2),
+        ("pointer-outside", 3),
+        ("pointer-outside", 4),
+        ("pointer-outside", 5),
+        ("broken-pointer", 6),
+    ]
 
 
 def test_content_lines(make_vault):
     notes = {"a.md": note("a")}
-    index = ("---\ntype: index\n---\n# Memory\n\n<!-- a comment\n spanning lines -->\n---\n"
-             "- [A](a.md) — ok\n"
-             "Paragraph one.\nParagraph two.\nParagraph three.\n"
-             "- [A again](a.md) — " + "detail " * 40 + "\n"
-             "> a quote is content too\n")
+    index = (
+        "---\ntype: index\n---\n# Memory\n\n<!-- a comment\n spanning lines -->\n---\n"
+        "- [A](a.md) — ok\n"
+        "Paragraph one.\nParagraph two.\nParagraph three.\n"
+        "- [A again](a.md) — " + "detail " * 40 + "\n"
+        "> a quote is content too\n"
+    )
     report = check_index(make_vault, index, notes)
     found = [(f["kind"], f["line"]) for f in report["issues"]]
     assert found == [("index-content", 10), ("index-content", 13), ("index-content", 14)]
@@ -280,8 +307,11 @@ def test_index_over_cap_names_what_is_dropped(make_vault):
 
 def test_index_lines_classification():
     lines = memory.index_lines("# H\n\n- [A](a.md) — x\ntext\n***\n- [[b]]\n")
-    assert [(i.line, i.kind, i.target) for i in lines] == [(3, "pointer", "a.md"), (4, "content", ""),
-                                                           (6, "pointer", "b")]
+    assert [(i.line, i.kind, i.target) for i in lines] == [
+        (3, "pointer", "a.md"),
+        (4, "content", ""),
+        (6, "pointer", "b"),
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -307,9 +337,15 @@ def test_obsidian_properties_are_fine():
 
 @pytest.mark.parametrize(
     "body",
-    ["**Why:** x\n**How to apply:** y\n", "Why: x\nHow to apply: y\n", "- **Why:** x\n- **How to Apply:** y\n",
-     "## Why: x\n## How  to apply: y\n", "> Why: x\n> How to apply: y\n", "**Why**：原因\n**How to apply**: y\n",
-     "__Why__: x\n*How to apply*: y\n"],
+    [
+        "**Why:** x\n**How to apply:** y\n",
+        "Why: x\nHow to apply: y\n",
+        "- **Why:** x\n- **How to Apply:** y\n",
+        "## Why: x\n## How  to apply: y\n",
+        "> Why: x\n> How to apply: y\n",
+        "**Why**：原因\n**How to apply**: y\n",
+        "__Why__: x\n*How to apply*: y\n",
+    ],
 )
 def test_labels_accepted(body):
     assert problems(note("n", "feedback", body)) == []
@@ -317,9 +353,13 @@ def test_labels_accepted(body):
 
 @pytest.mark.parametrize(
     ("body", "missing"),
-    [("## Why\nx\n## How to apply\ny\n", 2), ("**Why:** x\n**How:** y\n", 1),
-     ("The Why: is here, and How to apply: there.\n", 2), ("```\nWhy: x\nHow to apply: y\n```\n", 2),
-     ("<!-- Why: x -->\nHow to apply: y\n", 1)],
+    [
+        ("## Why\nx\n## How to apply\ny\n", 2),
+        ("**Why:** x\n**How:** y\n", 1),
+        ("The Why: is here, and How to apply: there.\n", 2),
+        ("```\nWhy: x\nHow to apply: y\n```\n", 2),
+        ("<!-- Why: x -->\nHow to apply: y\n", 1),
+    ],
 )
 def test_labels_refused(body, missing):
     assert problems(note("n", "project", body)) == [("missing-label", None)] * missing
@@ -340,9 +380,20 @@ def test_frontmatter_faults_are_one_finding_each():
 
 @pytest.mark.parametrize(
     ("value", "ok"),
-    [("2026-01-05", True), ("2026-01-05T10:30", True), ("2026-01-05T10:30:00Z", True), ("2024-02-29", True),
-     ("2026-02-30", False), ("2026-13-01", False), ("2026-1-5", False), ("05/01/2026", False),
-     ("２０２６-０１-０５", False), ("2026-01-05T25:00", False), ("'2026-01-05\"'", False), ("2026", False)],
+    [
+        ("2026-01-05", True),
+        ("2026-01-05T10:30", True),
+        ("2026-01-05T10:30:00Z", True),
+        ("2024-02-29", True),
+        ("2026-02-30", False),
+        ("2026-13-01", False),
+        ("2026-1-5", False),
+        ("05/01/2026", False),
+        ("２０２６-０１-０５", False),
+        ("2026-01-05T25:00", False),
+        ("'2026-01-05\"'", False),
+        ("2026", False),
+    ],
 )
 def test_dates(value, ok):
     found = problems(note("n", created=value, updated="2026-12-31"))
@@ -355,10 +406,15 @@ def test_updated_before_created():
 
 @pytest.mark.parametrize(
     ("stem", "name", "ok"),
-    [("audit-methodology", "audit-methodology", True), ("Audit Methodology", "audit-methodology", True),
-     ("feedback_audit_methodology", "audit-methodology", True), ("audit_methodology", "Audit methodology", True),
-     ("заметка-один", "Заметка один", True), ("audit", "audit-methodology", False),
-     ("user-audit", "feedback-audit", False)],
+    [
+        ("audit-methodology", "audit-methodology", True),
+        ("Audit Methodology", "audit-methodology", True),
+        ("feedback_audit_methodology", "audit-methodology", True),
+        ("audit_methodology", "Audit methodology", True),
+        ("заметка-один", "Заметка один", True),
+        ("audit", "audit-methodology", False),
+        ("user-audit", "feedback-audit", False),
+    ],
 )
 def test_name_matches_the_file(stem, name, ok):
     text = note("x", "feedback", WHY_HOW)
@@ -469,7 +525,12 @@ def test_doctor_writes_nothing(seeded):
 
 
 def test_store_folder_named_by_the_schema_must_exist(make_vault):
-    vault = make_vault({"schema.json": '{"memory": {"folder": ".memory"}}', "MEMORY.md": "- [A](a.md) — a\n",
-                        "a.md": "# not a memory note\n"})
+    vault = make_vault(
+        {
+            "schema.json": '{"memory": {"folder": ".memory"}}',
+            "MEMORY.md": "- [A](a.md) — a\n",
+            "a.md": "# not a memory note\n",
+        }
+    )
     proc = doctor(vault)
     assert proc.returncode == 2 and "memory.folder" in proc.stderr and ".memory" in proc.stderr

@@ -29,8 +29,14 @@ CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH_
 def run_guard(stdin: bytes | str, *args, env: dict | None = None, cwd: Path | None = None):
     if isinstance(stdin, str):
         stdin = stdin.encode("utf-8")
-    return subprocess.run([sys.executable, str(GUARD), *map(str, args)], input=stdin, capture_output=True,
-                          timeout=30, env={**CLEAN_ENV, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, str(GUARD), *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        timeout=30,
+        env={**CLEAN_ENV, **(env or {})},
+        cwd=cwd,
+    )
 
 
 def hook_input(case_dir: Path, name: str) -> bytes:
@@ -144,8 +150,13 @@ def test_br37_new_index_is_judged_on_the_write_alone(case):
 
 def test_br37_matched_tool_on_another_file_passes_silently(case, tmp_path):
     root = case("BR-37")
-    payload = json.dumps({"hook_event_name": "PreToolUse", "tool_name": "Write",
-                          "tool_input": {"file_path": str(root / "memory" / "notes.md"), "content": "x\n" * 5000}})
+    payload = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(root / "memory" / "notes.md"), "content": "x\n" * 5000},
+        }
+    )
     proc = run_guard(payload)
     assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""
 
@@ -182,8 +193,9 @@ print(sorted(m for m in sys.modules if m.startswith("autograph")), "argparse" in
 
 
 def write_input(path: Path, content: str, tool: str = "Write") -> str:
-    return json.dumps({"hook_event_name": "PreToolUse", "tool_name": tool,
-                       "tool_input": {"file_path": str(path), "content": content}})
+    return json.dumps(
+        {"hook_event_name": "PreToolUse", "tool_name": tool, "tool_input": {"file_path": str(path), "content": content}}
+    )
 
 
 def lines(n: int, start: int = 0) -> str:
@@ -205,10 +217,12 @@ def test_index_name_is_matched_case_insensitively(memory):
 
 def test_reads_and_other_tools_pass_silently(memory):
     (memory / "MEMORY.md").write_text(lines(300))
-    for tool, tool_input in [("Read", {"file_path": str(memory / "MEMORY.md")}),
-                             ("Bash", {"command": f"cat >> {memory / 'MEMORY.md'}"}),
-                             ("str_replace_based_edit_tool", {"command": "view", "path": str(memory / "MEMORY.md")}),
-                             ("Glob", {"pattern": "**/MEMORY.md"})]:
+    for tool, tool_input in [
+        ("Read", {"file_path": str(memory / "MEMORY.md")}),
+        ("Bash", {"command": f"cat >> {memory / 'MEMORY.md'}"}),
+        ("str_replace_based_edit_tool", {"command": "view", "path": str(memory / "MEMORY.md")}),
+        ("Glob", {"pattern": "**/MEMORY.md"}),
+    ]:
         proc = run_guard(json.dumps({"tool_name": tool, "tool_input": tool_input}))
         assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b"", tool
 
@@ -226,17 +240,21 @@ def test_reads_and_other_tools_pass_silently(memory):
 )
 def test_text_editor_commands(memory, tool_input, expected):
     (memory / "MEMORY.md").write_text(lines(200))
-    payload = json.dumps({"tool_name": "str_replace_based_edit_tool",
-                          "tool_input": {"path": str(memory / "MEMORY.md"), **tool_input}})
+    payload = json.dumps(
+        {"tool_name": "str_replace_based_edit_tool", "tool_input": {"path": str(memory / "MEMORY.md"), **tool_input}}
+    )
     assert decision(run_guard(payload)) == expected
 
 
 def test_multiedit_chained_growth_is_caught(memory):
     (memory / "MEMORY.md").write_text(lines(195))
-    edits = [{"old_string": "topic 194\n", "new_string": "topic 194\nMARK\n"},
-             {"old_string": "MARK\n", "new_string": lines(10, 500)}]
-    payload = json.dumps({"tool_name": "MultiEdit", "tool_input": {"file_path": str(memory / "MEMORY.md"),
-                                                                   "edits": edits}})
+    edits = [
+        {"old_string": "topic 194\n", "new_string": "topic 194\nMARK\n"},
+        {"old_string": "MARK\n", "new_string": lines(10, 500)},
+    ]
+    payload = json.dumps(
+        {"tool_name": "MultiEdit", "tool_input": {"file_path": str(memory / "MEMORY.md"), "edits": edits}}
+    )
     assert decision(run_guard(payload)) == "deny"
 
 
@@ -245,8 +263,12 @@ def test_compacting_an_over_cap_index_in_steps_is_allowed(memory):
     proc = run_guard(write_input(memory / "MEMORY.md", lines(230)))  # still over, but shrinking
     assert decision(proc) == "allow"
     assert b"stays over its hard cap" in proc.stderr
-    edit = json.dumps({"tool_name": "Edit", "tool_input": {"file_path": str(memory / "MEMORY.md"),
-                       "old_string": lines(1, 5), "new_string": ""}})
+    edit = json.dumps(
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(memory / "MEMORY.md"), "old_string": lines(1, 5), "new_string": ""},
+        }
+    )
     assert decision(run_guard(edit)) == "allow"
 
 
@@ -278,8 +300,12 @@ def test_unreadable_index_never_blocks(memory):
     proc = run_guard(write_input(memory / "MEMORY.md", lines(300)))
     assert decision(proc) == "allow"
     assert b"cannot be read" in proc.stderr
-    edit = json.dumps({"tool_name": "Edit", "tool_input": {"file_path": str(memory / "MEMORY.md"),
-                       "old_string": "a", "new_string": lines(300)}})
+    edit = json.dumps(
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(memory / "MEMORY.md"), "old_string": "a", "new_string": lines(300)},
+        }
+    )
     proc = run_guard(edit)
     assert decision(proc) == "allow" and b"cannot be read" in proc.stderr
 
@@ -287,22 +313,38 @@ def test_unreadable_index_never_blocks(memory):
 def test_missing_index_is_sized_as_empty(memory):
     assert decision(run_guard(write_input(memory / "MEMORY.md", lines(200)))) == "allow"
     assert decision(run_guard(write_input(memory / "MEMORY.md", lines(201)))) == "deny"
-    edit = json.dumps({"tool_name": "Edit", "tool_input": {"file_path": str(memory / "MEMORY.md"),
-                       "old_string": "", "new_string": lines(201)}})
+    edit = json.dumps(
+        {
+            "tool_name": "Edit",
+            "tool_input": {"file_path": str(memory / "MEMORY.md"), "old_string": "", "new_string": lines(201)},
+        }
+    )
     assert decision(run_guard(edit)) == "deny"  # an Edit that creates the file is judged too
 
 
 def test_relative_path_is_taken_from_the_hook_cwd(memory):
     (memory / "MEMORY.md").write_text(lines(200))
-    payload = json.dumps({"cwd": str(memory), "tool_name": "Edit", "tool_input": {
-        "file_path": "MEMORY.md", "old_string": "topic 199\n", "new_string": "topic 199\n- more\n"}})
+    payload = json.dumps(
+        {
+            "cwd": str(memory),
+            "tool_name": "Edit",
+            "tool_input": {"file_path": "MEMORY.md", "old_string": "topic 199\n", "new_string": "topic 199\n- more\n"},
+        }
+    )
     assert decision(run_guard(payload, cwd=memory.parent)) == "deny"
 
 
 @pytest.mark.parametrize(
     "payload",
-    [b"", b"[]", b'"text"', b'{"tool_name": "Write"}', b'{"tool_name": "Write", "tool_input": []}',
-     b'{"tool_name": "Write", "tool_input": {"content": "x"}}', b"\xff\xfe{}"],
+    [
+        b"",
+        b"[]",
+        b'"text"',
+        b'{"tool_name": "Write"}',
+        b'{"tool_name": "Write", "tool_input": []}',
+        b'{"tool_name": "Write", "tool_input": {"content": "x"}}',
+        b"\xff\xfe{}",
+    ],
 )
 def test_malformed_input_passes_and_says_why(payload):
     proc = run_guard(payload)
@@ -315,8 +357,10 @@ def test_environment_raises_the_caps_and_names_the_files(memory):
     assert decision(run_guard(payload)) == "deny"
     assert decision(run_guard(payload, env={"AUTOGRAPH_INDEX_HARD_LINES": "300"})) == "allow"
     assert decision(run_guard(payload, env={"AUTOGRAPH_INDEX_FILES": "INDEX.md"})) == "allow"
-    assert decision(run_guard(write_input(memory / "index.md", lines(250)),
-                              env={"AUTOGRAPH_INDEX_FILES": "INDEX.md"})) == "deny"
+    assert (
+        decision(run_guard(write_input(memory / "index.md", lines(250)), env={"AUTOGRAPH_INDEX_FILES": "INDEX.md"}))
+        == "deny"
+    )
 
 
 def test_bad_environment_value_falls_back_to_the_default_and_says_so(memory):
@@ -381,8 +425,10 @@ def test_property_shrinking_an_over_cap_index_is_never_denied(tmp_path, pair, to
     if tool == "Write":
         tool_name, tool_input = "Write", {"file_path": str(path), "content": result}
     elif tool == "create":
-        tool_name, tool_input = "str_replace_based_edit_tool", {"command": "create", "path": str(path),
-                                                                "file_text": result}
+        tool_name, tool_input = (
+            "str_replace_based_edit_tool",
+            {"command": "create", "path": str(path), "file_text": result},
+        )
     else:
         tool_name, tool_input = "Edit", {"file_path": str(path), "old_string": current, "new_string": result}
     out, _ = caps.review(json.dumps({"tool_name": tool_name, "tool_input": tool_input}).encode(), {})

@@ -20,8 +20,14 @@ OURS = "autograph/scripts/guard.py"
 
 
 def init(*args, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(INIT), *map(str, args)], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, str(INIT), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
 
 
 def ok(*args, **kwargs) -> dict:
@@ -49,8 +55,11 @@ def content(snap: dict) -> dict:
 
 
 def our_groups(settings: dict) -> list:
-    return [g for g in settings.get("hooks", {}).get("PreToolUse", [])
-            if any(OURS in h.get("command", "") for h in g.get("hooks", []))]
+    return [
+        g
+        for g in settings.get("hooks", {}).get("PreToolUse", [])
+        if any(OURS in h.get("command", "") for h in g.get("hooks", []))
+    ]
 
 
 @pytest.fixture
@@ -101,8 +110,10 @@ SETTINGS_VARIANTS = {
     "empty-object": "{}\n",
     "empty-object-spaced": "{ }",
     "compact-one-line": '{"model":"opus","hooks":{"PreToolUse":[{"matcher":"Edit","hooks":[]}]}}',
-    "tabs": ('{\n\t"model": "opus",\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t{"matcher": "Bash", "hooks": []}'
-             '\n\t\t]\n\t}\n}\n'),
+    "tabs": (
+        '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t{"matcher": "Bash", "hooks": []}'
+        "\n\t\t]\n\t}\n}\n"
+    ),
     "unicode": '{\n  "statusLine": "ünïcödé ✓"\n}\n',
     "empty-file": "",
 }
@@ -171,8 +182,12 @@ def test_uninstall_without_the_record_still_removes_only_ours(project):
 
 @pytest.mark.parametrize(
     ("text", "words"),
-    [("{not json", "not valid JSON"), ("[1, 2]", "not a JSON object"), ('{"hooks": []}', '"hooks" is not an object'),
-     ('{"hooks": {"PreToolUse": {}}}', '"hooks.PreToolUse" is not a list')],
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"hooks": []}', '"hooks" is not an object'),
+        ('{"hooks": {"PreToolUse": {}}}', '"hooks.PreToolUse" is not a list'),
+    ],
 )
 def test_settings_it_cannot_edit_safely_stop_everything(project, text, words):
     path = project / ".claude" / "settings.json"
@@ -214,8 +229,15 @@ def test_installed_guard_runs_from_the_settings_command(project):
     command = our_groups(json.loads((project / ".claude" / "settings.json").read_text()))[0]["hooks"][0]["command"]
     index = project / "memory" / "MEMORY.md"
     payload = json.dumps({"tool_name": "Write", "tool_input": {"file_path": str(index), "content": "- x\n" * 201}})
-    proc = subprocess.run(command.replace("python3", sys.executable, 1), shell=True, input=payload, text=True,
-                          capture_output=True, timeout=30, env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)})
+    proc = subprocess.run(
+        command.replace("python3", sys.executable, 1),
+        shell=True,
+        input=payload,
+        text=True,
+        capture_output=True,
+        timeout=30,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(project)},
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -224,8 +246,13 @@ def test_installed_skill_is_self_contained(project, tmp_path):
     ok("claude", "--project", project)
     skill = project / ".claude" / "skills" / "autograph"
     assert not list(skill.rglob("__pycache__"))
-    proc = subprocess.run([sys.executable, str(skill / "scripts" / "doctor.py"), str(project / "memory")],
-                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, str(skill / "scripts" / "doctor.py"), str(project / "memory")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr  # the template index is a valid empty store
 
 
@@ -379,8 +406,11 @@ def test_user_install_goes_to_the_home_folder(tmp_path):
 
 
 def test_user_install_honours_config_dir_variables(tmp_path):
-    env = {"HOME": str(tmp_path / "home"), "CLAUDE_CONFIG_DIR": str(tmp_path / "cc"),
-           "CODEX_HOME": str(tmp_path / "cx")}
+    env = {
+        "HOME": str(tmp_path / "home"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "cc"),
+        "CODEX_HOME": str(tmp_path / "cx"),
+    }
     ok("claude", "--user", env=env)
     ok("codex", "--user", env=env)
     assert (tmp_path / "cc" / "settings.json").is_file() and (tmp_path / "cc" / "skills" / "autograph").is_dir()
@@ -407,8 +437,12 @@ def test_human_report(project):
 
 @pytest.mark.parametrize(
     "args",
-    [("cursor",), ("claude", "--project", "X", "--user"), ("claude", "--project", "missing-folder"),
-     ("claude", "--usr")],
+    [
+        ("cursor",),
+        ("claude", "--project", "X", "--user"),
+        ("claude", "--project", "missing-folder"),
+        ("claude", "--usr"),
+    ],
 )
 def test_usage_errors(project, args):
     proc = init(*args, cwd=project)
@@ -425,8 +459,11 @@ def test_current_folder_is_the_default_project(project):
 
 
 def test_settings_insert_and_remove_are_inverse():
-    for text in ['{\n  "a": 1\n}', '{"hooks": {"PreToolUse": [{"matcher": "X", "hooks": []}], "Stop": []}}',
-                 '{\n\t"hooks": {\n\t\t"Stop": []\n\t}\n}\n']:
+    for text in [
+        '{\n  "a": 1\n}',
+        '{"hooks": {"PreToolUse": [{"matcher": "X", "hooks": []}], "Stop": []}}',
+        '{\n\t"hooks": {\n\t\t"Stop": []\n\t}\n}\n',
+    ]:
         added = hosts.settings_with_hook(text, "python3 /x/autograph/scripts/guard.py", Path("s.json"))
         assert json.loads(added)
         assert hosts.settings_without_hook(added, Path("s.json")) == text

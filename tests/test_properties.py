@@ -128,10 +128,53 @@ class Document:
 WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789éßø中文_"
 words = st.text(alphabet=WORD_CHARS, min_size=1, max_size=8)
 SPECIAL_PLAIN = [
-    "yes", "no", "on", "Off", "null", "Null", "~", "true", "False", "TRUE", "01234", "1.10", "1.5", "42", "-7",
-    "+44", "0", "-0", "0x1F", "0o17", "1e3", "1e-05", "1.0e+3", ".5", "1.", ".inf", "1_000", "12:30", "2021-04-17",
-    "2021-10-02T11:30:00", "http://example.com/a#b", "a:b", "a#b", "-x", ":x", "?x", "x-", "C#", "--", "1,2",
-    "a, b", "(x)", "x's", 'say "hi"', "50%", "{{date}}x", "x]",
+    "yes",
+    "no",
+    "on",
+    "Off",
+    "null",
+    "Null",
+    "~",
+    "true",
+    "False",
+    "TRUE",
+    "01234",
+    "1.10",
+    "1.5",
+    "42",
+    "-7",
+    "+44",
+    "0",
+    "-0",
+    "0x1F",
+    "0o17",
+    "1e3",
+    "1e-05",
+    "1.0e+3",
+    ".5",
+    "1.",
+    ".inf",
+    "1_000",
+    "12:30",
+    "2021-04-17",
+    "2021-10-02T11:30:00",
+    "http://example.com/a#b",
+    "a:b",
+    "a#b",
+    "-x",
+    ":x",
+    "?x",
+    "x-",
+    "C#",
+    "--",
+    "1,2",
+    "a, b",
+    "(x)",
+    "x's",
+    'say "hi"',
+    "50%",
+    "{{date}}x",
+    "x]",
 ]
 
 
@@ -177,8 +220,21 @@ def double_quoted(draw, text: str) -> str:
     some other characters in every escape form YAML has."""
     out = ['"']
     rnd = draw(st.randoms(use_true_random=False))
-    named = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", '"': '\\"', "\0": "\\0", "\x1b": "\\e",
-             "\x85": "\\N", "\xa0": "\\_", "\u2028": "\\L", "\u2029": "\\P", "/": "\\/", " ": "\\ "}
+    named = {
+        "\n": "\\n",
+        "\t": "\\t",
+        "\r": "\\r",
+        "\\": "\\\\",
+        '"': '\\"',
+        "\0": "\\0",
+        "\x1b": "\\e",
+        "\x85": "\\N",
+        "\xa0": "\\_",
+        "\u2028": "\\L",
+        "\u2029": "\\P",
+        "/": "\\/",
+        " ": "\\ ",
+    }
     for ch in text:
         o = ord(ch)
         must = ch in '"\\' or not _printable(ch) or ch in "\t\x85\u2028\u2029\ufeff"
@@ -267,8 +323,13 @@ def block_scalar(draw, key_col: int, head: str, nl_after_blank_lines: int) -> tu
     if explicit and draw(st.booleans()):
         indicator = style + chomp + f"{n - key_col}"
     header = head + " " + indicator + draw(st.sampled_from(["", "", " # note"]))
-    texts = draw(st.lists(st.one_of(words, st.sampled_from(["# not a comment", "- item", "key: value", "a  b", "---"])),
-                          min_size=1, max_size=4))
+    texts = draw(
+        st.lists(
+            st.one_of(words, st.sampled_from(["# not a comment", "- item", "key: value", "a  b", "---"])),
+            min_size=1,
+            max_size=4,
+        )
+    )
     lines: list[str] = []
     content: list[str] = []  # content lines after removing n columns ("" for empty lines)
     for _ in range(draw(st.integers(0, 2))):  # leading empty lines, never wider than n
@@ -406,10 +467,60 @@ def documents(draw) -> Document:
 # Values for edits and for the emitter
 
 TRICKY = [
-    "a: b", "a #b", "- item", "-", "? x", ": x", "'quoted'", '"double"', "back\\slash", "new\nline", "tab\there",
-    "yes", "no", "on", "off", "null", "~", "true", "01234", "1.10", "1e3", "0x1F", "12", "-5", ".5", "+44", "[[Link]]",
-    "[[Link|alias]]", "#tag", "{{date}}", "x,y", "[a]", "@user", "`code`", "%", "&a", "*a", "!t", "|", ">", " lead",
-    "trail ", "", " ", "é", "😀", "a\r\nb", "\x85", "\u2028", "\ufeff", "---", "...", "k: [v]", "2021-04-17",
+    "a: b",
+    "a #b",
+    "- item",
+    "-",
+    "? x",
+    ": x",
+    "'quoted'",
+    '"double"',
+    "back\\slash",
+    "new\nline",
+    "tab\there",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "null",
+    "~",
+    "true",
+    "01234",
+    "1.10",
+    "1e3",
+    "0x1F",
+    "12",
+    "-5",
+    ".5",
+    "+44",
+    "[[Link]]",
+    "[[Link|alias]]",
+    "#tag",
+    "{{date}}",
+    "x,y",
+    "[a]",
+    "@user",
+    "`code`",
+    "%",
+    "&a",
+    "*a",
+    "!t",
+    "|",
+    ">",
+    " lead",
+    "trail ",
+    "",
+    " ",
+    "é",
+    "😀",
+    "a\r\nb",
+    "\x85",
+    "\u2028",
+    "\ufeff",
+    "---",
+    "...",
+    "k: [v]",
+    "2021-04-17",
 ]
 scalar_values = st.one_of(
     st.sampled_from(TRICKY),
@@ -623,7 +734,8 @@ def test_setting_one_key_changes_only_its_lines(doc, choice, value, bom):
             column = len(written) - len(written.lstrip(" ")) + doc.list_indents[0]
             items = written.split(doc.newline)[1:-1]
             assert items and all(i[:column] == " " * column and i[column] == "-" for i in items), (
-                f"list items {items} not at column {column} like the file's lists")
+                f"list items {items} not at column {column} like the file's lists"
+            )
     # values: the key reads back as set, every other key as before, order kept
     after = frontmatter.parse(new)
     assert after.error is None, str(after.error)
@@ -706,8 +818,13 @@ def test_format_property_round_trips(value):
 
 
 @SETTINGS
-@given(dict_keys | st.text(), values, st.sampled_from(["", "  ", "    "]), st.sampled_from(["\n", "\r\n"]),
-       st.sampled_from(["", "  "]))
+@given(
+    dict_keys | st.text(),
+    values,
+    st.sampled_from(["", "  ", "    "]),
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["", "  "]),
+)
 def test_format_property_round_trips_with_any_key_and_layout(key, value, list_indent, newline, indent):
     lines = frontmatter.format_property(key, value, indent=indent, list_indent=list_indent, newline=newline)
     note(f"lines={lines!r}")
@@ -720,9 +837,18 @@ def test_format_property_round_trips_with_any_key_and_layout(key, value, list_in
 
 @pytest.mark.parametrize(
     ("value", "written"),
-    [("plain words", "plain words"), ("Acme Robotics", "Acme Robotics"), ("Zoë's café", "Zoë's café"),
-     ("[[Link]]", '"[[Link]]"'), ("yes", '"yes"'), ("01234", '"01234"'), ("a: b", '"a: b"'), (12, "12"),
-     (True, "true"), (None, "")],
+    [
+        ("plain words", "plain words"),
+        ("Acme Robotics", "Acme Robotics"),
+        ("Zoë's café", "Zoë's café"),
+        ("[[Link]]", '"[[Link]]"'),
+        ("yes", '"yes"'),
+        ("01234", '"01234"'),
+        ("a: b", '"a: b"'),
+        (12, "12"),
+        (True, "true"),
+        (None, ""),
+    ],
 )
 def test_format_scalar_quotes_only_when_yaml_needs_it(value, written):
     assert frontmatter.format_scalar(value) == written

@@ -348,8 +348,10 @@ def test_values_agree_with_pyyaml_up_to_known_differences(oracle):
     assert result.both_ok > 0
     if result.problems:
         shown = "\n".join(result.problems[:SHOWN])
-        pytest.fail(f"{name}: {len(result.problems)} values disagree with PyYAML outside the known "
-                    f"categories:\n{shown}", pytrace=False)
+        pytest.fail(
+            f"{name}: {len(result.problems)} values disagree with PyYAML outside the known categories:\n{shown}",
+            pytrace=False,
+        )
 
 
 def test_one_sided_errors_are_documented(oracle):
@@ -360,8 +362,10 @@ def test_one_sided_errors_are_documented(oracle):
         print(f"    {name}: {path}: [{cat}] {detail}")
     if unexplained:
         shown = "\n".join(unexplained[:SHOWN])
-        pytest.fail(f"{name}: {len(unexplained)} blocks where only one parser errors, for no documented "
-                    f"reason:\n{shown}", pytrace=False)
+        pytest.fail(
+            f"{name}: {len(unexplained)} blocks where only one parser errors, for no documented reason:\n{shown}",
+            pytrace=False,
+        )
 
 
 # ---------------------------------------------------------------------------
