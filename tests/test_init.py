@@ -474,3 +474,11 @@ def test_rules_insert_and_remove_are_inverse():
     for text in ["# A\n", "# A\r\n\r\nB\r\n", "x\n\n"]:
         added = hosts.rules_with_block(text, block, Path("AGENTS.md"))
         assert hosts.rules_without_block(added, Path("AGENTS.md")) == text
+
+
+def test_agents_md_block_names_the_python_given(project):
+    """``--python`` reaches the rules block: the agent is told to run check.py with that interpreter."""
+    ok("codex", "--project", project, "--python", "/opt/py/bin/python3.12")
+    text = (project / "AGENTS.md").read_text(encoding="utf-8")
+    assert "`/opt/py/bin/python3.12 " in text
+    assert "`python3 " not in text

@@ -392,8 +392,9 @@ def _block_span(text: str, where: Path) -> tuple[int, int] | None:
     return offsets[begins[0]], min(offsets[ends[0] + 1], len(text))
 
 
-def rules_block(layout: Layout) -> str:
-    """The text between and including the markers (``\\n`` line ends)."""
+def rules_block(layout: Layout, python: str = "python3") -> str:
+    """The text between and including the markers (``\\n`` line ends);
+    ``python`` is the interpreter command the rules tell the agent to use."""
     skill = layout.skill_ref
     if layout.store_ref:
         index = f"{layout.store_ref}/MEMORY.md" if layout.store_ref != "." else "MEMORY.md"
@@ -416,7 +417,7 @@ def rules_block(layout: Layout) -> str:
         "",
         f"- At the start of a task, read `{index}`; open a note only when its hook matters to the task.",
         "- Before writing a note, look for one that already holds the fact and update it instead.",
-        f"- After every change to the index, run `python3 {skill}/scripts/check.py {index}`; on exit code 1",
+        f"- After every change to the index, run `{python} {skill}/scripts/check.py {index}`; on exit code 1",
         "  the index is over its cap (the host would drop the rest): compact it before anything else.",
         "- Never write secrets (keys, tokens, passwords) into memory; note only where they are kept.",
         END,
@@ -543,7 +544,7 @@ def plan_install(layout: Layout, source: Path, python: str = "python3", template
         after_text = settings_with_hook(config_text, guard_command(layout, python), layout.config)
         what = "hook in settings.json"
     else:
-        after_text = rules_with_block(config_text, rules_block(layout), layout.config)
+        after_text = rules_with_block(config_text, rules_block(layout, python), layout.config)
         what = "rules block in AGENTS.md"
     after = after_text.encode("utf-8")
     for folder in _missing_dirs(layout.config.parent, layout.root):
