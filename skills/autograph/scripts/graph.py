@@ -184,9 +184,9 @@ def cmd_backlinks(args) -> int:
     index = NoteIndex(vault, use_cache=not args.dry_run)
     graph = linkgraph.build(vault, index)
     index.save()
-    path = name if name in vault.files else vault.resolver.resolve(name, "").path
+    resolution = vault.resolver.resolve(name, "")
+    path = name if name in vault.files else resolution.path
     if path is not None:
-        resolution = vault.resolver.resolve(name, "")
         if resolution.ambiguous and path == resolution.path:
             print(f"note: {name!r} could mean {len(resolution.candidates)} files; using {path}", file=sys.stderr)
         edges = graph.backlinks(path)

@@ -959,24 +959,18 @@ def _flow_scalar(value) -> str:
 
 def _format_flow(value) -> str:
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_flow_key(k)}: {_format_flow(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_format_key(k, flow=True)}: {_format_flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_format_flow(v) for v in value) + "]"
     text = _flow_scalar(value)
     return text if text else "null"
 
 
-def _flow_key(key: str) -> str:
+def _format_key(key: str, flow: bool = False) -> str:
+    """A mapping key as YAML text; in flow context ``,[]{}`` need quotes too."""
     if not isinstance(key, str):
         raise TypeError("frontmatter keys must be strings")
-    return _flow_scalar(key) or '""'
-
-
-def _format_key(key: str) -> str:
-    if not isinstance(key, str):
-        raise TypeError("frontmatter keys must be strings")
-    text = format_scalar(key)
-    return text if text else '""'
+    return (_flow_scalar(key) if flow else format_scalar(key)) or '""'
 
 
 def format_property(
