@@ -7,7 +7,8 @@ vault, a path outside the vault) into one line on stderr and exit code 2.
 
 Exit codes: 0 success; 1 the check found what it checks for; 2 bad usage or
 a bad schema; 3 the command could not complete (an I/O failure, or a bug:
-then the traceback goes to stderr).
+then the traceback goes to stderr); 4 finished, but some planned writes were
+skipped (conflicts, permissions), which wins over 1.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .vault import Vault, VaultError
 __all__ = [
     "EXIT_FOUND",
     "EXIT_OK",
+    "EXIT_SKIPPED",
     "EXIT_USAGE",
     "UsageError",
     "add_common",
@@ -45,6 +47,7 @@ EXIT_OK = 0
 EXIT_FOUND = 1
 EXIT_USAGE = 2
 EXIT_CRASH = 3
+EXIT_SKIPPED = 4  # finished, but some planned writes were skipped; wins over EXIT_FOUND
 
 
 class UsageError(Exception):
