@@ -85,7 +85,7 @@ def fix(root: Path, schema) -> store.Result:
     """Check the vault at ``root``, plan the fixes and write them."""
     vault = Vault.open(root)
     report = compliance.check(vault, schema)
-    return store.apply(root, compliance.plan_fixes(vault, report))
+    return store.apply(root, compliance.plan_fixes(vault, report)[0])
 
 
 def lines_of(data: bytes) -> list[bytes]:
@@ -757,7 +757,7 @@ def test_plan_fixes_is_one_edit_per_note_from_the_read_bytes(tmp_path):
         tmp_path / "v", {"ada.md": SURGICAL_BEFORE, "ok.md": "---\ntype: person\nstatus: active\nrole: x\n---\n"}
     )
     vault = Vault.open(root)
-    edits = compliance.plan_fixes(vault, compliance.check(vault, schema_of(tmp_path, SURGICAL_SCHEMA)))
+    edits, _ = compliance.plan_fixes(vault, compliance.check(vault, schema_of(tmp_path, SURGICAL_SCHEMA)))
     assert [(e.path, e.before) for e in edits] == [("ada.md", SURGICAL_BEFORE)]
     assert (root / "ada.md").read_bytes() == SURGICAL_BEFORE
 

@@ -367,21 +367,21 @@ def test_init_br02_bom_note_untouched(case):
     """BR-02: init finds the block behind the BOM; the BOM'd note keeps every byte."""
     vault = case("BR-02") / "vault"
     before = (vault / "Samuel Example.md").read_bytes()
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     assert (vault / "Samuel Example.md").read_bytes() == before
 
 
 def test_init_br02_writes_only_the_bare_note(case):
     """BR-02: only log.md (no frontmatter) is written."""
     vault = case("BR-02") / "vault"
-    assert run_json(ENGINE, "init", vault)["written"] == ["log.md"]
+    assert run_json(ENGINE, "init", "--apply", vault)["written"] == ["log.md"]
 
 
 def test_init_br02_bare_note_gets_one_block(case):
     """BR-02: log.md gets a block with created (its modification date) before its text."""
     vault = case("BR-02") / "vault"
     age(vault)
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     assert (vault / "log.md").read_bytes() == b"---\ncreated: 2024-03-05\n---\nLunch with [[Samuel Example|Sam]].\n"
 
 
@@ -390,7 +390,7 @@ def test_init_bom_bare_note_keeps_bom_first(case):
     vault = case("BR-02") / "vault"
     (vault / "bare.md").write_bytes(BOM + b"Just text.\n")
     age(vault)
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     assert (vault / "bare.md").read_bytes() == BOM + b"---\ncreated: 2024-03-05\n---\nJust text.\n"
 
 
@@ -398,7 +398,7 @@ def test_init_br12_empty_block_filled_in_place(case):
     """BR-12: ``---``/``---`` gets created inside that block, no second block."""
     vault = case("BR-12") / "vault"
     age(vault)
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     assert (vault / "empty.md").read_bytes() == b"---\ncreated: 2024-03-05\n---\nBody\n"
 
 
@@ -406,7 +406,7 @@ def test_init_br12_comment_only_block_keeps_its_comment(case):
     """BR-12: the comment-only block gets created after the comment, inside the block."""
     vault = case("BR-12") / "vault"
     age(vault)
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     assert (vault / "comment-only.md").read_bytes() == b"---\n# draft, fill in later\ncreated: 2024-03-05\n---\nBody\n"
 
 
@@ -414,18 +414,21 @@ def test_init_br12_notes_with_properties_untouched(case):
     """BR-12: frontmatter-only.md and no-trailing-newline.md have properties; init leaves their bytes."""
     vault = case("BR-12") / "vault"
     before = {name: (vault / name).read_bytes() for name in ("frontmatter-only.md", "no-trailing-newline.md")}
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     assert {name: (vault / name).read_bytes() for name in before} == before
 
 
 def test_init_br12_written(case):
     """BR-12: init writes exactly the empty and the comment-only note."""
-    assert sorted(run_json(ENGINE, "init", case("BR-12") / "vault")["written"]) == ["comment-only.md", "empty.md"]
+    assert sorted(run_json(ENGINE, "init", "--apply", case("BR-12") / "vault")["written"]) == [
+        "comment-only.md",
+        "empty.md",
+    ]
 
 
 def test_init_br14_skipped_and_reported(case):
     """BR-14: both non-mapping blocks are skipped and reported with the parse error."""
-    report = run_json(ENGINE, "init", case("BR-14") / "vault")
+    report = run_json(ENGINE, "init", "--apply", case("BR-14") / "vault")
     assert report["written"] == []
     assert [(s["path"], "is a string" in s["reason"] or "is a list" in s["reason"]) for s in report["skipped"]] == [
         ("letterhead.md", True),
@@ -437,7 +440,7 @@ def test_init_br14_bytes_unchanged(case):
     """BR-14 3: no writer adds a second block in front or replaces the preamble."""
     vault = case("BR-14") / "vault"
     before = snapshot(vault)
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     assert snapshot(vault) == before
 
 
@@ -453,9 +456,9 @@ def test_init_br14_human_report_names_the_skipped(case):
 def test_init_twice_changes_nothing_more(case, name):
     """A second init writes nothing."""
     vault = case(name) / "vault"
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     before = snapshot(vault)
-    assert run_json(ENGINE, "init", vault)["written"] == []
+    assert run_json(ENGINE, "init", "--apply", vault)["written"] == []
     assert snapshot(vault) == before
 
 
@@ -463,7 +466,7 @@ def test_init_twice_changes_nothing_more(case, name):
 def test_init_never_leaves_two_blocks(case, name):
     """After init every note that parses has one block: its body does not start with another."""
     vault = case(name) / "vault"
-    run_json(ENGINE, "init", vault)
+    run_json(ENGINE, "init", "--apply", vault)
     for path in sorted(vault.glob("*.md")):
         note = Note.from_bytes(path.name, path.read_bytes())
         if note.frontmatter is not None and note.frontmatter.error is None:
@@ -488,7 +491,7 @@ def test_init_type_and_status_from_the_schema(case):
         "node_types": {"person": {"folder": "people", "status": ["active", "superseded"]}},
         "status_defaults": {"person": "active"},
     })  # fmt: skip
-    run_json(ENGINE, "init", vault, "--schema", schema)
+    run_json(ENGINE, "init", "--apply", vault, "--schema", schema)
     assert (vault / "people" / "Ann.md").read_bytes() == (
         b"---\ntype: person\nstatus: active\ncreated: 2024-03-05\n---\nMet Ann.\n"
     )

@@ -124,13 +124,13 @@ def test_apply_writes_unchanged_files_and_reports_conflicts(tmp_path):
         ],
     )
     assert result.written == ["a.md", "sub/c.md", "new/d.md"]
-    assert [path for path, _ in result.conflicts] == ["b.md"]
-    assert "changed since it was read" in result.conflicts[0][1]
+    assert [item.path for item in result.conflicts] == ["b.md"]
+    assert "changed since it was read" in result.conflicts[0].error
     assert (tmp_path / "a.md").read_bytes() == b"A"
     assert (tmp_path / "b.md").read_bytes() == b"b changed meanwhile"
     assert (tmp_path / "sub" / "c.md").read_bytes() == b"C"
     assert (tmp_path / "new" / "d.md").read_bytes() == b"D"
-    assert listing(tmp_path) == ["a.md", "b.md", "new/d.md", "sub/c.md"]
+    assert listing(tmp_path) == [".graph/writer.lock", "a.md", "b.md", "new/d.md", "sub/c.md"]
 
 
 def test_apply_skips_edits_that_change_nothing(tmp_path):

@@ -33,12 +33,21 @@ warning 0.5, info 0), times 100.  Output options never change it.
 
 JSON keys (--json): vault, schema (path or null), notes, score, by_rule{{rule:
 n}}, by_note{{path: n}}, findings[{{path, line, rule, severity, message, key, fix, fixable}}],
-fixable, edits[{{path, reason}}], written[], conflicts[{{path, error}}],
-repairs[{{path, done[]}}], after (with --apply: {{score, by_rule, fixable}} once
-the writes are done, else null).
+fixable, edits[{{path, reason}}], written[] (notes that now hold their
+fix), conflicts[{{path, error, copy}}] (changed by someone else meanwhile:
+left as they made it, or their version merged or saved at copy under
+.graph/conflicts/), failed[{{path, error}}] (not written: read-only, a
+symlink, hard links, ...), run (the run id, or null), skipped[{{path,
+reason}}] (notes whose frontmatter cannot be edited: fixes not planned),
+repairs[{{path, done[]}}], after (with --apply: {{score, by_rule, fixable}}
+once the writes are done, else null).
+
+Kind: changes what people wrote, so a dry run unless --apply.  One
+autograph writer per vault at a time: --wait SECONDS waits for another.
 
 Exit codes: 0 done; 1 score under --fail-under; 2 bad usage, vault or
-schema; 3 I/O failure or bug.
+schema; 3 I/O failure, another run holding the vault, or a bug; 4 finished,
+but some planned writes were skipped (conflicts, failures; wins over 1).
 
 Examples:
   enforce.py ~/vault                      # report, write nothing
@@ -87,18 +96,19 @@ def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[store.Edit],
 
 def cmd_enforce(args) -> int:
     vault, schema = cli.load(args)
-    apply = args.apply and not args.dry_run
+    apply = cli.writes(args)
     report = compliance.check(vault, schema)
     if not args.json:
         print(_human(report, schema.source))
         print()
     repairs: list[dict] = []
+    skipped: list[dict] = []
     if args.repair:
         edits, repairs = _repairs(vault, report)
-        outcome = cli.carry_out(vault.root, edits, apply, True, args.json)
+        outcome = cli.carry_out(vault.root, edits, apply, True, args.json, args.wait, "enforce.py --repair")
     else:
-        edits = compliance.plan_fixes(vault, report)
-        outcome = cli.carry_out(vault.root, edits, apply, args.diff, args.json)
+        edits, skipped = compliance.plan_fixes(vault, report)
+        outcome = cli.carry_out(vault.root, edits, apply, args.diff, args.json, args.wait, "enforce.py")
     after = None
     if apply:
         later = compliance.check(Vault.open(args.vault), schema)
@@ -119,20 +129,22 @@ def cmd_enforce(args) -> int:
                 "findings": [f.as_dict() for f in report.findings],
                 "fixable": len(report.fixable()),
                 **outcome,
+                "skipped": skipped,
                 "repairs": repairs,
                 "after": after,
             }
         )
+    elif skipped:
+        for item in skipped:
+            print(f"not fixed: {cli.printable(item['path'])}: {cli.printable(item['reason'])}")
     final = after["score"] if after else report.score
-    if args.fail_under is not None and final < args.fail_under:
-        return cli.EXIT_FOUND
-    return cli.EXIT_OK
+    return cli.outcome_code(outcome, found=args.fail_under is not None and final < args.fail_under)
 
 
 def build_parser():
     parser = cli.make_parser("enforce.py", "Check every note against the schema; fix what the schema allows.", EPILOG)
     cli.add_common(parser, dry_run_help="write nothing, even with --apply (the default already writes nothing)")
-    parser.add_argument("--apply", action="store_true", help="write the fixes (or, with --repair, the repairs)")
+    cli.add_writes(parser, changes_people_text=True)
     parser.add_argument("--repair", action="store_true", help="repair frontmatter that does not parse or reads wrong")
     parser.add_argument("--diff", action="store_true", help="show each fix as a unified diff")
     parser.add_argument(

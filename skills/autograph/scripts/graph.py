@@ -145,7 +145,7 @@ def cmd_health(args) -> int:
         when = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         try:
             health.append_history(vault.root, report, when)
-        except (OSError, store.PathError) as exc:
+        except (OSError, store.PathError, store.TargetError) as exc:
             print(f"warning: history not written: {exc}", file=sys.stderr)
     if args.json:
         cli.print_json(report)

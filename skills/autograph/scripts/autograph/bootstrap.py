@@ -63,11 +63,16 @@ def plan_init(vault: Vault, schema: Schema) -> tuple[list[Edit], list[dict]]:
             continue
         kind = schema.infer_type(path)
         values = {"type": kind, "status": schema.default_for(kind, "status") if kind else None}
-        values["created"] = created_date(vault, path)
         text = note.text
-        for key, value in values.items():
-            if value is not None:
-                text = frontmatter.set_property(text, key, value)
+        try:
+            values["created"] = created_date(vault, path)
+            for key, value in values.items():
+                if value is not None:
+                    text = frontmatter.set_property(text, key, value)
+        except (frontmatter.FrontmatterError, OSError, ValueError) as exc:
+            # one note that cannot be edited never stops the run
+            skipped.append({"path": path, "reason": f"not edited: {getattr(exc, 'strerror', None) or exc}"})
+            continue
         after = note.encode(text)
         if after != note.data:
             edits.append(

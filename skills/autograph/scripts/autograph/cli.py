@@ -20,7 +20,7 @@ import re
 import sys
 
 from .schema import SchemaError, load_schema
-from .store import PathError
+from .store import LockBusy, PathError, TargetError
 from .vault import Vault, VaultError
 
 __all__ = [
@@ -30,6 +30,10 @@ __all__ = [
     "EXIT_USAGE",
     "UsageError",
     "add_common",
+    "add_writes",
+    "outcome_code",
+    "seconds",
+    "writes",
     "add_vault",
     "carry_out",
     "plural",
@@ -117,6 +121,43 @@ def add_common(
     )
 
 
+def seconds(text: str) -> float:
+    """argparse type for ``--wait``: a number of seconds, 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
+    return value
+
+
+def add_writes(parser: argparse.ArgumentParser, changes_people_text: bool, wait: float = 0.0) -> None:
+    """The options of a command that writes notes (DESIGN 3, "Writes").
+
+    ``changes_people_text``: the command adds to or changes what a person
+    wrote, so it is a dry run unless ``--apply``; otherwise it maintains
+    fields autograph owns and writes unless ``--dry-run``.  Adds ``--wait``
+    (how long to wait for another run's writer lock, default ``wait``)."""
+    if changes_people_text:
+        parser.add_argument(
+            "--apply", action="store_true", help="write the changes (without it this command writes nothing)"
+        )
+    parser.add_argument(
+        "--wait",
+        type=seconds,
+        default=wait,
+        metavar="SECONDS",
+        help=f"wait up to SECONDS for another autograph run writing to the vault (default {wait:g})",
+    )
+
+
+def writes(args) -> bool:
+    """True when the command should write: ``--apply`` given for a command
+    that changes what people wrote, else not ``--dry-run``."""
+    return getattr(args, "apply", True) and not getattr(args, "dry_run", False)
+
+
 def load(args) -> tuple[Vault, object]:
     """Open ``args.vault`` and load its schema (``args.schema`` if given)."""
     vault = Vault.open(args.vault)
@@ -169,8 +210,11 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         return int(func(args) or 0)
     except SchemaError as exc:
         print(f"{parser.prog}: bad schema: {exc}", file=sys.stderr)
-    except (VaultError, PathError, UsageError) as exc:
+    except (VaultError, PathError, TargetError, UsageError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+    except LockBusy as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return EXIT_CRASH
     except BrokenPipeError:
         sys.stderr.close()  # the reader went away (| head); not an error
         return EXIT_OK
@@ -188,28 +232,52 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def carry_out(root, edits, apply: bool, show_diff: bool, as_json: bool) -> dict:
+def carry_out(root, edits, apply: bool, show_diff: bool, as_json: bool, wait: float = 0.0, command: str = "") -> dict:
     """Write ``edits`` (with ``apply``) or preview them; print the human
-    report unless ``as_json``.  Returns ``{"edits": [{path, reason}],
-    "written": [path], "conflicts": [{path, error}]}`` for JSON output.
-    Raises :class:`store.PathError` before writing anything if a path would
-    leave the vault."""
+    report unless ``as_json``.
+
+    Returns, for JSON output: ``{"edits": [{path, reason}], "written":
+    [path], "conflicts": [{path, error, copy}], "failed": [{path, error}],
+    "run": run id or None}``.  ``written`` holds only the notes that now
+    hold their edit; a conflict is a note someone changed meanwhile (left
+    as they made it, or with their version merged or saved at ``copy``);
+    ``failed`` a note that could not be written.  Raises
+    :class:`store.PathError` before writing anything if a path would leave
+    the vault, :class:`store.LockBusy` if another run holds the vault."""
     from . import store
 
-    result = store.apply(root, edits) if apply else None
+    result = store.apply(root, edits, wait=wait, command=command) if apply else None
     data = {
         "edits": [{"path": e.path, "reason": e.reason} for e in edits],
-        "written": result.written if result else [],
-        "conflicts": [{"path": p, "error": why} for p, why in result.conflicts] if result else [],
+        "written": list(result.written) if result else [],
+        "conflicts": [c.as_dict() for c in result.conflicts] if result else [],
+        "failed": [{"path": f.path, "error": f.error} for f in result.failed] if result else [],
+        "run": result.run_id if result and (result.written or result.skipped) else None,
     }
     if not as_json:
-        verb = "changed" if apply else "would change"
-        print(f"{plural(len(edits), 'note')} {verb}" + ("" if apply or not edits else " (run with --apply to write)"))
+        if apply:
+            print(f"{plural(len(result.written), 'note')} changed")
+        else:
+            print(f"{plural(len(edits), 'note')} would change" + (" (run with --apply to write)" if edits else ""))
         for edit in edits:
             print(f"  {printable(edit.path)}  {edit.reason}")
             if show_diff:
                 for line in store.diff(edit).splitlines():
                     print("    " + printable(line))
-        for path, why in result.conflicts if result else ():
-            print(f"conflict, not written: {printable(path)} ({why})", file=sys.stderr)
+        if result and result.conflicts:
+            print(f"{plural(len(result.conflicts), 'conflict')} (changed by someone else while this ran):")
+            for item in result.conflicts:
+                print(f"  {printable(item.path)}: {printable(item.error)}")
+        if result and result.failed:
+            print(f"{plural(len(result.failed), 'note')} not written:")
+            for item in result.failed:
+                print(f"  {printable(item.path)}: {printable(item.error)}")
     return data
+
+
+def outcome_code(outcome: dict, found: bool = False) -> int:
+    """The exit code of a writing run: 4 when some planned write was skipped
+    (it wins over 1), else 1 when the check ``found`` something, else 0."""
+    if outcome.get("conflicts") or outcome.get("failed"):
+        return EXIT_SKIPPED
+    return EXIT_FOUND if found else EXIT_OK

@@ -332,21 +332,30 @@ def check(vault: Vault, schema: Schema) -> Report:
     return report
 
 
-def plan_fixes(vault: Vault, report: Report) -> list[Edit]:
+def plan_fixes(vault: Vault, report: Report) -> tuple[list[Edit], list[dict]]:
     """One :class:`store.Edit` per note with fixable findings: each fix a
     surgical ``set_property`` on the text the previous fix left, so only the
-    lines of the fixed keys change."""
+    lines of the fixed keys change.
+
+    Returns ``(edits, skipped)``: ``skipped`` holds ``{path, reason}`` for
+    notes whose frontmatter cannot be edited (a flow mapping such as
+    ``{type: x}``): they are reported, and every other note is planned."""
     by_note: dict[str, list[Finding]] = {}
     for finding in report.fixable():
         by_note.setdefault(finding.path, []).append(finding)
-    edits = []
+    edits: list[Edit] = []
+    skipped: list[dict] = []
     for path, findings in by_note.items():
         note = vault.note(path)
         text = note.text
-        for finding in findings:
-            text = frontmatter.set_property(text, finding.fix["key"], finding.fix["value"])
+        try:
+            for finding in findings:
+                text = frontmatter.set_property(text, finding.fix["key"], finding.fix["value"])
+        except (frontmatter.FrontmatterError, ValueError) as exc:
+            skipped.append({"path": path, "reason": f"not edited: {exc}"})
+            continue
         after = note.encode(text)
         if after != note.data:
             reasons = ", ".join(sorted({f.rule for f in findings}))
             edits.append(Edit(path, note.data, after, reasons))
-    return edits
+    return edits, skipped

@@ -260,6 +260,6 @@ class NoteIndex:
         try:
             encoded = data.encode("utf-8", "surrogateescape")  # a vault path need not be UTF-8
             store.write_derived(self.vault.root, CACHE_NAME, encoded, durable=False)
-        except (OSError, store.Conflict, store.PathError):
+        except (OSError, store.Conflict, store.PathError, store.TargetError):
             pass  # a cache that cannot be written only costs time next run
         self._dirty = False

@@ -1,48 +1,101 @@
-"""Every write autograph makes: atomic, change-checked, confined to the vault.
+"""Every write autograph makes: atomic, change-checked, confined, one writer.
 
 Operations never write files themselves.  They return :class:`Edit` objects
 (the bytes a file held when it was read and the bytes it should hold) and
-hand them to :func:`apply`, which for each edit:
+hand them to :func:`apply`, which, holding the vault's writer lock
+(:func:`writer_lock`), does for each edit:
 
-1. confines the path to the vault (no ``..``, no absolute paths, no symlink
-   that leads outside);
-2. re-reads the file and skips the edit as a *conflict* if it no longer holds
-   the expected bytes (an agent or a sync changed it meanwhile);
-3. writes a temporary file in the same folder, flushes and fsyncs it, gives
-   it the original file's mode, and ``os.replace``-s it over the original.
+1. confine the path to the vault (no ``..``, no absolute path, no folder
+   symlink that leads outside);
+2. refuse what must not be replaced: a symlink, anything but a regular file,
+   a file with several hard links, a file without a write bit or that the
+   current user may not write, a file whose owner and group cannot be kept;
+3. open the file, check that it still holds the bytes the plan was made
+   from, write a temporary file beside it (flush, fsync, the old file's mode,
+   owner and group);
+4. right before the swap, check again through the open descriptor (bytes,
+   size, mtime, ctime, inode) and by path (the same inode is still there);
+5. swap the temporary file in atomically, then look at the old file once
+   more: POSIX has no compare-and-rename, so another writer can still land a
+   write in the old file (or rename its own file over the path) between the
+   check and the swap.  Such a write is never lost silently: our edit is
+   merged on top of it when the two touch different lines (a three-way line
+   merge), else the other version is saved under
+   ``.graph/conflicts/<run-id>/`` and reported.
 
-Derived files (reports, history, caches) live under ``.graph/`` and are
-written with :func:`write_derived` and :func:`append_line`.
+Every skipped edit is reported (:class:`Result`), never forced.  Derived files
+(reports, history, caches) live under ``.graph/`` and are written with
+:func:`write_derived` and :func:`append_line`; files named on the command
+line (``-o``) with :func:`write_output`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import json
 import os
+import re
 import stat
-from dataclasses import dataclass
+import sys
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
     "Conflict",
     "Edit",
+    "LockBusy",
     "PathError",
+    "Result",
+    "Skipped",
+    "TargetError",
     "append_line",
     "apply",
     "confine",
     "diff",
+    "merge3",
+    "new_run_id",
     "replace_file",
     "write_derived",
+    "write_output",
+    "writer_lock",
 ]
 
 GRAPH_DIR = ".graph"
+LOCK_NAME = "writer.lock"
+CONFLICTS_DIR = "conflicts"
+_TMP_PREFIX = ".autograph-"
+_TMP_SUFFIX = ".tmp"
+_TMP_NAME = re.compile(r"\.autograph-[A-Za-z0-9_]+\.tmp\Z")
+# Old files kept open after their swap, to look for late writes once more at
+# the end of the run (bounded: a process may hold only so many descriptors).
+_WATCHED = 128
+
+# A test seam, never set by the product: called as hook(stage, path) at
+# "read" (the file opened and its bytes checked), "temp-written" (the new
+# version written, before the last check), "checked" (after the last check,
+# right before the swap) and "swapped" (before the old file is looked at
+# again), so a test can land a concurrent write in each window without
+# sleeping.
+_test_hook = None
 
 
 class PathError(ValueError):
     """A path from data would leave the vault (``..``, absolute, symlink out)."""
 
 
+class TargetError(ValueError):
+    """A file named for writing is not one autograph may replace (a device,
+    a FIFO, a symlink where none is allowed, a folder that does not exist)."""
+
+
 class Conflict(Exception):
     """The file changed since it was read; the edit was not written."""
+
+
+class LockBusy(Exception):
+    """Another autograph run holds the vault's writer lock."""
 
 
 @dataclass(frozen=True)
@@ -60,64 +113,465 @@ class Edit:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A planned write that did not happen as planned.
+
+    ``error`` says why in words a person can act on; ``copy`` is the
+    vault-relative path of a saved conflict copy (another writer's version
+    kept under ``.graph/conflicts/``), else None."""
+
+    path: str
+    error: str
+    copy: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "error": self.error, "copy": self.copy}
+
+
+@dataclass
+class Result:
+    """What :func:`apply` did.
+
+    ``written``: paths that now hold the planned edit; ``conflicts``: paths
+    another writer changed (left as that writer made them, or merged, or
+    with the other version saved: see each ``error``); ``failed``: paths that
+    could not be written (permissions, a symlink, a vanished folder, ...).
+    ``run_id`` names the run (conflict copies are filed under it)."""
+
+    run_id: str
+    written: list[str] = field(default_factory=list)
+    conflicts: list[Skipped] = field(default_factory=list)
+    failed: list[Skipped] = field(default_factory=list)
+
+    @property
+    def skipped(self) -> bool:
+        """True when some planned write did not happen as planned (exit 4)."""
+        return bool(self.conflicts or self.failed)
+
+
+def new_run_id() -> str:
+    """A run id that sorts by time: ``YYYYMMDDTHHMMSSZ-<pid>-<random>``."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
+
+
+# ---------------------------------------------------------------------------
+# Paths
+
+
 def confine(root: Path, path: str) -> Path:
     """The absolute path of vault-relative ``path``; raises :class:`PathError`
     if it is absolute, climbs out with ``..``, or resolves (through symlinks)
-    to a place outside the vault."""
-    if not path or os.path.isabs(path) or path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
-        raise PathError(f"{path!r}: expected a path inside the vault, relative to its folder")
-    parts = path.replace("\\", "/").split("/")
-    if ".." in parts:
-        raise PathError(f"{path!r}: '..' would leave the vault")
+    to a place outside the vault.  The result is the real path of the file."""
+    _check_relative(path)
     full = root / path
     real_root = os.path.realpath(root)
     real = os.path.realpath(full)
-    if real != real_root and not real.startswith(real_root.rstrip(os.sep) + os.sep):
+    if not _inside(real, real_root):
         raise PathError(f"{path!r}: resolves outside the vault")
     return Path(real)
 
 
-def replace_file(target: Path, before: bytes | None, after: bytes, durable: bool = True) -> None:
-    """Atomically replace ``target`` with ``after`` if it still holds ``before``.
+def _check_relative(path: str) -> None:
+    if not path or os.path.isabs(path) or path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":"):
+        raise PathError(f"{path!r}: expected a path inside the vault, relative to its folder")
+    if ".." in path.replace("\\", "/").split("/"):
+        raise PathError(f"{path!r}: '..' would leave the vault")
 
-    ``before = None`` means the file must not exist.  The new file keeps the
-    old file's permission bits.  ``durable=False`` skips the fsyncs (for
-    caches, whose loss costs only time).  Raises :class:`Conflict` when the
-    current content differs from ``before``; OSError for I/O failures (the
-    original is then untouched).
+
+def _inside(real: str, real_root: str) -> bool:
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _vault_target(root: Path, path: str) -> Path:
+    """``path`` with its folders resolved but not its last component, so a
+    note that is itself a symlink is seen (and refused) as one."""
+    _check_relative(path)
+    real_root = os.path.realpath(root)
+    folder, _, name = path.replace("\\", "/").rpartition("/")
+    real_folder = os.path.realpath(os.path.join(real_root, folder)) if folder else real_root
+    target = os.path.join(real_folder, name)
+    if not _inside(real_folder, real_root) or not _inside(os.path.realpath(target), real_root):
+        raise PathError(f"{path!r}: resolves outside the vault")
+    return Path(target)
+
+
+# ---------------------------------------------------------------------------
+# The writer lock
+
+
+_held: dict[str, int] = {}  # real vault path -> nesting depth (this process)
+
+
+@contextlib.contextmanager
+def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
+    """Hold the vault's one writer lock: ``flock`` on ``.graph/writer.lock``.
+
+    The kernel releases it when the process ends, however it ends.  Waits up
+    to ``wait`` seconds for another run to finish, then raises
+    :class:`LockBusy` naming that run.  Re-entrant within one process.  When
+    the previous holder did not finish (killed), temporary files it left in
+    the vault are swept first.  Raises OSError when ``.graph/`` cannot be
+    created (a read-only vault: reading commands still work without it).
     """
-    try:
-        current = target.read_bytes()
-        mode = stat.S_IMODE(target.stat().st_mode)
-    except FileNotFoundError:
-        current, mode = None, None
-    if current != before:
-        raise Conflict(f"{target}: changed since it was read; not written")
-    folder = target.parent
-    folder.mkdir(parents=True, exist_ok=True)
-    import tempfile  # imported here: most runs never write a note
+    import fcntl  # writers only; POSIX
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    key = os.path.realpath(root)
+    if key in _held:
+        _held[key] += 1
+        try:
+            yield
+        finally:
+            _held[key] -= 1
+        return
+    try:
+        path = derived_path(root, LOCK_NAME)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise OSError(
+            exc.errno, f"cannot take the vault's writer lock in {GRAPH_DIR}/ ({exc.strerror}); nothing was written"
+        ) from None
+    try:
+        deadline = time.monotonic() + max(0.0, wait)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockBusy(_busy_message(fd, wait)) from None
+                time.sleep(0.05)
+        previous = _read_state(fd)
+        if previous.get("state") == "running":
+            sweep_temporary_files(root)
+        _write_state(fd, {"state": "running", "pid": os.getpid(), "command": command, "since": _now()})
+        _held[key] = 1
+        try:
+            yield
+        finally:
+            del _held[key]
+            _write_state(fd, {"state": "done", "pid": os.getpid(), "command": command, "until": _now()})
+    finally:
+        os.close(fd)  # releases the flock
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _read_state(fd: int) -> dict:
+    try:
+        data = os.pread(fd, 4096, 0)
+        state = json.loads(data.decode("utf-8")) if data.strip() else {}
+        return state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        return {"state": "running"}  # damaged: sweep, to be safe
+
+
+def _write_state(fd: int, state: dict) -> None:
+    data = (json.dumps(state) + "\n").encode("utf-8")
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, data, 0)
+
+
+def _busy_message(fd: int, wait: float) -> str:
+    state = _read_state(fd)
+    who = f"pid {state.get('pid', '?')}"
+    if state.get("command"):
+        who += f", {state['command']}"
+    waited = f" for {wait:g} s" if wait > 0 else ""
+    return (
+        f"another autograph run is writing to this vault ({who}); waited{waited or ' not at all'}. "
+        "Run again when it ends, or pass --wait SECONDS"
+    )
+
+
+def sweep_temporary_files(root: Path) -> list[str]:
+    """Remove the temporary files a killed run left in the vault (names
+    ``.autograph-*.tmp``, regular files only).  Called under the writer lock,
+    when no other run can own them.  Returns their vault paths."""
+    swept = []
+    derived = os.path.join(root, GRAPH_DIR)
+    old = time.time() - 600
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in (".git", ".trash")]
+        for name in files:
+            if _TMP_NAME.match(name):
+                path = os.path.join(folder, name)
+                try:
+                    info = os.lstat(path)
+                    # derived files are written without the lock: only old temporaries there
+                    if stat.S_ISREG(info.st_mode) and (not path.startswith(derived) or info.st_mtime < old):
+                        os.unlink(path)
+                        swept.append(os.path.relpath(path, root))
+                except OSError:
+                    pass
+    return swept
+
+
+# ---------------------------------------------------------------------------
+# One file
+
+
+def _signature(info: os.stat_result) -> tuple:
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _may_write(info: os.stat_result) -> bool:
+    """The permission bits allow the current user to write the file (root
+    too: a file without any write bit is someone's "do not touch")."""
+    bits = stat.S_IMODE(info.st_mode)
+    if bits & 0o222 == 0:
+        return False
+    uid = os.geteuid()
+    if uid == 0:
+        return True
+    if info.st_uid == uid:
+        return bool(bits & 0o200)
+    if info.st_gid == os.getegid() or info.st_gid in os.getgroups():
+        return bool(bits & 0o020)
+    return bool(bits & 0o002)
+
+
+def _read_fd(fd: int, size_hint: int = 0) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, max(size_hint + 1, 1 << 16), offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+def _umask_mode() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _write_temporary(folder: Path, data: bytes, durable: bool, mode: int, owner: tuple[int, int] | None) -> str:
+    import tempfile  # imported here: most runs never write
+
+    fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(after)
+            handle.write(data)
             handle.flush()
+            if owner is not None:
+                info = os.fstat(handle.fileno())
+                if (info.st_uid, info.st_gid) != owner:
+                    try:
+                        os.fchown(handle.fileno(), *owner)
+                    except PermissionError:
+                        raise TargetError("owned by another user or group, which a new file could not keep") from None
+            os.fchmod(handle.fileno(), mode)  # after fchown, which clears set-id bits
             if durable:
                 os.fsync(handle.fileno())
-        if mode is None:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _unlink_quietly(tmp)
         raise
+    return tmp
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+_RENAME_EXCHANGE = 2
+_exchange_fn = None  # None: not tried yet; False: unavailable
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the files at ``a`` and ``b`` atomically (Linux ``renameat2``
+    with ``RENAME_EXCHANGE``).  False when the system or file system cannot;
+    the caller then uses ``os.replace``."""
+    global _exchange_fn
+    if _exchange_fn is None:
+        _exchange_fn = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                fn = ctypes.CDLL(None, use_errno=True).renameat2
+                fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+                fn.restype = ctypes.c_int
+                _exchange_fn = fn
+            except (ImportError, OSError, AttributeError):
+                pass
+    if not _exchange_fn:
+        return False
+    import ctypes
+
+    at_fdcwd = -100
+    if _exchange_fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+@dataclass
+class _Swap:
+    """A replaced file whose old version is still open, to look for late writes."""
+
+    target: Path
+    fd: int
+    signature: tuple
+    before: bytes
+    after: bytes
+
+
+def _check_target(target: Path, follow_symlinks: bool) -> os.stat_result | None:
+    """lstat ``target`` and refuse what must not be replaced; None if absent."""
+    try:
+        info = os.lstat(target)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        if not follow_symlinks:
+            raise TargetError("is a symlink; autograph does not write through it (edit the file it points to)")
+        try:
+            info = os.stat(target)
+        except FileNotFoundError:
+            raise TargetError("is a symlink to a file that does not exist") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise TargetError(f"is not a regular file ({_kind(info.st_mode)}); autograph writes only regular files")
+    return info
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def _swap(
+    target: Path, before: bytes | None, after: bytes, durable: bool, follow_symlinks: bool, make_folders: bool
+) -> _Swap | None:
+    """Replace ``target`` (see the module docstring, steps 2-5).  Returns a
+    :class:`_Swap` holding the old file open (the caller looks at it again
+    and closes it), or None for a new file.  Raises :class:`Conflict`,
+    :class:`TargetError` or OSError; the file is then as it was."""
+    if follow_symlinks and os.path.islink(target):
+        target = Path(os.path.realpath(target))
+    folder = target.parent
+    if not folder.is_dir():
+        if not make_folders:
+            raise TargetError(f"folder {folder} does not exist; create it first")
+        folder.mkdir(parents=True, exist_ok=True)
+    info = _check_target(target, follow_symlinks=False)
+    if info is None:
+        if before is not None:
+            raise Conflict("deleted since it was read; not written")
+        return _create(target, after, durable)
+    if before is None:
+        raise Conflict("created by someone else since the plan was made; not written")
+    if info.st_nlink > 1:
+        raise TargetError(f"has {info.st_nlink} hard links; replacing it would split them, so it was not written")
+    if not _may_write(info):
+        raise TargetError("is read-only (no write permission for this user); not written")
+    fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        opened = os.fstat(fd)
+        if (opened.st_dev, opened.st_ino) != (info.st_dev, info.st_ino) or not stat.S_ISREG(opened.st_mode):
+            raise Conflict("replaced by another file since it was read; not written")
+        if _read_fd(fd, opened.st_size) != before:
+            raise Conflict("changed since it was read; not written")
+        if _test_hook:
+            _test_hook("read", str(target))
+        owner = (opened.st_uid, opened.st_gid)
+        tmp = _write_temporary(folder, after, durable, stat.S_IMODE(opened.st_mode), owner)
+        try:
+            if _test_hook:
+                _test_hook("temp-written", str(target))
+            now = os.fstat(fd)
+            if _signature(now) != _signature(opened) or _read_fd(fd, now.st_size) != before:
+                raise Conflict("changed while the new version was being written; not written")
+            there = os.lstat(target)
+            if (there.st_dev, there.st_ino) != (opened.st_dev, opened.st_ino):
+                raise Conflict("replaced by another file while the new version was being written; not written")
+            if _test_hook:
+                _test_hook("checked", str(target))
+            if _exchange(tmp, str(target)):
+                swapped_in = os.lstat(tmp)  # what was at the path at the instant of the swap
+                if (swapped_in.st_dev, swapped_in.st_ino) != (opened.st_dev, opened.st_ino):
+                    # another writer renamed its file over the path after our last check
+                    late = Path(tmp).read_bytes()
+                    _unlink_quietly(tmp)
+                    os.close(fd)
+                    fd = -1
+                    raise _LateWrite(target, before, after, late)
+                _unlink_quietly(tmp)
+            else:
+                os.replace(tmp, target)
+        except BaseException:
+            _unlink_quietly(tmp)
+            raise
+        if durable:
+            _fsync_dir(folder)
+        if _test_hook:
+            _test_hook("swapped", str(target))
+        return _Swap(target, fd, _signature(opened), before, after)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        raise
+
+
+def _create(target: Path, after: bytes, durable: bool) -> None:
+    """Create ``target`` with ``after``; a file that appears meanwhile is
+    never replaced (``os.link`` fails on an existing name)."""
+    tmp = _write_temporary(target.parent, after, durable, _umask_mode(), None)
+    try:
+        try:
+            os.link(tmp, target)
+        except FileExistsError:
+            raise Conflict("created by someone else since the plan was made; not written") from None
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EXDEV):
+                raise
+            # a file system without hard links: the narrowest check it allows
+            if os.path.lexists(target):
+                raise Conflict("created by someone else since the plan was made; not written") from None
+            os.replace(tmp, target)
+    finally:
+        _unlink_quietly(tmp)
     if durable:
-        _fsync_dir(folder)
+        _fsync_dir(target.parent)
+
+
+class _LateWrite(Exception):
+    """Another writer changed the old file after the last check: ``late`` is
+    its version, which must not be lost."""
+
+    def __init__(self, target: Path, before: bytes, after: bytes, late: bytes):
+        super().__init__(str(target))
+        self.target, self.before, self.after, self.late = target, before, after, late
+
+
+def _late_write(swap: _Swap) -> _LateWrite | None:
+    """The old file's late version, if it changed after its swap; closes it."""
+    try:
+        now = os.fstat(swap.fd)
+        if _signature(now) == swap.signature:
+            return None
+        late = _read_fd(swap.fd, now.st_size)
+        return None if late == swap.before else _LateWrite(swap.target, swap.before, swap.after, late)
+    finally:
+        os.close(swap.fd)
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -133,32 +587,170 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-@dataclass
-class Result:
-    """What :func:`apply` did: paths written, and conflicts with their reason."""
+def replace_file(
+    target: Path,
+    before: bytes | None,
+    after: bytes,
+    durable: bool = True,
+    follow_symlinks: bool = False,
+    make_folders: bool = True,
+) -> None:
+    """Atomically replace ``target`` with ``after`` if it still holds ``before``.
 
-    written: list[str]
-    conflicts: list[tuple[str, str]]
+    ``before = None`` means the file must not exist (it is created, never
+    over another).  The new file keeps the old one's mode, owner and group.
+    ``durable=False`` skips the fsyncs (for caches).  ``follow_symlinks``
+    writes the file a symlink points to (only where a command says so);
+    else a symlink is refused.  Raises :class:`Conflict` when the file
+    changed (a change that lands during the swap is merged on top when it
+    touches other lines, else that version is put back and Conflict raised),
+    :class:`TargetError` for what must not be replaced (not a regular file,
+    several hard links, no write permission), OSError for I/O failures.
+    """
+    target = Path(target)
+    swap = _swap(target, before, after, durable, follow_symlinks, make_folders)
+    if swap is None:
+        return
+    late = _late_write(swap)
+    if late is not None:
+        _settle_late(late, copy=None)
 
 
-def apply(root: Path, edits: list[Edit]) -> Result:
+def _settle_late(late: _LateWrite, copy) -> Skipped:
+    """Keep a late write: merge our edit on top of it, else save it with
+    ``copy(late)`` (returns where), else put it back as the file."""
+    merged = merge3(late.before, late.after, late.late)
+    if merged is not None:
+        try:
+            _finish(_swap(late.target, late.after, merged, True, False, False))
+            return Skipped(
+                str(late.target), "changed while being written; that edit was kept and this one merged on top"
+            )
+        except (Conflict, TargetError, _LateWrite, OSError):
+            pass
+    if copy is not None:
+        where = copy(late)
+        return Skipped(str(late.target), f"changed while being written; that version was saved as {where}", where)
+    try:
+        _finish(_swap(late.target, late.after, late.late, True, False, False))
+    except (Conflict, TargetError, _LateWrite, OSError):
+        pass
+    raise Conflict("changed while being written; left as the other writer made it")
+
+
+def _finish(swap: _Swap | None) -> None:
+    if swap is not None:
+        late = _late_write(swap)
+        if late is not None:
+            raise late
+
+
+def merge3(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """Three-way line merge: ``ours`` and ``theirs`` both made from ``base``.
+
+    Returns the merge when the two changed separate lines (neither overlapping
+    nor touching, so each change keeps its context), else None.  Lines keep
+    their endings; used to put an edit on top of a concurrent one."""
+    import difflib
+
+    base_lines = base.splitlines(keepends=True)
+
+    def hunks(other: bytes) -> list[tuple[int, int, list[bytes]]]:
+        lines = other.splitlines(keepends=True)
+        matcher = difflib.SequenceMatcher(None, base_lines, lines, autojunk=False)
+        return [(i1, i2, lines[j1:j2]) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+    mine, others = hunks(ours), hunks(theirs)
+    for a1, a2, _ in mine:
+        for b1, b2, _ in others:
+            if a1 <= b2 and b1 <= a2:
+                return None
+    out: list[bytes] = []
+    at = 0
+    for i1, i2, lines in sorted(mine + others, key=lambda h: (h[0], h[1])):
+        out.extend(base_lines[at:i1])
+        out.extend(lines)
+        at = i2
+    out.extend(base_lines[at:])
+    return b"".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Batches of vault edits
+
+
+def apply(
+    root: Path,
+    edits: list[Edit],
+    wait: float = 0.0,
+    command: str = "",
+    make_folders: bool = True,
+) -> Result:
     """Write every edit whose file is unchanged since it was read.
 
-    Raises :class:`PathError` (before writing anything) if any path would
-    leave the vault.  A changed file is skipped and reported, never forced.
+    Holds the vault's writer lock (:func:`writer_lock`; ``wait`` seconds,
+    then :class:`LockBusy`).  Raises :class:`PathError` before writing
+    anything if any path would leave the vault.  Each file that changed is
+    a conflict and each file that cannot be written is a failure, reported
+    in the :class:`Result`; the run goes on with the others.  A new note's
+    folders are created inside the vault unless ``make_folders`` is False.
     """
-    targets = [(edit, confine(root, edit.path)) for edit in edits]
-    result = Result([], [])
-    for edit, target in targets:
-        if edit.before == edit.after:
-            continue
-        try:
-            replace_file(target, edit.before, edit.after)
-        except Conflict as exc:
-            result.conflicts.append((edit.path, str(exc)))
-        else:
+    planned = [(edit, _vault_target(root, edit.path)) for edit in edits if edit.before != edit.after]
+    result = Result(new_run_id())
+    if not planned:
+        return result
+    watched: list[tuple[Edit, _Swap]] = []
+
+    def settle(edit: Edit, late: _LateWrite) -> None:
+        # our edit is in the note either way: merged with the late one, or
+        # beside a saved copy of it
+        outcome = _settle_late(late, lambda late: _save_conflict(root, result.run_id, edit.path, late.late))
+        result.conflicts.append(Skipped(edit.path, outcome.error, outcome.copy))
+
+    def look_again(edit: Edit, swap: _Swap) -> None:
+        late = _late_write(swap)
+        if late is not None:
+            settle(edit, late)
+
+    with writer_lock(root, wait, command):
+        for edit, target in planned:
+            try:
+                swap = _swap(target, edit.before, edit.after, True, False, make_folders)
+            except Conflict as exc:
+                result.conflicts.append(Skipped(edit.path, str(exc)))
+                continue
+            except _LateWrite as late:
+                result.written.append(edit.path)
+                settle(edit, late)
+                continue
+            except TargetError as exc:
+                result.failed.append(Skipped(edit.path, str(exc)))
+                continue
+            except OSError as exc:
+                result.failed.append(Skipped(edit.path, _os_error(exc)))
+                continue
             result.written.append(edit.path)
+            if swap is not None:
+                watched.append((edit, swap))
+                if len(watched) > _WATCHED:
+                    look_again(*watched.pop(0))
+        for edit, swap in watched:
+            look_again(edit, swap)
     return result
+
+
+def _os_error(exc: OSError) -> str:
+    reason = exc.strerror or str(exc)
+    return f"not written: {reason.lower() if reason else exc.__class__.__name__}"
+
+
+def _save_conflict(root: Path, run_id: str, path: str, data: bytes) -> str:
+    """Save another writer's version of ``path`` under
+    ``.graph/conflicts/<run-id>/<path>``; returns that vault path."""
+    name = f"{CONFLICTS_DIR}/{run_id}/{path}"
+    target = derived_path(root, name)
+    replace_file(target, None, data)
+    return f"{GRAPH_DIR}/{name}"
 
 
 def diff(edit: Edit) -> str:
@@ -177,6 +769,44 @@ def _diff_lines(data: bytes) -> list[str]:
     if lines[-1]:
         out.append(lines[-1] + "\n\\ No newline at end of file\n")
     return out
+
+
+# ---------------------------------------------------------------------------
+# Files outside the vault's notes: outputs named on the command line, and
+# derived files under .graph/
+
+
+def write_output(path: str | os.PathLike, data: bytes, overwrite: bool = False, follow_symlinks: bool = False) -> Path:
+    """Write a file named on the command line (``-o FILE``).
+
+    Only a regular file is replaced (and only with ``overwrite``), or a new
+    file created in a folder that exists; a device, FIFO, socket or folder
+    is refused, and so is a symlink unless ``follow_symlinks`` (then the
+    file it points to is written).  Raises :class:`TargetError` with a
+    message that says what to do, :class:`Conflict` if the file changes
+    while it is written, OSError for I/O failures.
+    """
+    target = Path(path)
+    if os.path.islink(target) and not follow_symlinks:
+        raise TargetError(f"{target} is a symlink; give the file it points to, or another name")
+    real = Path(os.path.realpath(target)) if follow_symlinks else target
+    if not real.parent.is_dir():
+        raise TargetError(f"{real.parent} is not an existing folder; create it first")
+    try:
+        info = _check_target(real, follow_symlinks=False)
+    except TargetError as exc:
+        raise TargetError(f"{target} {exc}") from None
+    current = None
+    if info is not None:
+        if not overwrite:
+            raise TargetError(f"{target} exists; review it, or pass --force to replace it")
+        with open(real, "rb") as handle:
+            current = handle.read()
+    try:
+        replace_file(real, current, data, make_folders=False)
+    except TargetError as exc:
+        raise TargetError(f"{target} {exc}") from None
+    return real
 
 
 def derived_path(root: Path, name: str, create: bool = True) -> Path:
