@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -27,10 +28,14 @@ Every description is a TODO for a person.  Review the draft before running
 enforce.py --apply with it.
 
 Writes SCHEMA (-o) atomically and never over an existing file without
---force; without -o the draft goes to stdout.  --dry-run writes nothing.
+--force; without -o the draft goes to stdout.  SCHEMA must be a regular
+file or a new name in a folder that exists: a symlink, a device, a FIFO or
+a missing folder is refused.  --dry-run writes nothing.
 
-Exit codes: 0 done; 2 bad usage, unreadable discovery, or SCHEMA exists
-without --force; 3 I/O failure or bug.
+Kind: writes only the file named by -o (never a note).
+
+Exit codes: 0 done; 2 bad usage, unreadable discovery, SCHEMA exists
+without --force or is not a file autograph may write; 3 I/O failure or bug.
 
 Examples:
   discover.py ~/vault --json > discovery.json
@@ -63,17 +68,13 @@ def cmd_generate(args) -> int:
     target = Path(args.output)
     if target.is_dir():
         raise cli.UsageError(f"{target} is a folder; give a file name such as {target / 'schema.json'}")
-    try:
-        current = target.read_bytes()
-    except FileNotFoundError:
-        current = None
-    if current is not None and not args.force:
+    if os.path.lexists(target) and not args.force:
         raise cli.UsageError(f"{target} exists; review it, or pass --force to replace it")
     if args.dry_run:
         print(f"would write {target} ({len(draft['node_types'])} types)")
         return cli.EXIT_OK
     try:
-        store.replace_file(target, current, text.encode("utf-8"))
+        store.write_output(target, text.encode("utf-8"), overwrite=args.force)
     except store.Conflict:
         raise cli.UsageError(f"{target} changed while the draft was made; run again") from None
     print(f"wrote {target}: {len(draft['node_types'])} types; review every TODO before enforce.py --apply")

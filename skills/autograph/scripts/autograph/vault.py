@@ -15,6 +15,7 @@ so nothing is ever read from or written to outside the vault.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,11 +88,18 @@ def walk(root: Path) -> tuple[list[str], list[str]]:
         batch, deferred[:] = sorted(deferred), []
         for path, full in batch:
             real = os.path.realpath(full)
-            if not os.path.exists(real):
+            try:
+                mode = os.stat(real).st_mode
+            except OSError:
+                mode = None
+            if mode is None:
                 warnings.append(f"{path}: broken symlink skipped")
             elif not inside(real):
                 warnings.append(f"{path}: symlink to outside the vault skipped")
-            elif os.path.isdir(real):
+            elif not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                # reading a FIFO would hang, a device would never end
+                warnings.append(f"{path}: symlink to something that is not a regular file or folder skipped")
+            elif stat.S_ISDIR(mode):
                 if real not in seen_dirs:
                     seen_dirs.add(real)
                     scan(full, real, path)

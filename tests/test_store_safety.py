@@ -1,0 +1,455 @@
+"""What a write may never do (issue 7, items 1-4): replace a file it may not
+write, change a file's owner, group or mode, split hard links, write through
+a symlink, replace a device or FIFO, create folders for an output, run two
+writers at once, or leave temporary files after a kill.
+
+Some cases need root (to give a file another owner) and use ``os.setuid`` in
+a child process to act as another user; CI runs as root.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+from autograph import store
+from autograph.store import Edit, TargetError, apply, merge3, write_output, writer_lock
+from autograph.vault import walk
+from conftest import SCRIPTS
+from hypothesis import given
+from hypothesis import strategies as st
+
+ENFORCE = SCRIPTS / "enforce.py"
+GRAPH = SCRIPTS / "graph.py"
+GENERATE = SCRIPTS / "generate_schema.py"
+OTHER_UID = 4321
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="giving a file another owner needs root (CI runs as root)")
+
+SCHEMA = {
+    "node_types": {"person": {"folder": "people", "status": ["active", "superseded"]}},
+    "field_fixes": {"status": {"Active": "active"}},
+}
+CARD = b"---\ntype: person\nstatus: Active\n---\nbody\n"
+FIXED = b"---\ntype: person\nstatus: active\n---\nbody\n"
+
+
+def vault_with(tmp_path: Path, notes: dict[str, bytes]) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "schema.json").write_text(json.dumps(SCHEMA))
+    for rel, data in notes.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return root
+
+
+def become(user: int):
+    def change():
+        os.setgid(user)
+        os.setgroups([])
+        os.setuid(user)
+
+    return change
+
+
+@functools.cache
+def python_for(user: int) -> str:
+    """An interpreter another user may run: this one, unless it lives in a
+    folder only root can enter (pyenv under /root), then the system's."""
+    for candidate in (sys.executable, shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")):
+        if candidate:
+            probe = [candidate, "-c", "import sys; assert sys.version_info >= (3, 11)"]
+            try:
+                if subprocess.run(probe, preexec_fn=become(user), capture_output=True).returncode == 0:
+                    return candidate
+            except OSError:
+                continue
+    pytest.fail(f"no Python 3.11+ that uid {user} may run; install one outside /root")
+
+
+@pytest.fixture
+def tmp_path(tmp_path_factory):
+    """A temporary folder every user may enter (pytest's own are root-only)."""
+    folder = Path(tempfile.mkdtemp(prefix="autograph-safety-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run(script: Path, *args, user: int | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [python_for(user) if user is not None else sys.executable, str(script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=become(user) if user is not None else None,
+    )
+
+
+def enforce_apply(root: Path, *extra, user: int | None = None) -> tuple[int, dict]:
+    proc = run(ENFORCE, root, "--apply", "--json", *extra, user=user)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout) if proc.stdout else {}
+
+
+# ---------------------------------------------------------------------------
+# Permissions, owners, modes (item 3)
+
+
+def test_a_note_without_a_write_bit_is_reported_not_written(tmp_path):
+    root = vault_with(tmp_path, {"people/ro.md": CARD, "people/rw.md": CARD})
+    (root / "people" / "ro.md").chmod(0o444)
+    code, report = enforce_apply(root)
+    assert code == 4
+    assert report["written"] == ["people/rw.md"]
+    assert [f["path"] for f in report["failed"]] == ["people/ro.md"]
+    assert "read-only" in report["failed"][0]["error"]
+    assert (root / "people" / "ro.md").read_bytes() == CARD
+    assert stat.S_IMODE((root / "people" / "ro.md").stat().st_mode) == 0o444
+    assert (root / "people" / "rw.md").read_bytes() == FIXED
+
+
+def test_the_human_report_lists_what_was_not_written_and_counts_only_written(tmp_path):
+    root = vault_with(tmp_path, {"people/ro.md": CARD, "people/rw.md": CARD})
+    (root / "people" / "ro.md").chmod(0o444)
+    proc = run(ENFORCE, root, "--apply")
+    assert proc.returncode == 4
+    assert "1 note changed" in proc.stdout
+    assert "1 note not written:" in proc.stdout and "people/ro.md: is read-only" in proc.stdout
+
+
+@needs_root
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o664, 0o2644])
+def test_root_keeps_a_notes_owner_group_and_mode(tmp_path, mode):
+    root = vault_with(tmp_path, {"people/theirs.md": CARD})
+    path = root / "people" / "theirs.md"
+    os.chown(path, OTHER_UID, OTHER_UID + 1)
+    path.chmod(mode)
+    code, report = enforce_apply(root)
+    assert code == 0 and report["written"] == ["people/theirs.md"]
+    info = path.stat()
+    assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (OTHER_UID, OTHER_UID + 1, mode)
+    assert path.read_bytes() == FIXED
+
+
+@needs_root
+def test_another_user_cannot_replace_a_note_it_may_not_write(tmp_path):
+    """The folder is writable by everyone (a rename would succeed), the note is not."""
+    root = vault_with(tmp_path, {"people/roots.md": CARD, "people/mine.md": CARD})
+    for folder in (tmp_path, root, root / "people"):
+        folder.chmod(0o777)
+    os.chown(root / "people" / "mine.md", OTHER_UID, OTHER_UID)
+    (root / "people" / "roots.md").chmod(0o644)
+    code, report = enforce_apply(root, user=OTHER_UID)
+    assert code == 4, report
+    assert [f["path"] for f in report["failed"]] == ["people/roots.md"]
+    assert (root / "people" / "roots.md").read_bytes() == CARD
+    assert (root / "people" / "roots.md").stat().st_uid == 0
+    assert (root / "people" / "mine.md").read_bytes() == FIXED
+
+
+@needs_root
+def test_a_group_the_writer_is_not_in_is_never_dropped(tmp_path):
+    """A group-writable note of another group: replacing it would change its group, so it is not written."""
+    root = vault_with(tmp_path, {"people/shared.md": CARD})
+    for folder in (tmp_path, root, root / "people"):
+        folder.chmod(0o777)
+    path = root / "people" / "shared.md"
+    os.chown(path, OTHER_UID + 5, OTHER_UID + 6)
+    path.chmod(0o666)
+    code, report = enforce_apply(root, user=OTHER_UID)
+    assert code == 4
+    assert "owned by another user or group" in report["failed"][0]["error"]
+    assert path.read_bytes() == CARD and (path.stat().st_uid, path.stat().st_gid) == (OTHER_UID + 5, OTHER_UID + 6)
+
+
+def test_a_hard_linked_note_is_not_split(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    os.link(root / "people" / "a.md", tmp_path / "elsewhere.md")
+    code, report = enforce_apply(root)
+    assert code == 4 and "hard links" in report["failed"][0]["error"]
+    assert os.path.samefile(root / "people" / "a.md", tmp_path / "elsewhere.md")
+    assert (tmp_path / "elsewhere.md").read_bytes() == CARD
+
+
+def test_a_note_that_is_a_symlink_is_not_written_through(tmp_path):
+    """A note reached through a symlink to a file the walk does not otherwise see."""
+    root = vault_with(tmp_path, {".hidden/real.md": CARD})
+    (root / "people").mkdir()
+    (root / "people" / "link.md").symlink_to("../.hidden/real.md")
+    code, report = enforce_apply(root)
+    assert code == 4 and "symlink" in report["failed"][0]["error"]
+    assert (root / "people" / "link.md").is_symlink()
+    assert (root / ".hidden" / "real.md").read_bytes() == CARD
+
+
+def test_apply_goes_on_after_a_vanished_folder(tmp_path):
+    root = vault_with(tmp_path, {"a/x.md": b"x", "b/y.md": b"y"})
+    os.rename(root / "a", tmp_path / "moved")
+    result = apply(root, [Edit("a/x.md", b"x", b"X"), Edit("b/y.md", b"y", b"Y")], make_folders=False)
+    assert result.written == ["b/y.md"]
+    assert [f.path for f in result.failed] == ["a/x.md"] and not (root / "a").exists()
+
+
+# ---------------------------------------------------------------------------
+# Only regular files are written (item 4)
+
+
+def special_files(folder: Path) -> dict[str, Path]:
+    folder.mkdir(exist_ok=True)
+    fifo = folder / "fifo"
+    os.mkfifo(fifo)
+    out = {"fifo": fifo}
+    if os.geteuid() == 0:
+        device = folder / "null"
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        out["device"] = device
+    return out
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_apply_refuses_a_fifo_or_device_at_a_notes_path(tmp_path, kind):
+    root = vault_with(tmp_path, {})
+    special = special_files(root / "people").get(kind)
+    if special is None:
+        pytest.skip("device nodes need root (CI runs as root)")
+    result = apply(root, [Edit(f"people/{special.name}", b"", b"new")])
+    assert not result.written and "not a regular file" in result.failed[0].error
+    assert not special.is_file()
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_generate_schema_refuses_a_special_file_as_output(tmp_path, kind):
+    special = special_files(tmp_path / "out").get(kind)
+    if special is None:
+        pytest.skip("device nodes need root (CI runs as root)")
+    discovery = tmp_path / "d.json"
+    discovery.write_text(run(SCRIPTS / "discover.py", vault_with(tmp_path, {}), "--json").stdout)
+    proc = run(GENERATE, discovery, "-o", special, "--force", timeout=20)
+    assert proc.returncode == 2, proc.stderr
+    assert "not a regular file" in proc.stderr
+    mode = special.lstat().st_mode
+    assert stat.S_ISFIFO(mode) if kind == "fifo" else stat.S_ISCHR(mode)
+
+
+def test_generate_schema_refuses_a_symlink_and_a_missing_folder(tmp_path):
+    discovery = tmp_path / "d.json"
+    discovery.write_text(run(SCRIPTS / "discover.py", vault_with(tmp_path, {}), "--json").stdout)
+    real = tmp_path / "real.json"
+    real.write_text("{}\n")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    proc = run(GENERATE, discovery, "-o", link, "--force")
+    assert proc.returncode == 2 and "symlink" in proc.stderr
+    assert link.is_symlink() and real.read_text() == "{}\n"
+    proc = run(GENERATE, discovery, "-o", tmp_path / "no" / "such" / "schema.json")
+    assert proc.returncode == 2 and "create it first" in proc.stderr
+    assert not (tmp_path / "no").exists()
+
+
+def test_write_output_follows_a_symlink_only_when_asked(tmp_path):
+    real = tmp_path / "settings.json"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    with pytest.raises(TargetError):
+        write_output(link, b"new", overwrite=True)
+    write_output(link, b"new", overwrite=True, follow_symlinks=True)
+    assert link.is_symlink() and real.read_bytes() == b"new"
+    with pytest.raises(TargetError):
+        write_output(real, b"newer")  # exists, overwrite not given
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_the_vault_walk_skips_a_symlink_to_a_special_file(tmp_path, kind):
+    root = vault_with(tmp_path, {"a.md": b"[[b]]\n"})
+    special = special_files(tmp_path / "specials").get(kind)
+    if special is None:
+        pytest.skip("device nodes need root (CI runs as root)")
+    os.rename(special, root / "specials-target")  # inside the vault, so only its kind can exclude it
+    (root / "b.md").symlink_to("specials-target")
+    files, warnings = walk(root)
+    assert files == ["a.md", "schema.json"]
+    assert any("b.md" in w and "not a regular file or folder" in w for w in warnings)
+    proc = run(GRAPH, "health", root, "--json", timeout=20)  # used to hang on the FIFO
+    assert proc.returncode == 0, proc.stderr
+
+
+# ---------------------------------------------------------------------------
+# One writer per vault (item 1)
+
+HOLD = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, sys.argv[1])
+    from pathlib import Path
+    from autograph import store
+    with store.writer_lock(Path(sys.argv[2]), command="holder"):
+        print("held", flush=True)
+        sys.stdin.read()
+    """
+)
+
+
+def hold_lock(root: Path) -> subprocess.Popen:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(SCRIPTS), str(root)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout.readline() == "held\n"
+    return holder
+
+
+def test_a_second_writer_exits_with_a_clear_message_and_writes_nothing(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    holder = hold_lock(root)
+    try:
+        proc = run(ENFORCE, root, "--apply")
+        assert proc.returncode == 3
+        assert "another autograph run is writing to this vault" in proc.stderr and "holder" in proc.stderr
+        assert "--wait" in proc.stderr and "Traceback" not in proc.stderr
+        assert (root / "people" / "a.md").read_bytes() == CARD
+        # a dry run needs no lock
+        assert run(ENFORCE, root).returncode == 0
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    assert run(ENFORCE, root, "--apply").returncode == 0
+    assert (root / "people" / "a.md").read_bytes() == FIXED
+
+
+def test_wait_gets_the_lock_once_the_other_run_ends(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    holder = hold_lock(root)
+    waiter = subprocess.Popen(
+        [sys.executable, str(ENFORCE), str(root), "--apply", "--wait", "30"], stdout=subprocess.PIPE, text=True
+    )
+    holder.stdin.close()
+    holder.wait()
+    assert waiter.wait(timeout=60) == 0
+    assert (root / "people" / "a.md").read_bytes() == FIXED
+
+
+def test_the_lock_dies_with_a_killed_holder(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    holder = hold_lock(root)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait()
+    assert run(ENFORCE, root, "--apply").returncode == 0
+
+
+def test_the_lock_is_reentrant_in_one_process(tmp_path):
+    with writer_lock(tmp_path, command="outer"):
+        with writer_lock(tmp_path, command="inner"):
+            result = apply(tmp_path, [Edit("a.md", None, b"a")])
+    assert result.written == ["a.md"]
+
+
+@needs_root
+def test_a_vault_without_graph_still_serves_read_only_commands(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    (root / "people").chmod(0o755)
+    root.chmod(0o555)  # OTHER_UID may read but not create .graph/
+    tmp_path.chmod(0o755)
+    for args in (["health"], ["orphans"]):
+        proc = run(GRAPH, *args, root, user=OTHER_UID)
+        assert proc.returncode == 0, proc.stderr
+    assert run(ENFORCE, root, user=OTHER_UID).returncode == 0
+    proc = run(ENFORCE, root, "--apply", user=OTHER_UID)
+    assert proc.returncode == 3 and "writer lock" in proc.stderr and "Traceback" not in proc.stderr
+
+
+KILL_AT = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, sys.argv[1])
+    from autograph import store
+    seen = []
+    def hook(stage, path):
+        if stage == sys.argv[2]:
+            seen.append(path)
+            if len(seen) == int(sys.argv[3]):
+                os.kill(os.getpid(), signal.SIGKILL)
+    store._test_hook = hook
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("enforce", sys.argv[4])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.exit(module.main(sys.argv[5:]))
+    """
+)
+
+
+@pytest.mark.parametrize("stage", ["temp-written", "checked"])
+def test_temporary_files_of_a_killed_run_are_swept_by_the_next(tmp_path, stage):
+    root = vault_with(tmp_path, {f"people/p{i}.md": CARD for i in range(5)})
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_AT, str(SCRIPTS), stage, "3", str(ENFORCE), str(root), "--apply"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert proc.returncode == -signal.SIGKILL
+    left = [p for p in (root / "people").iterdir() if p.name.startswith(".autograph-")]
+    assert len(left) == 1
+    for note in (root / "people").glob("*.md"):
+        assert note.read_bytes() in (CARD, FIXED)  # never partial
+    assert run(ENFORCE, root, "--apply").returncode == 0
+    assert not [p for p in (root / "people").iterdir() if p.name.startswith(".autograph-")]
+    assert all(note.read_bytes() == FIXED for note in (root / "people").glob("*.md"))
+
+
+# ---------------------------------------------------------------------------
+# The three-way merge that keeps a late write
+
+
+lines = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "d\r\n", "e"]), max_size=8)
+
+
+@given(lines, lines)
+def test_merge_with_an_unchanged_side_is_the_other_side(base, other):
+    base_b, other_b = "".join(base).encode(), "".join(other).encode()
+    assert merge3(base_b, base_b, other_b) == other_b
+    assert merge3(base_b, other_b, base_b) == other_b
+
+
+def test_merge_keeps_both_changes_when_they_are_apart():
+    base = b"---\nstatus: Active\n---\nbody\nmore\n"
+    ours = b"---\nstatus: active\n---\nbody\nmore\n"
+    theirs = base + b"appended\n"
+    assert merge3(base, ours, theirs) == ours + b"appended\n"
+
+
+def test_merge_refuses_changes_that_touch():
+    base = b"a\nb\nc\n"
+    assert merge3(base, b"a\nB\nc\n", b"a\nb2\nc\n") is None
+    assert merge3(base, b"a\nB\nc\n", b"a\nb\nC\n") is None  # adjacent: context lost
+
+
+def test_a_late_write_that_cannot_be_merged_is_saved_and_reported(tmp_path):
+    root = vault_with(tmp_path, {"n.md": b"one\n"})
+    target = root / "n.md"
+
+    def hook(stage, path):
+        if stage == "checked" and path == str(target):
+            with open(target, "r+b") as handle:
+                handle.write(b"ONE\n")
+
+    store._test_hook = hook
+    try:
+        result = apply(root, [Edit("n.md", b"one\n", b"uno\n")])
+    finally:
+        store._test_hook = None
+    assert result.written == ["n.md"] and target.read_bytes() == b"uno\n"
+    (conflict,) = result.conflicts
+    assert conflict.copy.startswith(f".graph/conflicts/{result.run_id}/")
+    assert (root / conflict.copy).read_bytes() == b"ONE\n"
