@@ -23,6 +23,7 @@ from conftest import SCRIPTS
 
 ENFORCE = SCRIPTS / "enforce.py"
 ENGINE = SCRIPTS / "engine.py"
+GRAPH = SCRIPTS / "graph.py"
 
 # a noon, so that the local calendar date is the same in every time zone's reading
 MTIME = datetime.datetime(2024, 3, 5, 12, 0).timestamp()
@@ -495,3 +496,81 @@ def test_init_type_and_status_from_the_schema(case):
     assert (vault / "people" / "Ann.md").read_bytes() == (
         b"---\ntype: person\nstatus: active\ncreated: 2024-03-05\n---\nMet Ann.\n"
     )
+
+
+# ---------------------------------------------------------------------------
+# BR-43: an empty flow mapping as the whole frontmatter
+
+
+def test_br43_empty_flow_mapping_is_valid_and_empty(case):
+    """BR-43 1: parse gives {}; health does not list the note as invalid."""
+    vault = case("BR-43") / "vault"
+    note = Note.from_bytes("people/New Contact.md", (vault / "people" / "New Contact.md").read_bytes())
+    assert note.frontmatter.valid and note.frontmatter.properties == {}
+    report = run_json(GRAPH, "health", vault)
+    assert report["invalid_frontmatter"] == []
+
+
+def test_br43_enforce_apply_gives_the_expected_bytes(case):
+    """BR-43 2: enforce --apply replaces '{}' with the type from the folder hint, in block style."""
+    folder = case("BR-43")
+    report = run_json(ENFORCE, folder / "vault", "--apply")
+    assert report["written"] == ["people/New Contact.md"]
+    expected = (folder / "expected-after" / "people" / "New Contact.md").read_bytes()
+    assert (folder / "vault" / "people" / "New Contact.md").read_bytes() == expected
+
+
+def test_br43_two_keys_into_an_empty_flow_mapping(case):
+    """BR-43 2, 4: with a schema asking for two keys both land in block style (this crashed the run)."""
+    vault = case("BR-43") / "vault"
+    schema = with_schema(vault, {
+        "node_types": {"person": {"folder": "people", "required": ["status"], "status": ["active", "superseded"]}},
+        "path_type_hints": {"people/": "person"},
+        "status_defaults": {"person": "active"},
+    })  # fmt: skip
+    report = run_json(ENFORCE, vault, "--apply", "--schema", schema)
+    assert report["written"] == ["people/New Contact.md"]
+    assert (vault / "people" / "New Contact.md").read_bytes() == b"---\ntype: person\nstatus: active\n---\nbody\n"
+
+
+def test_br43_engine_init_replaces_the_empty_flow_mapping(case):
+    """BR-43 2: engine init also replaces the '{}' line with block-style keys."""
+    vault = case("BR-43") / "vault"
+    age(vault)
+    run_json(ENGINE, "init", "--apply", vault)
+    assert (vault / "people" / "New Contact.md").read_bytes() == (
+        b"---\ntype: person\ncreated: 2024-03-05\n---\nbody\n"
+    )
+
+
+@pytest.mark.parametrize("block", ["[]", "just a string", "- a\n- b", "42"])
+def test_br43_a_block_that_is_not_a_mapping_is_invalid_and_never_rewritten(case, block):
+    """BR-43 3: an empty flow sequence, a scalar or any other non-mapping is invalid and left alone."""
+    vault = case("BR-43") / "vault"
+    path = vault / "people" / "New Contact.md"
+    data = f"---\n{block}\n---\nbody\n".encode()
+    path.write_bytes(data)
+    assert path.relative_to(vault).as_posix() in [
+        p["path"] for p in run_json(GRAPH, "health", vault)["invalid_frontmatter"]
+    ]
+    run_json(ENFORCE, vault, "--apply")
+    run_json(ENGINE, "init", "--apply", vault)
+    assert path.read_bytes() == data
+
+
+def test_br43_a_note_that_cannot_be_edited_never_stops_the_run(case):
+    """BR-43 4: a flow mapping with keys is read, reported as not editable, and every other note is fixed."""
+    vault = case("BR-43") / "vault"
+    flow = b"---\n{type: contact, status: active}\n---\nbody\n"
+    (vault / "people" / "Flow.md").write_bytes(flow)
+    (vault / "people" / "Other.md").write_bytes(b"---\nname: Other\n---\nbody\n")
+    schema = with_schema(vault, {
+        "node_types": {"person": {"folder": "people", "status": ["active", "superseded"]}},
+        "type_aliases": {"contact": "person"},
+        "path_type_hints": {"people/": "person"},
+    })  # fmt: skip
+    report = run_json(ENFORCE, vault, "--apply", "--schema", schema)
+    assert sorted(report["written"]) == ["people/New Contact.md", "people/Other.md"]
+    (finding,) = [f for f in report["findings"] if f["path"] == "people/Flow.md"]
+    assert finding["rule"] == "type-alias" and not finding["fixable"] and "flow mapping" in finding["message"]
+    assert (vault / "people" / "Flow.md").read_bytes() == flow

@@ -798,6 +798,26 @@ def test_notes_without_frontmatter_get_a_block_before_byte_0(data):
     assert typed_eq(fm.properties, {key: value})
 
 
+@given(
+    st.sampled_from(["{}", "{ }", "{}  # empty", "# kept\n{}", "{\n}", "  {}"]),
+    st.sampled_from(["\n", "\r\n"]),
+    st.lists(st.tuples(new_keys, values), min_size=1, max_size=3, unique_by=lambda kv: kv[0]),
+    st.text(max_size=20),
+)
+def test_keys_set_on_an_empty_flow_mapping_replace_it_in_block_style(flow, newline, pairs, body):
+    """BR-43: '{}' is an empty block; keys set on it replace it, comments stay, the body keeps its bytes."""
+    body = body.replace("\r", "")
+    text = "---" + newline + flow.replace("\n", newline) + newline + "---" + newline + body
+    for key, value in pairs:
+        text = frontmatter.set_property(text, key, value)
+    fm = frontmatter.parse(text)
+    assert fm.error is None, (text, fm.error)
+    assert typed_eq(fm.properties, dict(pairs))
+    assert [entry.key for entry in fm.entries] == [key for key, _ in pairs]  # block style: a line per key
+    assert text[fm.body :] == body
+    assert ("# kept" in text) == ("# kept" in flow) and ("# empty" in text) == ("# empty" in flow)
+
+
 # ---------------------------------------------------------------------------
 # The emitter
 

@@ -203,6 +203,8 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
     editable = bool(block.entries) or not block.properties
 
     def add(rule: str, key: str | None, message: str, fix=None, line: int | None = None) -> None:
+        if fix is not None and not editable:
+            message += " (not fixable: the frontmatter is one flow mapping; edit it by hand)"
         fix = {"key": key, "value": fix} if fix is not None and editable else None
         found.append(Finding(path, line or entry_line.get(key, 1), rule, message, key=key, fix=fix))
 

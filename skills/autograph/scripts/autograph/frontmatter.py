@@ -1055,6 +1055,11 @@ def set_property(text: str, key: str, value) -> str:
     if key in fm.properties and _same(fm.properties[key], value):
         return text
     lines = _split_lines(text[fm.start : fm.end])
+    if not fm.entries:
+        lines, at = _drop_empty_flow(lines, fm.newline)
+        if at is not None:  # '{}': the key takes its place, in block style (BR-43)
+            lines.insert(at, format_property(key, value, newline=fm.newline))
+            return text[: fm.start] + "".join(lines) + text[fm.end :]
     entry = next((e for e in fm.entries if e.key == key), None)
     list_indent = _list_indent(lines, fm.entries)
     if entry is not None:
@@ -1073,6 +1078,25 @@ def set_property(text: str, key: str, value) -> str:
             indent = first[: len(first) - len(first.lstrip(" "))]
         lines.append(format_property(key, value, indent, list_indent, fm.newline))
     return text[: fm.start] + "".join(lines) + text[fm.end :]
+
+
+def _drop_empty_flow(lines: list[str], newline: str) -> tuple[list[str], int | None]:
+    """The block's lines without an empty flow mapping (``{}``, on one line
+    or several), and the index where it stood (None if there was none).
+    A comment on its lines stays, on a line of its own."""
+    kept: list[str] = []
+    at = None
+    for line in lines:
+        content = line.rstrip("\r\n")
+        if not content.strip() or content.lstrip().startswith("#"):
+            kept.append(line)
+            continue
+        if at is None:
+            at = len(kept)
+        comment = _trailing_comment(content).strip()
+        if comment:
+            kept.append(comment + newline)
+    return kept, at
 
 
 def _trailing_comment(rest: str) -> str:
