@@ -13,12 +13,22 @@ from autograph.schema import DEFAULTS, load_schema  # noqa: E402
 
 KINDS = "\n".join(f"  {kind:<17} {hint}" for kind, hint in {**memory.ISSUES}.items())
 
+MAX_LISTED = memory.MAX_LISTED
 EPILOG = f"""\
 A memory store is a folder: an index (MEMORY.md) that the agent host loads
 into every session, holding one pointer line per note
 ("- [Title](note.md) — hook"), and one note per fact, with frontmatter name,
 description, type (user, feedback, project, reference), created and updated.
-Retired notes go to archive/ and need no pointer.
+Retired notes go to archive/ and need no pointer.  A name with spaces is a
+title (as Claude Code writes them); a name without spaces must be the file's
+name (letter case, "-", "_" and a type prefix such as "feedback_" aside).
+
+What counts as a store: a folder that holds the index ("memory.index",
+default MEMORY.md, in any letter case, or a symlink by that name), or,
+without one, whose live notes (*.md and *.MD outside archive/) are at least
+half, and at least one, memory notes: frontmatter with a name, a description
+and a type of the store's.  Any other folder (a documentation vault, an
+empty folder) is refused in one line with exit code 2.
 
 STORE is the store, or a vault or project holding one: with a schema.json
 there (or --schema), "memory.folder" names the store's folder (default
@@ -27,22 +37,40 @@ fields and labelled lines (feedback and project notes need "Why:" and
 "How to apply:" lines), "index" the caps.  The caps can be overridden with
 AUTOGRAPH_INDEX_HARD_LINES / _HARD_BYTES / _SOFT_LINES / _SOFT_BYTES.
 
+Pointers and links resolve as the host's file system opens them: exact
+letter case on a case-sensitive file system ([x](feedback_git.md) does not
+open feedback_Git.md on Linux, and foo.md and FOO.md are two notes), ".md"
+optional; a symlink inside the store is followed to its note, one out of
+the store is refused (pointer-outside; an index that is such a symlink is
+index-outside and is not read).  A [[name]] opens name.md next to the
+index, or the note of that name elsewhere in the store when spelled exactly.
+
 Issues (each reported once, with file and line; exit code 1):
 {KINDS}
 Warnings (reported, exit code unaffected): index-soft-cap, duplicate-pointer,
 skipped (a file the walk left out, such as a symlink out of the store).
-A secret is reported by file, line and kind only; its value is never printed.
+
+Secrets: every text file of the store is scanned, not only notes (.env,
+.txt, .yaml; a file with a NUL byte near its start is binary and skipped),
+notes that are not UTF-8 too.  A secret is reported by file, line and kind
+only, and every message is redacted: no finding of any kind quotes a secret
+value (it shows "[redacted]").  Files are read as streams: a runaway index
+costs time in proportion to its size and constant memory, and at most
+{MAX_LISTED} findings of one kind are listed per file (the rest are counted).
 doctor.py writes nothing (--dry-run changes nothing).
 
 JSON keys (--json): store, index (null without one), notes (live notes),
 archived, index_size{{lines, bytes, loaded_lines, status, over[], near[]}} or
 null, caps{{soft{{lines, bytes}}, hard{{lines, bytes}}, sources{{}}}},
 issues[{{kind, path, line, message}}], warnings[{{kind, path, line, message}}],
-counts{{kind: number}}.  Paths are store-relative with "/"; line is 1-based,
-or null when the whole file is meant.
+counts{{kind: number}} (issues found, listed or not), omitted{{kind: number}}
+(findings beyond the first {MAX_LISTED} of one kind in one file, counted but
+not listed).  Paths are store-relative with "/"; line is 1-based, or null
+when the whole file is meant.
 
 Exit codes: 0 no issues (warnings allowed); 1 issues found; 2 bad usage, no
-such folder, a bad schema or a bad AUTOGRAPH_INDEX_* value; 3 I/O failure or bug.
+such folder, not a memory store, a bad schema or a bad AUTOGRAPH_INDEX_*
+value; 3 I/O failure or bug.
 
 Examples:
   doctor.py ~/.claude/projects/my-project/memory
@@ -75,12 +103,17 @@ def _human(report: dict) -> str:
             out += ["", f"{title} ({len(rows)}):"]
             out += [f"  {_where(r)}  {r['kind']}  {cli.printable(r['message'])}" for r in rows[:SHOWN]]
             if len(rows) > SHOWN:
-                out.append(f"  ... {len(rows) - SHOWN} more (--json lists all)")
+                out.append(f"  ... {len(rows) - SHOWN} more (--json lists them)")
+    omitted = sum(report["omitted"].values())
+    if omitted:
+        out.append(
+            f"  ... and {omitted:,} more not listed: at most {memory.MAX_LISTED} of one kind per file (counted below)"
+        )
     if report["issues"]:
         out += ["", "what to do:"]
         out += [f"  {kind}: {memory.ISSUES[kind]}" for kind in report["counts"]]
-        summary = ", ".join(f"{n} {kind}" for kind, n in report["counts"].items())
-        out += ["", f"{cli.plural(len(report['issues']), 'issue')}: {summary}"]
+        summary = ", ".join(f"{n:,} {kind}" for kind, n in report["counts"].items())
+        out += ["", f"{cli.plural(sum(report['counts'].values()), 'issue')}: {summary}"]
     else:
         out += ["", "no issues"]
     return "\n".join(out)

@@ -6,21 +6,37 @@ fact, each with frontmatter ``name``, ``description``, ``type`` (``user``,
 ``feedback``, ``project``, ``reference`` by default), ``created`` and
 ``updated``.  Retired notes live in ``archive/`` and need no pointer.  Where
 the store is and which types it has come from the schema's ``memory`` key
-(:attr:`schema.Schema.memory`).
+(:attr:`schema.Schema.memory`).  A folder is a store when it holds the index
+(any letter case, or a symlink named like it) or, without one, when at least
+half of its live notes (and at least one) carry memory frontmatter: a
+``name``, a ``description`` and a ``type`` of the store's types.
 
 :func:`doctor` reads a store and returns every problem, each reported once
 with a ``kind`` (:data:`ISSUES`, :data:`WARNINGS`), the store-relative
-``path``, a 1-based ``line`` (or None) and a message saying what to do.  It
-never prints a secret it finds: a finding names the file, the line and the
-kind of secret only.
+``path``, a 1-based ``line`` (or None) and a message saying what to do.
+
+Secrets: every text file of the store is scanned (notes that are not UTF-8
+too, decoded with replacement), and a secret is named by file, line and kind
+only.  Every finding's message passes through :func:`redact`, so no quoted
+fragment (an index line, a type, a date, a name, a pointer) can print one.
+
+Pointers and links resolve as the host's file system opens them: exact
+letter case where the file system is case-sensitive, a symlink inside the
+store followed, one out of it refused.  Files are read as streams in blocks,
+so a runaway index costs time in proportion to its size and constant memory;
+at most :data:`MAX_LISTED` findings of one kind are listed per file (the
+rest are counted).
 """
 
 from __future__ import annotations
 
+import codecs
 import datetime
+import io
 import os
 import posixpath
 import re
+import stat
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
@@ -28,34 +44,38 @@ from urllib.parse import unquote
 from . import caps as capsmod
 from .index import note_links
 from .note import BOM, Note
-from .vault import Vault
+from .vault import Vault, VaultError
 
 __all__ = [
     "ISSUES",
     "MAX_INDEX_LINE",
+    "MAX_LISTED",
     "WARNINGS",
+    "NotAStore",
     "check_note",
     "doctor",
     "find_secrets",
     "index_files",
     "index_lines",
     "locate_store",
+    "redact",
 ]
 
 # kind -> what to do about it (the human report prints it once per kind)
 ISSUES = {
     "index-missing": "create the index (init.py, or copy assets/MEMORY.md into the store)",
     "index-unreadable": "make the index a readable UTF-8 file",
+    "index-outside": "make the index a file inside the store, not a symlink to a file outside it",
     "index-over-cap": "compact the index: one short pointer per note, detail in the notes, retired entries archived",
     "index-content": "move text out of the index into a note, and point to that note in one short line",
-    "broken-pointer": "fix the pointer's file name, or remove the line",
+    "broken-pointer": "fix the pointer's file name (letter case counts), or remove the line",
     "pointer-outside": "point only at notes inside the store",
     "unreachable": "add a pointer line for the note to the index, link it from a note that has one, or archive it",
     "unreadable": "save the note as UTF-8 text",
     "frontmatter": "start the note with a frontmatter block: name, description, type, created, updated",
     "missing-field": "fill in the field",
     "bad-type": "use one of the store's types",
-    "name-mismatch": "make name the file's name without .md (or rename the file)",
+    "name-mismatch": "make name the file's name without .md (or rename the file); a name with spaces is a title",
     "bad-date": "write dates as YYYY-MM-DD, with updated not before created",
     "missing-label": "add the labelled line (e.g. 'Why: ...') to the note's body",
     "secret": "delete the value; note only where it is kept (e.g. 'in the team password manager')",
@@ -70,45 +90,70 @@ WARNINGS = {
 # own advice is one line of under ~150 characters per entry.
 MAX_INDEX_LINE = 200
 
+# At most this many findings of one kind are listed per file; the rest are
+# counted (``counts``, ``omitted``), so a runaway file costs constant memory.
+MAX_LISTED = 100
+
+# Files are read in blocks of this many bytes (a line longer than a block is
+# read in parts; a secret across two parts is still found).
+_BLOCK = 1 << 20
+# A file with a NUL byte in its first this many bytes is binary, not scanned.
+_SNIFF = 8192
+
+
+class NotAStore(VaultError):
+    """The folder is not a memory store (no index, no memory notes)."""
+
 
 def _finding(kind: str, path: str, line: int | None, message: str) -> dict:
-    return {"kind": kind, "path": path, "line": line, "message": message}
+    """One finding; its message is redacted (:func:`redact`), whatever it quotes."""
+    return {"kind": kind, "path": path, "line": line, "message": redact(message)}
 
 
 def _quote(text: str, limit: int = 60) -> str:
-    """A fragment of store text, quoted and bounded, for a message."""
-    text = text.strip()
+    """A fragment of store text, redacted, quoted and bounded, for a message.
+    Redaction runs before the cut, so a cut never leaves part of a secret."""
+    text = redact(text.strip()[:4096])
     return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 # ---------------------------------------------------------------------------
 # Secrets
+#
+# Each shape is (what, pattern, check, triggers).  The part hidden by
+# redact() is the pattern's group "value" when it has one, else the whole
+# match; check (if any) decides whether that value is real.  Triggers are
+# ASCII byte strings, one of which every match contains (lowercase ones are
+# looked for case-insensitively): scanning finds them at memory speed and
+# runs the patterns only on the lines that hold one.
 
-_SECRET_PATTERNS = [
-    ("a private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
-    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
-    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("a GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("an API key (sk-...)", re.compile(r"\bsk-(?:proj-|svcacct-|live-)?[A-Za-z0-9_-]{20,}")),
-    ("a Stripe key", re.compile(r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("a bearer token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{20,}")),
-    ("a password in a URL", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]{3,}@")),
-]
+_KEYS = (
+    r"password|passwd|pwd|pw|passphrase|secret|api[_-]?key|apikey|access[_-]?key|access[_-]?token"
+    r"|auth[_-]?token|token|client[_-]?secret|private[_-]?key"
+)
 _ASSIGNMENT = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*"
-    r"(?P<key>password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|access[_-]?token"
-    r"|auth[_-]?token|token|client[_-]?secret|private[_-]?key)"
+    rf"(?P<key>{_KEYS})"
     r"(?![A-Za-z0-9_-])[\"'*_]*[ \t]*[:=][ \t]*(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`]+)"
+)
+# "the password is hunter2", "passphrase: ...": the keyword, an optional
+# "for/of/to WORD", then ":" "=" "is" "was" or a space, then the value.
+_PROSE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_-])(?P<key>password|passphrase|passwd)(?![A-Za-z0-9_-])"
+    r"(?:[ \t]+(?:for|of|to)[ \t]+[^\s:=]+)?"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:(?:is|was)[ \t]*:?[ \t]*)?)"
+    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`]+)"
 )
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:<.*>|\{\{.*\}\}|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|\[\[.*\]\]|\*+|x{3,}|\.{3,}|…"
     r"|redacted|\[redacted\]|\(redacted\)|none|null|nil|n/?a|tbd|todo|changeme|example|placeholder|secret"
     r"|[~./].*)$"
 )
+# Long runs of base64 (a private key's body, a key without a known prefix):
+# hidden by redact() when they mix upper and lower case and digits, never
+# reported on their own.
+_KEYLIKE = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}")
+REDACTED = "[redacted]"
 
 
 def _looks_secret(value: str) -> bool:
@@ -117,32 +162,272 @@ def _looks_secret(value: str) -> bool:
     value = value.strip().strip("\"'`").strip()
     if len(value) < 6 or _PLACEHOLDER.match(value):
         return False
-    if len(value) >= 20:
+    if len(value) >= 20 or not value.isalpha():  # long, or with a digit or a symbol
         return True
-    has_digit = any(c.isdigit() for c in value)
-    has_symbol = any(not c.isalnum() for c in value)
-    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
-    return has_digit or has_symbol or mixed
+    return value != value.lower() and value != value.upper()  # mixed case
+
+
+def _value_like(value: str) -> bool:
+    """A value after "password is": 6+ characters with a digit or a symbol,
+    not a placeholder, a link or an address ("password is required" is prose)."""
+    value = value.strip().strip("\"'`").strip()
+    if _PLACEHOLDER.match(value):
+        return False
+    value = value.rstrip(".,;:!?)]}")
+    if len(value) < 6 or _PLACEHOLDER.match(value) or "://" in value or value.startswith("[["):
+        return False
+    return not value.isalpha()  # a digit or a symbol
+
+
+def _assignment(match: re.Match) -> str:
+    key = match.group("key").lower().replace("-", "_")
+    return f"a {key} value ({key} = ...)"
+
+
+def _prose(match: re.Match) -> str:
+    key = match.group("key").lower()
+    return f"a {key} in prose ({key} is ...)"
+
+
+_SHAPES: list[tuple] = [
+    ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", None, [b"PRIVATE KEY"]),
+    ("an AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", None, [b"AKIA", b"ASIA", b"ABIA", b"ACCA"]),
+    (
+        "a GitHub token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+        None,
+        [b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_"],
+    ),
+    ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}", None, [b"glpat-"]),
+    ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", None, [b"xox"]),
+    ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", None, [b"npm_"]),
+    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None, [b"hf_"]),
+    ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", None, [b"sk-"]),
+    ("an API key (sk-...)", r"\bsk-(?:proj-|svcacct-|live-)?[A-Za-z0-9_-]{20,}", None, [b"sk-"]),
+    ("a Stripe key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", None, [b"k_live_", b"k_test_"]),
+    ("a Twilio API key", r"\bSK[0-9a-fA-F]{32}\b", None, [b"SK"]),
+    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None, [b"AIza"]),
+    (
+        "a JSON Web Token",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        None,
+        [b"eyJ"],
+    ),
+    ("a bearer token", r"(?i)\bbearer[ \t]+(?P<value>[A-Za-z0-9._~+/=-]{20,})", None, [b"bearer"]),
+    ("a password in a URL", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]{3,})@", None, [b"://"]),
+    (
+        "an Azure account key",
+        r"(?i)\b(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{20,}={0,2})",
+        None,
+        [b"key"],
+    ),
+    (_assignment, _ASSIGNMENT, _looks_secret, [b"pass", b"pw", b"secret", b"key", b"token"]),
+    (_prose, _PROSE, _value_like, [b"pass"]),
+]
+_SHAPES = [
+    (what, re.compile(pattern) if isinstance(pattern, str) else pattern, check, triggers)
+    for what, pattern, check, triggers in _SHAPES
+]
+# (trigger, shapes it may start, case-insensitive), each trigger once
+_TRIGGERS: list[tuple[bytes, frozenset, bool]] = []
+
+
+def _triggers() -> None:
+    merged: dict[tuple[bytes, bool], set] = {}
+    for rank, (_, pattern, _, triggers) in enumerate(_SHAPES):
+        for trigger in triggers:
+            fold = trigger == trigger.lower() and bool(pattern.flags & re.IGNORECASE)
+            merged.setdefault((trigger.lower() if fold else trigger, fold), set()).add(rank)
+    _TRIGGERS[:] = [(trigger, frozenset(ranks), fold) for (trigger, fold), ranks in merged.items()]
+
+
+_triggers()
+# A line longer than twice this is scanned in windows this wide around
+# each trigger, so one enormous line costs time in proportion to its size.
+_WINDOW = 4096
+# What the scan found on a short line, by its bytes: a runaway file repeats
+# its lines.  Bounded (cleared when full).
+_VERDICT_LINE = 512
+_VERDICTS = 2048
+_verdicts: dict[tuple[bytes, frozenset], tuple[int, str] | None] = {}
+
+
+def _matches(text: str, ranks=None) -> list[tuple[int, tuple[int, int], str]]:
+    """``(rank, span to hide, what)`` for each real secret in ``text``
+    (shapes ``ranks``, all by default)."""
+    out = []
+    for rank in range(len(_SHAPES)) if ranks is None else ranks:
+        what, pattern, check, _ = _SHAPES[rank]
+        for match in pattern.finditer(text):
+            has_value = "value" in pattern.groupindex
+            if check is not None and not check(match.group("value")):
+                continue
+            label = what(match) if callable(what) else what
+            out.append((rank, match.span("value") if has_value else match.span(), label))
+    return out
+
+
+def _first(text: str, rank: int) -> str | None:
+    """What the first real secret of shape ``rank`` in ``text`` is, or None."""
+    what, pattern, check, _ = _SHAPES[rank]
+    for match in pattern.finditer(text):
+        if check is None or check(match.group("value")):
+            return what(match) if callable(what) else what
+    return None
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret value replaced by ``[redacted]``: the same
+    shapes the scan reports (:func:`find_secrets`), plus long mixed-case
+    base64 runs such as a private key's body.  Every finding's message
+    passes through here."""
+    spans = [span for _, span, _ in _matches(text)]
+    for match in _KEYLIKE.finditer(text):
+        run = match.group()
+        if any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run):
+            spans.append(match.span())
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, pos = [], 0
+    for start, end in merged:
+        out += [text[pos:start], REDACTED]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _scan_bytes(data: bytes, first_line: int) -> list[tuple[int, str]]:
+    """``(line, what)`` for each line of ``data`` (whole lines, or part of
+    one; ``first_line`` is the number of its first line) holding a secret.
+    Lines are decoded with replacement, so bytes that are not UTF-8 hide
+    nothing; one finding per line, the first shape in :data:`_SHAPES` order."""
+    lowered = None
+    windows: dict[tuple[int, int, int], set] = {}  # (line start, window start, window end) -> shape ranks
+    size = len(data)
+    for trigger, ranks, fold in _TRIGGERS:
+        if fold:
+            if lowered is None:
+                lowered = data.lower()
+            hay = lowered
+        else:
+            hay = data
+        at = hay.find(trigger)
+        while at >= 0:
+            start = hay.rfind(b"\n", 0, at) + 1
+            end = hay.find(b"\n", at)
+            end = size if end < 0 else end
+            if end - start <= 2 * _WINDOW:
+                key = (start, start, end)
+                following = end
+            else:  # an enormous line: a window around this trigger
+                key = (start, max(start, at - _WINDOW), min(end, at + _WINDOW))
+                following = at + _WINDOW
+            windows.setdefault(key, set()).update(ranks)
+            at = hay.find(trigger, following) if following < size else -1
+    if not windows:
+        return []
+    best: dict[int, tuple[int, str]] = {}
+    number, pos = first_line, 0
+    for (line_start, start, end), ranks in sorted(windows.items()):
+        number += data.count(b"\n", pos, line_start)
+        pos = line_start
+        chunk = data[start:end]
+        key = (chunk, frozenset(ranks)) if end - start <= _VERDICT_LINE else None
+        verdict = _verdicts.get(key, False) if key is not None else False
+        if verdict is False:
+            verdict = None
+            text = chunk.decode("utf-8", "replace")
+            for rank in sorted(ranks):
+                what = _first(text, rank)
+                if what is not None:
+                    verdict = (rank, what)
+                    break
+            if key is not None:
+                if len(_verdicts) >= _VERDICTS:
+                    _verdicts.clear()
+                _verdicts[key] = verdict
+        if verdict is not None and (number not in best or verdict[0] < best[number][0]):
+            best[number] = verdict
+    return [(line, what) for line, (_, what) in sorted(best.items())]
+
+
+def _pieces(handle, block: int | None = None):
+    """Read a binary file in blocks: ``(data, line, continued)`` for each
+    piece.  A piece is whole lines, except that a line longer than a block
+    comes in parts (``continued`` for each part after the first); ``line`` is
+    the number of the piece's first line.  A UTF-8 BOM at the start is
+    dropped.  At most about two blocks are held at once."""
+    block = block or _BLOCK
+    carry = b""
+    line, continued, first = 1, False, True
+    while True:
+        data = handle.read(block)
+        if first:
+            first = False
+            while 0 < len(data) < 3 and BOM.startswith(data):  # a short read inside the BOM
+                more = handle.read(3 - len(data))
+                if not more:
+                    break
+                data += more
+            if data.startswith(BOM):
+                data = data[3:]
+        if not data:
+            if carry:
+                yield carry, line, continued
+            return
+        if carry:
+            data, carry = carry + data, b""
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            yield (data if cut == len(data) else data[:cut]), line, continued
+            line += data.count(b"\n", 0, cut)
+            continued = False
+            carry = data[cut:]
+        elif len(data) >= block:
+            yield data, line, continued
+            continued = True
+        else:
+            carry = data
+
+
+class _SecretScan:
+    """Secrets in a file fed piece by piece (:func:`_pieces`); a secret
+    across two parts of a long line is found through an overlap."""
+
+    OVERLAP = 1024
+
+    def __init__(self) -> None:
+        self.tail = b""
+        self.last = 0
+
+    def feed(self, data: bytes, line: int, continued: bool) -> list[tuple[int, str]]:
+        text = self.tail + data if continued else data
+        found = [(n, what) for n, what in _scan_bytes(text, line) if n > self.last]
+        if found:
+            self.last = found[-1][0]
+        self.tail = text[-self.OVERLAP :]
+        return found
 
 
 def find_secrets(text: str) -> list[tuple[int, str]]:
     """``(line, what)`` for each line of ``text`` holding a secret value: a
-    private key block, a token or API key of a known shape, a password in a
-    URL, or an assignment such as ``password=...``/``api_key: ...`` whose
-    value looks real.  One finding per line; the value itself is never
-    returned, so it cannot be printed."""
+    private key block, a token or API key of a known shape (GitHub, GitLab,
+    Slack, npm, Hugging Face, Anthropic, OpenAI, Stripe, Twilio, Google, AWS,
+    Azure, JWT, bearer), a password in a URL, an assignment such as
+    ``password=...``/``api_key: ...``/``pw=...`` whose value looks real, or
+    prose such as "the password is hunter2" (6+ characters with a digit or
+    a symbol).  One finding per line; the value itself is never returned,
+    so it cannot be printed."""
+    scan = _SecretScan()
     found: list[tuple[int, str]] = []
-    for number, line in enumerate(text.split("\n"), 1):
-        for what, pattern in _SECRET_PATTERNS:
-            if pattern.search(line):
-                found.append((number, what))
-                break
-        else:
-            for match in _ASSIGNMENT.finditer(line):
-                if _looks_secret(match.group("value")):
-                    key = match.group("key").lower().replace("-", "_")
-                    found.append((number, f"a {key} value ({key} = ...)"))
-                    break
+    for data, line, continued in _pieces(io.BytesIO(text.encode("utf-8", "surrogatepass"))):
+        found.extend(scan.feed(data, line, continued))
     return found
 
 
@@ -159,20 +444,107 @@ _POINTER = re.compile(
 )
 _HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+_FENCE = re.compile(r"(?:---|\.\.\.)[ \t]*\r?")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 _REMOTE = {"http", "https", "mailto", "ftp", "ftps", "tel"}
+# A frontmatter block at the top of the index that is not closed within
+# this many lines or characters is not one: its lines are read as the body.
+_FRONTMATTER_LINES = 1000
+_FRONTMATTER_CHARS = 1 << 16
+# Of a line longer than this, only the start is kept for classifying it.
+_LINE_HEAD = 1 << 16
 
 
 class IndexLine:
     """One line of the index body: ``kind`` is ``"pointer"`` (then
     ``target`` is the link as written and ``wiki`` says which form) or
-    ``"content"``; blank lines, headings, rules and comments are skipped."""
+    ``"content"``; blank lines, headings, rules and comments are skipped.
+    ``length`` is the line's length in characters (``text`` may hold only
+    the start of an enormous line)."""
 
-    __slots__ = ("line", "kind", "text", "target", "wiki")
+    __slots__ = ("line", "kind", "text", "target", "wiki", "length")
 
-    def __init__(self, line: int, kind: str, text: str, target: str = "", wiki: bool = False):
+    def __init__(self, line: int, kind: str, text: str, target: str = "", wiki: bool = False, length: int = -1):
         self.line, self.kind, self.text, self.target, self.wiki = line, kind, text, target, wiki
+        self.length = len(text) if length < 0 else length
+
+
+class _IndexLines:
+    """Classifies the lines of an index fed one at a time, in order
+    (:func:`index_lines` on a whole text, or a stream): a frontmatter block
+    at the top and ``<!-- comments -->`` (across lines too) are skipped."""
+
+    def __init__(self) -> None:
+        self.state = "first"  # first -> frontmatter (a block may be open) -> body
+        self.held: list[tuple[int, str, int]] = []
+        self.held_chars = 0
+        self.comment = False
+
+    def feed(self, number: int, text: str, length: int) -> list[IndexLine]:
+        if self.state == "body":
+            return self._body(number, text, length)
+        if self.state == "first":
+            self.state = "body"
+            head = text[3:-1] if text.endswith("\r") else text[3:]
+            if text.startswith("---") and not head.strip(" \t"):
+                self.state = "frontmatter"
+                self.held = [(number, text, length)]
+                return []
+            return self._body(number, text, length)
+        if _FENCE.fullmatch(text):  # the block closes: the body starts on the next line
+            self.state, self.held = "body", []
+            return []
+        self.held.append((number, text, length))
+        self.held_chars += len(text)
+        if len(self.held) > _FRONTMATTER_LINES or self.held_chars > _FRONTMATTER_CHARS:
+            return self._release()
+        return []
+
+    def close(self) -> list[IndexLine]:
+        """Lines still held at the end: a block that never closed is body."""
+        return self._release() if self.state == "frontmatter" else []
+
+    def _release(self) -> list[IndexLine]:
+        self.state = "body"
+        held, self.held = self.held, []
+        return [item for args in held for item in self._body(*args)]
+
+    def _uncomment(self, text: str) -> str:
+        """``text`` with the parts inside ``<!-- -->`` blanked out."""
+        out, pos = [], 0
+        while pos < len(text):
+            if self.comment:
+                end = text.find("-->", pos)
+                if end < 0:
+                    out.append(" " * (len(text) - pos))
+                    break
+                out.append(" " * (end + 3 - pos))
+                pos = end + 3
+                self.comment = False
+            else:
+                begin = text.find("<!--", pos)
+                if begin < 0:
+                    out.append(text[pos:])
+                    break
+                out += [text[pos:begin], "    "]
+                pos = begin + 4
+                self.comment = True
+        return "".join(out)
+
+    def _body(self, number: int, text: str, length: int) -> list[IndexLine]:
+        if self.comment or "<!--" in text:
+            text = self._uncomment(text)
+        line = text.rstrip("\r") if text.endswith("\r") else text
+        length -= len(text) - len(line)
+        match = _POINTER.match(line)  # a pointer is never blank, a heading or a rule
+        if match is not None:
+            wiki = match.group("wiki")
+            if wiki is not None:
+                return [IndexLine(number, "pointer", line, wiki, True, length)]
+            return [IndexLine(number, "pointer", line, match.group("dest"), False, length)]
+        if not line.strip() or _HEADING.match(line) or _RULE.match(line):
+            return []
+        return [IndexLine(number, "content", line, "", False, length)]
 
 
 def index_lines(text: str) -> list[IndexLine]:
@@ -180,53 +552,126 @@ def index_lines(text: str) -> list[IndexLine]:
     ``- [Title](note.md) — hook`` or ``- [[note]] — hook`` (any list marker,
     numbered too), and content (anything else but blank lines, headings,
     thematic breaks, ``<!-- comments -->`` and a frontmatter block)."""
-    from .frontmatter import parse as parse_frontmatter
-
-    block = parse_frontmatter(text)
-    start = block.body if block is not None else 0
-    body = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text[start:])
-    first = text.count("\n", 0, start) + 1
+    reader = _IndexLines()
     out: list[IndexLine] = []
-    for offset, raw in enumerate(body.split("\n")):
-        line = raw.rstrip("\r")
-        if not line.strip() or _HEADING.match(line) or _RULE.match(line):
-            continue
-        number = first + offset
-        match = _POINTER.match(line)
-        if match is None:
-            out.append(IndexLine(number, "content", line))
-        elif match.group("wiki") is not None:
-            out.append(IndexLine(number, "pointer", line, match.group("wiki"), True))
-        else:
-            out.append(IndexLine(number, "pointer", line, match.group("dest")))
-    return out
+    for number, line in enumerate(text.split("\n"), 1):
+        out += reader.feed(number, line, len(line))
+    return out + reader.close()
 
 
-def _resolve_pointer(item: IndexLine, index_rel: str, vault: Vault, files_lower: dict) -> tuple[str, str | None]:
-    """``(status, path)``: status ``"note"`` (path resolved), ``"remote"``
-    (a web or mail address), ``"outside"`` or ``"missing"``."""
-    if item.wiki:
-        target = item.target.split("|", 1)[0].split("#", 1)[0].strip()
-        resolution = vault.resolver.resolve(target, index_rel) if target else None
-        return ("note", resolution.path) if resolution and resolution.path else ("missing", None)
-    dest = item.target[1:-1] if item.target.startswith("<") else item.target
-    scheme = _SCHEME.match(dest)
-    if scheme and len(scheme.group(1)) > 1:
-        return ("remote", None) if scheme.group(1).lower() in _REMOTE else ("outside", None)
-    path = unquote(dest.split("#", 1)[0].split("?", 1)[0]).replace("\\", "/")
-    if not path:
-        return "note", index_rel  # a link to a heading of the index itself
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        return "outside", None
-    folder = posixpath.dirname(index_rel)
-    norm = posixpath.normpath(posixpath.join(folder, path))
-    if norm == ".." or norm.startswith("../"):
-        return "outside", None
-    for candidate in (norm, norm + ".md"):
-        found = files_lower.get(unicodedata.normalize("NFC", candidate).lower())
-        if found is not None:
+class _Opener:
+    """Store-relative paths opened as the host's file system opens them:
+    exact letter case (and Unicode form) where the file system is
+    case-sensitive, a symlink inside the store followed to its note, one
+    out of the store refused."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.root = str(vault.root)
+        self.real = os.path.realpath(self.root)
+        self.files = set(vault.files)
+        self._inodes: dict[tuple[int, int], str] | None = None
+
+    def inside(self, real: str) -> bool:
+        return real == self.real or real.startswith(self.real.rstrip(os.sep) + os.sep)
+
+    def by_inode(self, full: str) -> str | None:
+        """The store path of the file ``full`` opens (through a symlink, or
+        another letter case on a case-insensitive file system)."""
+        try:
+            info = os.stat(full)
+        except (OSError, ValueError):
+            return None
+        if self._inodes is None:
+            self._inodes = {}
+            for path in self.vault.files:
+                try:
+                    other = os.stat(os.path.join(self.root, path))
+                except (OSError, ValueError):
+                    continue
+                self._inodes.setdefault((other.st_dev, other.st_ino), path)
+        return self._inodes.get((info.st_dev, info.st_ino))
+
+    def open(self, rel: str) -> tuple[str, str | None]:
+        """``("note", store path)``, ``("outside", None)`` (a symlink out of
+        the store) or ``("missing", None)`` for store-relative ``rel``."""
+        if rel in self.files:
+            return "note", rel
+        full = os.path.join(self.root, rel)
+        try:
+            info = os.stat(full)
+        except (OSError, ValueError):
+            return "missing", None
+        if not stat.S_ISREG(info.st_mode):
+            return "missing", None
+        if not self.inside(os.path.realpath(full)):
+            return "outside", None
+        path = self.by_inode(full)
+        return ("note", path) if path else ("missing", None)
+
+    @staticmethod
+    def _join(source: str, path: str) -> str | None:
+        """``path`` joined to ``source``'s folder; None when it leaves the store."""
+        norm = posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
+        return None if norm == ".." or norm.startswith("../") or norm.startswith("/") else norm
+
+    def markdown(self, dest: str, source: str, written: bool = False) -> tuple[str, str | None]:
+        """Where a Markdown link written in ``source`` leads: ``"note"``,
+        ``"remote"`` (a web or mail address), ``"outside"`` or
+        ``"missing"``.  ``dest`` is the path part, already decoded, unless
+        ``written`` (then ``#``/``?`` parts are dropped and ``%`` decoded)."""
+        scheme = _SCHEME.match(dest)
+        if scheme and len(scheme.group(1)) > 1:
+            return ("remote", None) if scheme.group(1).lower() in _REMOTE else ("outside", None)
+        path = dest
+        if written:
+            path = unquote(path.split("#", 1)[0].split("?", 1)[0])
+        path = path.replace("\\", "/")
+        if not path:
+            return "note", source  # a link to a heading of the same file
+        if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+            return "outside", None
+        norm = self._join(source, path)
+        if norm is None:
+            return "outside", None
+        for candidate in (norm, norm + ".md"):
+            status, found = self.open(candidate)
+            if status != "missing":
+                return status, found
+        return "missing", None
+
+    def wiki(self, target: str, source: str) -> tuple[str, str | None]:
+        """Where ``[[target]]`` written in ``source`` leads: the file the
+        name opens next to ``source`` (``.md`` optional), else the note
+        Obsidian finds by that name anywhere in the store, when the name is
+        spelled exactly as that file is."""
+        name = target.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
+        if not name:
+            return "note", source
+        norm = self._join(source, name.lstrip("/") if name.startswith("/") else name)
+        if norm is None:
+            return "outside", None
+        for candidate in (norm,) if norm.lower().endswith(".md") else (norm + ".md", norm):
+            status, found = self.open(candidate)
+            if status != "missing":
+                return status, found
+        found = self.vault.resolver.resolve(name, source).path
+        if found and any(found == spelled or found.endswith("/" + spelled) for spelled in (name, name + ".md")):
             return "note", found
-    return "missing", None
+        return "missing", None
+
+    def pointer(self, item: IndexLine, index: str) -> tuple[str, str | None]:
+        """Where an index pointer leads (see :meth:`markdown`)."""
+        if item.wiki:
+            return self.wiki(item.target, index)
+        dest = item.target[1:-1] if item.target.startswith("<") else item.target
+        return self.markdown(dest, index, written=True)
+
+    def link(self, link, source: str) -> tuple[str, str | None]:
+        """Where a link of a note (:func:`index.note_links`) leads."""
+        if link.kind == "markdown":
+            return self.markdown(link.target, source) if link.target else ("note", source)
+        return self.wiki(link.target, source)
 
 
 # ---------------------------------------------------------------------------
@@ -255,6 +700,18 @@ def _date(value) -> tuple | None:
 
 def _slug(text: str) -> str:
     return re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", text).casefold()).strip("-")
+
+
+def _stem(path: str) -> str:
+    """The file name without ``.md`` (in any letter case: ``Note.MD``)."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _is_title(name: str) -> bool:
+    """A ``name`` with spaces is a short title (Claude Code writes
+    ``name: Git workflow`` in ``feedback_git_workflow.md``), not a file name."""
+    return any(c.isspace() for c in name.strip())
 
 
 def _name_matches(name: str, stem: str, types) -> bool:
@@ -297,7 +754,8 @@ def _empty(value) -> bool:
 
 def check_note(note: Note, types: dict) -> list[dict]:
     """Problems of one memory note: frontmatter, required fields, type,
-    name, dates and labelled lines (see :data:`ISSUES`).  A note without a
+    name (only a name without spaces must be the file's name), dates and
+    labelled lines (see :data:`ISSUES`).  A note without a
     valid frontmatter block gets that one finding and no field findings."""
     path = note.path
     block = note.frontmatter
@@ -350,13 +808,14 @@ def check_note(note: Note, types: dict) -> list[dict]:
     if not _empty(description) and not isinstance(description, str):
         out.append(_finding("missing-field", path, line_of.get("description"), "description is not one line of text"))
     name = props.get("name")
-    if not _empty(name) and not _name_matches(str(name), note.stem, types):
+    stem = _stem(path)
+    if not _empty(name) and not _is_title(str(name)) and not _name_matches(str(name), stem, types):
         out.append(
             _finding(
                 "name-mismatch",
                 path,
                 line_of.get("name"),
-                f"name {_quote(str(name))} does not match the file name {_quote(note.stem)}",
+                f"name {_quote(str(name))} does not match the file name {_quote(stem)}",
             )
         )
     dates = {}
@@ -416,186 +875,415 @@ def _archived(path: str, archive: str) -> bool:
     return bool(archive) and (path.casefold() + "/").startswith(archive.casefold() + "/")
 
 
+class _Findings:
+    """Findings as they are found: at most :data:`MAX_LISTED` of one kind
+    per file are kept (a message is built only for those), the rest counted."""
+
+    def __init__(self) -> None:
+        self.issues: list[dict] = []
+        self.warnings: list[dict] = []
+        self.total: dict[str, int] = {}
+        self.omitted: dict[str, int] = {}
+        self._listed: dict[tuple[str, str], int] = {}
+
+    def add(self, kind: str, path: str, line: int | None, message) -> None:
+        """Record a finding; ``message`` is text or a function making it."""
+        self.total[kind] = self.total.get(kind, 0) + 1
+        listed = self._listed.get((path, kind), 0)
+        if listed >= MAX_LISTED:
+            self.omitted[kind] = self.omitted.get(kind, 0) + 1
+            return
+        self._listed[(path, kind)] = listed + 1
+        text = message() if callable(message) else message
+        (self.warnings if kind in WARNINGS else self.issues).append(_finding(kind, path, line, text))
+
+    def extend(self, other: _Findings) -> None:
+        for finding in other.issues + other.warnings:
+            self.add(finding["kind"], finding["path"], finding["line"], finding["message"])
+        for kind, number in other.omitted.items():
+            self.total[kind] = self.total.get(kind, 0) + number
+            self.omitted[kind] = self.omitted.get(kind, 0) + number
+
+
+def _memory_note(props: dict, types: dict) -> bool:
+    """Whether properties are a memory note's: a name, a description and a
+    type of the store's (in any letter case)."""
+    kind = props.get("type")
+    return (
+        isinstance(kind, str)
+        and kind.strip().lower() in {t.lower() for t in types}
+        and not _empty(props.get("name"))
+        and not _empty(props.get("description"))
+    )
+
+
+def _require_store(vault: Vault, live: list[str], index: str, types: dict) -> None:
+    """Raise :class:`NotAStore` unless at least half of the ``live`` notes
+    (and at least one) carry memory frontmatter.  Stops reading notes as
+    soon as the answer is known."""
+    yes = no = 0
+    for path in live:
+        if _memory_note(vault.note(path).properties, types):
+            yes += 1
+        else:
+            no += 1
+        if yes * 2 >= len(live) or no * 2 > len(live):
+            break
+    if yes and yes * 2 >= len(live):
+        return
+    kinds = "|".join(types)
+    held = (
+        f"fewer than half of its {len(live)} notes carry memory frontmatter (name, description, type: {kinds})"
+        if live
+        else "it holds no notes"
+    )
+    raise NotAStore(
+        f"{vault.root} is not a memory store: there is no {index} and {held}; give the store's folder "
+        f'(where {index} is), name it in schema.json as "memory.folder", or create one with init.py'
+    )
+
+
+def _open_regular(full: str):
+    """A binary file object for ``full``, or OSError when it is not a
+    regular file (a FIFO is never waited on)."""
+    fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file", full)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _scan_file(handle, path: str, found: _Findings, text_only: bool = True) -> None:
+    """Report the secrets of one file, streamed; a file with a NUL byte
+    near its start is binary and skipped when ``text_only``."""
+    if text_only:
+        head = handle.read(_SNIFF)
+        if b"\0" in head:
+            return
+        handle.seek(0)
+    scan = _SecretScan()
+    for data, line, continued in _pieces(handle):
+        for number, what in scan.feed(data, line, continued):
+            found.add("secret", path, number, f"looks like {what}; the value is not shown")
+
+
+def _dot_files(vault: Vault) -> list[str]:
+    """Files whose name starts with ``.`` (``.env``) in the store's folders:
+    the walk leaves them out of the notes, the secret scan does not."""
+    folders = {""} | {path.rsplit("/", 1)[0] for path in vault.files if "/" in path}
+    out = []
+    for folder in sorted(folders):
+        try:
+            with os.scandir(os.path.join(str(vault.root), folder)) as entries:
+                for entry in entries:
+                    if entry.name.startswith(".") and entry.is_file(follow_symlinks=False):
+                        rel = f"{folder}/{entry.name}" if folder else entry.name
+                        try:
+                            rel.encode("utf-8")
+                        except UnicodeEncodeError:
+                            continue
+                        out.append(rel)
+        except OSError:
+            continue
+    return sorted(out)
+
+
 def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
     """Validate the memory store at ``store`` (a folder).
 
     ``memory`` is :attr:`Schema.memory` (index name, archive folder, types);
     ``caps`` the index caps.  Returns ``{"store", "index", "notes",
-    "archived", "index_size", "issues", "warnings", "counts"}``: ``notes``
-    and ``archived`` count live and archived notes; ``index_size`` is
-    :func:`caps.check_file`'s result (None without an index); ``issues`` and
-    ``warnings`` are lists of ``{"kind", "path", "line", "message"}``
-    (store-relative paths, 1-based lines, None when the whole file is meant)
-    sorted by path and line; ``counts`` maps each issue kind found to its
-    number.  Raises :class:`vault.VaultError` when ``store`` is not a folder.
+    "archived", "index_size", "issues", "warnings", "counts", "omitted"}``:
+    ``notes`` and ``archived`` count live and archived notes (``*.md`` in
+    any letter case); ``index_size`` is :func:`caps.check_file`'s result
+    (None without a readable index); ``issues`` and ``warnings`` are lists
+    of ``{"kind", "path", "line", "message"}`` (store-relative paths, 1-based
+    lines, None when the whole file is meant) sorted by path and line, at
+    most :data:`MAX_LISTED` of one kind per file; ``counts`` maps each issue
+    kind found to its number, listed or not; ``omitted`` maps each kind to
+    the findings not listed.  Raises :class:`vault.VaultError` when
+    ``store`` is not a folder and :class:`NotAStore` when it is not a store.
     """
     vault = Vault.open(store)
-    issues: list[dict] = []
-    warnings: list[dict] = [_finding("skipped", w.split(":", 1)[0], None, w) for w in vault.warnings]
+    opener = _Opener(vault)
+    root = str(vault.root)
+    found = _Findings()
     index_rel = memory["index"]
     archive = memory["archive"]
     types = memory["types"]
-    files_lower = {unicodedata.normalize("NFC", path).lower(): path for path in vault.files}
-    if index_rel not in vault.files and (vault.root / index_rel).is_file():  # a case-insensitive file system
-        index_rel = next((p for p in vault.files if p.lower() == index_rel.lower()), index_rel)
-    notes = [p for p in vault.notes if p != index_rel]
+
+    # Where the index is, as the host opens it
+    index_full = os.path.join(root, index_rel)
+    state, canonical = "missing", None
+    if os.path.lexists(index_full):
+        if not opener.inside(os.path.realpath(index_full)):
+            state = "outside"
+        elif os.path.isfile(index_full):
+            state = "file"
+            canonical = index_rel if index_rel in opener.files else opener.by_inode(index_full)
+            if canonical and canonical.lower() == index_rel.lower():
+                index_rel = canonical  # a case-insensitive file system: the name as it is on disk
+        else:
+            state = "broken" if not os.path.exists(index_full) else "other"
+    for warning in vault.warnings:
+        where = warning.split(":", 1)[0]
+        if not (state == "outside" and where == index_rel):  # reported once, as index-outside
+            found.add("skipped", where, None, warning)
+    notes = [p for p in vault.files if p.lower().endswith(".md") and p != canonical]
     live = [p for p in notes if not _archived(p, archive)]
+    near = [p for p in vault.files if p.lower() == memory["index"].lower()]
+    if state == "missing" and not near:
+        _require_store(vault, live, memory["index"], types)
+
     size = None
-    start: list[str] = []
+    start: set[str] = set()
     readable = False
-    index_path = vault.root / index_rel
-    if not index_path.exists():
-        near = [p for p in vault.files if p.lower() == memory["index"].lower()]
-        hint = f"; found {near[0]!r}: rename it to {memory['index']!r}" if near else ""
-        issues.append(
-            _finding("index-missing", memory["index"], None, f"the store has no index {memory['index']!r}{hint}")
+    if state in ("missing", "broken"):
+        hint = f"; found {_quote(near[0])}: rename it to {_quote(memory['index'])}" if near else ""
+        what = f"{memory['index']!r} is a broken symlink" if state == "broken" else f"no index {memory['index']!r}"
+        found.add("index-missing", memory["index"], None, f"the store has {what}{hint}")
+    elif state == "outside":
+        found.add(
+            "index-outside",
+            index_rel,
+            None,
+            f"{index_rel} is a symlink to {os.path.realpath(index_full)}, outside the store; "
+            "it is not read (nothing outside the store is)",
         )
+    elif state == "other":
+        found.add("index-unreadable", index_rel, None, "cannot read the index (not a regular file)")
     else:
         try:
-            size = capsmod.check_file(index_path, caps)
-            data = index_path.read_bytes()
-            text = (data[3:] if data.startswith(BOM) else data).decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) else "not valid UTF-8"
-            issues.append(_finding("index-unreadable", index_rel, None, f"cannot read the index ({reason})"))
-            text = None
-        if text is not None:
-            readable = True
-            start = _check_index(text, index_rel, vault, files_lower, size, caps, issues, warnings)
-            for line, what in find_secrets(text):
-                issues.append(_finding("secret", index_rel, line, f"looks like {what}; the value is not shown"))
+            size = capsmod.check_file(index_full, caps)
+            with _open_regular(index_full) as handle:
+                readable = _check_index(handle, index_rel, opener, size, caps, found, start)
+        except OSError as exc:
+            found.add("index-unreadable", index_rel, None, f"cannot read the index ({exc.strerror or exc})")
+            size = None
+    indexes = {index_rel, canonical}
+
     for path in notes:
         note = vault.note(path)
         if note.text is None:
-            issues.append(_finding("unreadable", path, None, f"cannot check the note: {note.error}"))
-            continue
-        if not _archived(path, archive):
-            issues.extend(check_note(note, types))
-        for line, what in find_secrets(note.text):
-            issues.append(_finding("secret", path, line, f"looks like {what}; the value is not shown"))
+            found.add("unreadable", path, None, f"cannot check the note: {note.error}")
+        elif not _archived(path, archive):
+            for finding in check_note(note, types):
+                found.add(finding["kind"], finding["path"], finding["line"], finding["message"])
+        if note.data:  # read already (not UTF-8 too): scan those bytes
+            _scan_file(io.BytesIO(note.data), path, found, text_only=False)
+    others = [p for p in vault.files if p not in indexes and not (p.lower().endswith(".md") and vault.note(p).data)]
+    for path in sorted(set(others) | set(_dot_files(vault)) - indexes):
+        try:
+            with _open_regular(os.path.join(root, path)) as handle:
+                _scan_file(handle, path, found, text_only=not path.lower().endswith(".md"))
+        except OSError:
+            continue  # a file that cannot be read is reported by the note checks, or is not a note
+
     if readable:  # without a readable index, reachability is unknown: one finding says why
-        reached = _reachable(vault, start)
+        reached = _reachable(vault, opener, start, indexes)
         for path in live:
             if path not in reached:
-                issues.append(
-                    _finding(
-                        "unreachable",
-                        path,
-                        None,
-                        f"not reachable from {index_rel}: no pointer to it, no link from a note that has one",
-                    )
+                found.add(
+                    "unreachable",
+                    path,
+                    None,
+                    f"not reachable from {index_rel}: no pointer to it, no link from a note that has one",
                 )
-    issues.sort(key=lambda f: (f["path"], f["line"] or 0))
-    warnings.sort(key=lambda f: (f["path"], f["line"] or 0))
-    counts: dict[str, int] = {}
-    for finding in issues:
-        counts[finding["kind"]] = counts.get(finding["kind"], 0) + 1
+    issues = sorted(found.issues, key=lambda f: (f["path"], f["line"] or 0))
+    warnings = sorted(found.warnings, key=lambda f: (f["path"], f["line"] or 0))
+    counts = {kind: found.total[kind] for kind in dict.fromkeys(f["kind"] for f in issues)}
     return {
-        "store": str(vault.root),
-        "index": index_rel if index_path.exists() else None,
+        "store": root,
+        "index": index_rel if state in ("file", "outside", "other") else None,
         "notes": len(live),
         "archived": len(notes) - len(live),
         "index_size": size,
         "issues": issues,
         "warnings": warnings,
         "counts": counts,
+        "omitted": dict(sorted(found.omitted.items())),
     }
 
 
 def _check_index(
-    text: str,
-    index_rel: str,
-    vault: Vault,
-    files_lower: dict,
-    size: dict | None,
-    caps: capsmod.Caps,
-    issues: list,
-    warnings: list,
-) -> list[str]:
-    """Index findings (caps, content lines, pointers); returns the notes the
-    index points at, where reachability starts."""
-    if size is not None and size["over"]:
+    handle, index_rel: str, opener: _Opener, size: dict, caps: capsmod.Caps, found: _Findings, start: set
+) -> bool:
+    """Read the index once, as a stream: caps, content lines, pointers and
+    secrets.  Adds the notes the index points at to ``start`` (where
+    reachability starts).  Returns False when the index is not UTF-8: then
+    only that and its secrets are reported."""
+    if size["over"]:
         dims = " and ".join(f"{size[d]:,} {d} (limit {caps.hard[d]:,})" for d in size["over"])
         dropped = size["lines"] - size["loaded_lines"]
-        issues.append(
-            _finding(
-                "index-over-cap",
-                index_rel,
-                None,
-                f"the index has {dims}; the host loads only its first {size['loaded_lines']} "
-                f"lines and silently drops the other {dropped}",
-            )
+        found.add(
+            "index-over-cap",
+            index_rel,
+            None,
+            f"the index has {dims}; the host loads only its first {size['loaded_lines']} "
+            f"lines and silently drops the other {dropped}",
         )
-    elif size is not None and size["near"]:
+    elif size["near"]:
         dims = " and ".join(f"{size[d]:,} {d} (soft cap {caps.soft[d]:,})" for d in size["near"])
-        warnings.append(_finding("index-soft-cap", index_rel, None, f"the index has {dims}"))
-    start: list[str] = []
+        found.add("index-soft-cap", index_rel, None, f"the index has {dims}")
+    lines = _Findings()  # what the lines say; dropped if the index is not UTF-8
     seen: dict[str, int] = {}
-    run: list[IndexLine] = []
+    resolved: dict[tuple[str, bool], tuple[str, str | None]] = {}
+    run: list = []  # [first line number, its text, last line number, count] of consecutive content lines
 
     def flush() -> None:
         if run:
-            span = f"line {run[0].line}" if len(run) == 1 else f"lines {run[0].line}-{run[-1].line}"
-            issues.append(
-                _finding(
-                    "index-content",
-                    index_rel,
-                    run[0].line,
-                    f"{span} {'is' if len(run) == 1 else 'are'} not a pointer "
-                    f"('- [Title](note.md) — hook'): {_quote(run[0].text)}",
-                )
+            first, text, last, count = run
+            span = f"line {first}" if count == 1 else f"lines {first}-{last}"
+            lines.add(
+                "index-content",
+                index_rel,
+                first,
+                lambda: (
+                    f"{span} {'is' if count == 1 else 'are'} not a pointer "
+                    f"('- [Title](note.md) — hook'): {_quote(text)}"
+                ),
             )
             run.clear()
 
-    for item in index_lines(text):
+    def check(item: IndexLine) -> None:
         if item.kind == "content":
-            if run and run[-1].line != item.line - 1:
-                flush()
-            run.append(item)
-            continue
+            content(item.line, item.text)
+        else:
+            pointer(item.line, item.target, item.wiki, item.length)
+
+    def content(number: int, text: str) -> None:
+        if run and run[2] == number - 1:
+            run[2], run[3] = number, run[3] + 1
+            return
         flush()
-        if len(item.text) > MAX_INDEX_LINE:
-            issues.append(
-                _finding(
-                    "index-content",
-                    index_rel,
-                    item.line,
-                    f"pointer line is {len(item.text)} characters (limit {MAX_INDEX_LINE}): "
-                    f"keep the hook short and move the detail into the note",
-                )
+        run.extend([number, text, number, 1])
+
+    def pointer(number: int, target: str, wiki: bool, length: int) -> None:
+        if run:
+            flush()
+        if length > MAX_INDEX_LINE:
+            lines.add(
+                "index-content",
+                index_rel,
+                number,
+                f"pointer line is {length:,} characters (limit {MAX_INDEX_LINE}): "
+                f"keep the hook short and move the detail into the note",
             )
-        status, path = _resolve_pointer(item, index_rel, vault, files_lower)
+        key = (target, wiki)
+        hit = resolved.get(key)
+        if hit is None:
+            if len(resolved) >= 4096:  # bounded: a runaway index of distinct targets
+                resolved.clear()
+            hit = resolved[key] = opener.pointer(IndexLine(number, "pointer", "", target, wiki), index_rel)
+        status, path = hit
         if status == "missing":
-            issues.append(
-                _finding(
-                    "broken-pointer",
-                    index_rel,
-                    item.line,
-                    f"points to {_quote(item.target)}, which is not in the store",
-                )
+            lines.add(
+                "broken-pointer",
+                index_rel,
+                number,
+                lambda: (
+                    f"points to {_quote(target)}, which is not in the store "
+                    "(as the file system opens it: letter case counts)"
+                ),
             )
         elif status == "outside":
-            issues.append(
-                _finding("pointer-outside", index_rel, item.line, f"points to {_quote(item.target)}, outside the store")
-            )
-        elif status == "note" and path is not None:
-            if path in seen and path != index_rel:
-                warnings.append(
-                    _finding(
-                        "duplicate-pointer", index_rel, item.line, f"{path} is already pointed to on line {seen[path]}"
-                    )
+            lines.add("pointer-outside", index_rel, number, lambda: f"points to {_quote(target)}, outside the store")
+        elif status == "note" and path is not None and path != index_rel:
+            if path in seen:
+                first = seen[path]
+                lines.add(
+                    "duplicate-pointer", index_rel, number, lambda: f"{path} is already pointed to on line {first}"
                 )
-            seen.setdefault(path, item.line)
-            start.append(path)
+            else:
+                seen[path] = number
+                start.add(path)
+
+    classify = _IndexLines()
+    secrets = _SecretScan()
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    valid = True
+    partial: list = []  # [line number, head, length] of a line longer than a block
+
+    def decode(data: bytes, final: bool = False) -> str:
+        nonlocal decoder, valid
+        if valid:
+            pending = decoder.getstate()[0]
+            try:
+                return decoder.decode(data, final)
+            except UnicodeDecodeError:
+                valid = False
+                decoder = codecs.getincrementaldecoder("utf-8")("replace")
+                data = pending + data
+        return decoder.decode(data, final)
+
+    def line_done(number: int, text: str, length: int) -> None:
+        for item in classify.feed(number, text, length):
+            check(item)
+
+    body = classify._body
+    pointer_match = _POINTER.match
+
+    for data, first_line, continued in _pieces(handle):
+        for number, what in secrets.feed(data, first_line, continued):
+            found.add("secret", index_rel, number, f"looks like {what}; the value is not shown")
+        text = decode(data)
+        parts = text.split("\n")
+        tail = parts.pop()
+        number = first_line
+        if continued and partial:
+            if not parts:  # the middle of an enormous line
+                partial[2] += len(tail)
+                if len(partial[1]) < _LINE_HEAD:
+                    partial[1] += tail[: _LINE_HEAD - len(partial[1])]
+                continue
+            line_done(
+                partial[0], partial[1] + parts[0][: max(0, _LINE_HEAD - len(partial[1]))], partial[2] + len(parts[0])
+            )
+            partial.clear()
+            parts = parts[1:]
+            number += 1
+        if classify.state == "body":  # the common case, inline: no call per line for most lines
+            for part in parts:
+                if classify.comment or "<!--" in part or len(part) > _LINE_HEAD:
+                    for item in body(number, part[:_LINE_HEAD], len(part)):
+                        check(item)
+                elif (match := pointer_match(part)) is not None:
+                    wiki = match.group("wiki")
+                    length = len(part) - (len(part) - len(part.rstrip("\r")) if part.endswith("\r") else 0)
+                    pointer(number, match.group("dest") if wiki is None else wiki, wiki is not None, length)
+                elif run and run[2] == number - 1 and part.strip() and part[0] not in " \t#-*_":
+                    run[2], run[3] = number, run[3] + 1  # one more line of content
+                else:
+                    for item in body(number, part, len(part)):
+                        check(item)
+                number += 1
+        else:
+            for part in parts:
+                line_done(number, part[:_LINE_HEAD], len(part))
+                number += 1
+        if tail:
+            partial[:] = [number, tail[:_LINE_HEAD], len(tail)]
+    rest = decode(b"", final=True)
+    if partial:
+        line_done(partial[0], (partial[1] + rest)[:_LINE_HEAD], partial[2] + len(rest))
+    for item in classify.close():
+        check(item)
     flush()
-    return start
+    if not valid:
+        found.add("index-unreadable", index_rel, None, "cannot read the index (not valid UTF-8)")
+        return False
+    found.extend(lines)
+    return True
 
 
-def _reachable(vault: Vault, start: list[str]) -> set[str]:
+def _reachable(vault: Vault, opener: _Opener, start: set[str], indexes: set) -> set[str]:
     """Notes reachable from ``start`` by following links (wikilinks, Markdown
-    links, links in properties) from note to note."""
+    links, links in properties) from note to note, as the host opens them."""
     reached: set[str] = set()
-    queue = [path for path in start if path.endswith(".md")]
+    queue = sorted(path for path in start if path.lower().endswith(".md"))
     while queue:
         path = queue.pop()
         if path in reached:
@@ -605,8 +1293,14 @@ def _reachable(vault: Vault, start: list[str]) -> set[str]:
         if note.text is None:
             continue
         for link in note_links(note):
-            target = vault.resolver.resolve(link.target, path).path if link.target else None
-            if target is not None and target.endswith(".md") and target not in reached:
+            status, target = opener.link(link, path)
+            if (
+                status == "note"
+                and target is not None
+                and target.lower().endswith(".md")
+                and target not in reached
+                and target not in indexes
+            ):
                 queue.append(target)
     return reached
 
