@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, drafting, store  # noqa: E402
+from autograph import cli, drafting, jsonfile, store  # noqa: E402
 
 EPILOG = """\
 The draft states what the vault already does and invents nothing:
@@ -47,13 +47,13 @@ Examples:
 def _read_discovery(name: str) -> dict:
     try:
         text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-        return json.loads(text)
+        return jsonfile.loads(text)
     except FileNotFoundError:
         raise cli.UsageError(f"{name}: file not found; make one with: discover.py VAULT --json > {name}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise cli.UsageError(f"{name}: cannot read it ({exc})") from None
-    except ValueError as exc:
-        raise cli.UsageError(f"{name}: not JSON ({exc}); give the output of discover.py --json") from None
+    except jsonfile.JSONError as exc:
+        raise cli.UsageError(f"{name}: {exc}; give the output of discover.py --json") from None
 
 
 def cmd_generate(args) -> int:
@@ -61,6 +61,8 @@ def cmd_generate(args) -> int:
         draft = drafting.draft_schema(_read_discovery(args.discovery), args.coverage)
     except ValueError as exc:
         raise cli.UsageError(f"{args.discovery}: {exc}") from None
+    except RecursionError:
+        raise cli.UsageError(f"{args.discovery}: nested too deeply; give the output of discover.py --json") from None
     text = json.dumps(draft, ensure_ascii=False, indent=2) + "\n"
     if args.output is None:
         sys.stdout.write(text)

@@ -169,12 +169,13 @@ def load(args) -> tuple[Vault, object]:
 
 def print_json(data) -> None:
     """Write ``data`` as one JSON object on stdout (UTF-8, stable key order;
-    text that is not valid Unicode, such as a non-UTF-8 vault path, is
-    written with ``\\u`` escapes)."""
+    text that is not valid Unicode, such as a non-UTF-8 vault path, or that
+    the console's encoding cannot show, is written with ``\\u`` escapes)."""
     text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):  # or a console that cannot show it
         text = json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False)
     sys.stdout.write(text + "\n")
 
@@ -197,8 +198,36 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
+# What the human reports use, for consoles that cannot show it (cp437,
+# PYTHONIOENCODING=ascii); anything else not shown becomes an escape.
+_ASCII = {"·": "-", "—": "--", "–": "-", "→": "->", "←": "<-", "…": "...", "≥": ">=", "≤": "<=", "×": "x"}
+_ASCII.update({"“": '"', "”": '"', "‘": "'", "’": "'"})
+
+
+def _to_ascii(error: UnicodeEncodeError) -> tuple[str, int]:
+    chars = error.object[error.start : error.end]
+    return "".join(_ASCII.get(ch) or ch.encode("ascii", "backslashreplace").decode("ascii") for ch in chars), error.end
+
+
+def _readable_streams() -> None:
+    """Make stdout and stderr fall back to ASCII for what their encoding
+    cannot show, instead of a UnicodeEncodeError traceback."""
+    import codecs
+
+    codecs.register_error("autograph-ascii", _to_ascii)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "·—é".encode(stream.encoding or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            try:
+                stream.reconfigure(errors="autograph-ascii")
+            except (AttributeError, ValueError):
+                pass  # not a text stream we can reconfigure (a test double)
+
+
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     """Parse ``argv`` and call ``args.func(args)``; map expected errors to exit 2."""
+    _readable_streams()
     args, extra = parser.parse_known_args(argv)
     if extra:
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")

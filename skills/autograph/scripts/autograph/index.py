@@ -26,7 +26,7 @@ from .vault import Vault
 __all__ = ["NoteIndex", "Summary", "note_links"]
 
 CACHE_NAME = "cache/notes.json"
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4  # 4: lone-CR notes have lines
 
 
 def note_links(note) -> list[Link]:

@@ -4,7 +4,9 @@ A note is read once as bytes.  Text is decoded as strict UTF-8 after an
 optional BOM; a file that is not UTF-8 keeps ``text = None`` and an
 ``error`` saying where decoding failed, and is never rewritten.  Because
 strict decoding is lossless, ``note.encode(text)`` of the unchanged text
-gives back the original bytes exactly (BOM, CRLF and all).
+gives back the original bytes exactly (BOM, CRLF and all).  A note whose
+lines all end in a lone CR is read with ``\n`` line ends and written back
+with CRs.
 """
 
 from __future__ import annotations
@@ -49,11 +51,18 @@ class Note:
     text: str | None
     bom: bool
     error: str | None = None
+    cr: bool = False  # lone CR line endings (classic Mac): ``text`` holds them as \n
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> Note:
         text, bom, error = decode(data)
-        return cls(path, data, text, bom, error)
+        cr = text is not None and "\r" in text and "\n" not in text
+        if cr:
+            # One line-ending style, read as Obsidian reads it (a line per CR),
+            # so its frontmatter is found and it never gets a second block;
+            # encode() turns the line ends back into CRs, byte for byte.
+            text = text.replace("\r", "\n")
+        return cls(path, data, text, bom, error, cr)
 
     @cached_property
     def frontmatter(self) -> fm.Frontmatter | None:
@@ -97,7 +106,10 @@ class Note:
         return "\r\n" if nl > 0 and text[nl - 1] == "\r" else "\n"
 
     def encode(self, text: str) -> bytes:
-        """The file bytes for ``text``, keeping this note's BOM."""
+        """The file bytes for ``text``, keeping this note's BOM and, in a note
+        whose lines end in a lone CR, that line-ending style."""
+        if self.cr:
+            text = text.replace("\r\n", "\r").replace("\n", "\r")
         return (BOM if self.bom else b"") + text.encode("utf-8")
 
     def with_property(self, key: str, value) -> bytes:

@@ -13,11 +13,12 @@ Keys starting with ``_`` (``_comment``) are allowed anywhere and ignored.
 from __future__ import annotations
 
 import copy
-import json
 import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
+
+from . import jsonfile
 
 __all__ = ["DEFAULTS", "Schema", "SchemaError", "load_schema", "validate"]
 
@@ -634,10 +635,12 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
             str(path), [f"cannot read the file ({exc}); give the path of a readable schema.json"]
         ) from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SchemaError(str(path), [f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"]) from None
-    problems = validate(data)
-    if problems:
-        raise SchemaError(str(path), problems)
-    return Schema(_merge(DEFAULTS, data), path)
+        data = jsonfile.loads(text)
+        problems = validate(data)
+        if problems:
+            raise SchemaError(str(path), problems)
+        return Schema(_merge(DEFAULTS, data), path)
+    except jsonfile.JSONError as exc:
+        raise SchemaError(str(path), [str(exc)]) from None
+    except RecursionError:
+        raise SchemaError(str(path), ["nested too deeply; compare it with schema.example.json"]) from None
