@@ -23,7 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 GUARD = SCRIPTS / "guard.py"
-CLEAN_ENV = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH_INDEX_")}
+CLEAN_ENV = {
+    k: v
+    for k, v in os.environ.items()
+    if not k.startswith("AUTOGRAPH_INDEX_") and k not in ("CLAUDE_PROJECT_DIR", "CLAUDE_CONFIG_DIR")
+}
 
 
 def run_guard(stdin: bytes | str, *args, env: dict | None = None, cwd: Path | None = None):
@@ -45,17 +49,27 @@ def hook_input(case_dir: Path, name: str) -> bytes:
 
 
 def decision(proc) -> str:
-    """``deny`` or ``allow``, after checking the output is one of the two
-    shapes BR-37 allows: one hookSpecificOutput object, or nothing."""
+    """``deny`` or ``allow``, after checking the output is one of the shapes
+    Claude Code's PreToolUse protocol documents (BR-37): nothing, or one
+    hookSpecificOutput object that denies (permissionDecision "deny" with a
+    reason) and/or tells the model something (additionalContext); never an
+    "allow", which would skip the user's permission rules."""
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.decode("utf-8")
     if not out.strip():
         assert out == ""
         return "allow"
+    assert out.count("\n") == 1 and out.endswith("\n")  # one line, nothing before or after
     answer = json.loads(out)  # raises if anything but one JSON object is on stdout
     assert set(answer) == {"hookSpecificOutput"}
     spec = answer["hookSpecificOutput"]
     assert spec["hookEventName"] == "PreToolUse"
+    assert set(spec) <= {"hookEventName", "permissionDecision", "permissionDecisionReason", "additionalContext"}
+    if "additionalContext" in spec:
+        assert isinstance(spec["additionalContext"], str) and spec["additionalContext"].strip()
+    if "permissionDecision" not in spec:
+        assert "permissionDecisionReason" not in spec and "additionalContext" in spec
+        return "allow"
     assert spec["permissionDecision"] == "deny"
     assert isinstance(spec["permissionDecisionReason"], str)
     return "deny"
@@ -63,6 +77,13 @@ def decision(proc) -> str:
 
 def reason(proc) -> str:
     return json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def context(proc) -> str:
+    """What the model is told (additionalContext), or ``""``."""
+    if not proc.stdout.strip():
+        return ""
+    return json.loads(proc.stdout)["hookSpecificOutput"].get("additionalContext", "")
 
 
 # ---------------------------------------------------------------------------
@@ -95,7 +116,7 @@ def test_br35_hook_inputs(case, name, lines, expected):
         assert caps.count_lines(result) == lines
     if expected == "deny":
         assert f"MEMORY.md would have {lines} lines (limit 200)" in reason(proc)
-    else:
+    elif lines is not None and lines <= 200 and not context(proc):
         assert proc.stdout == b""
     assert (root / "memory" / "MEMORY.md").read_bytes() == before  # the guard never writes
 
@@ -289,10 +310,49 @@ def test_byte_cap_counts_utf8_bytes_of_cjk_text(memory):
     assert decision(run_guard(write_input(memory / "MEMORY.md", line * (count - 30)))) == "allow"
 
 
-def test_soft_cap_allows_and_notes_on_stderr(memory):
+def test_soft_cap_allows_and_tells_the_model(memory):
+    """Issue 7, item 8: the soft-cap warning reaches the model as
+    additionalContext (stderr alone is never shown to it)."""
     proc = run_guard(write_input(memory / "MEMORY.md", lines(160)))
     assert decision(proc) == "allow"
     assert b"soft cap" in proc.stderr
+    told = context(proc)
+    assert "MEMORY.md is at its soft cap" in told and "160 lines" in told and "soft cap 150 lines" in told
+    assert "archive/" in told  # how to compact
+
+
+def test_soft_cap_note_only_for_a_call_that_grows_the_index(memory):
+    (memory / "MEMORY.md").write_text(lines(170))
+    same = json.dumps(
+        {
+            "tool_name": "Edit",
+            "tool_input": {
+                "file_path": str(memory / "MEMORY.md"),
+                "old_string": "hook about topic 005",
+                "new_string": "hook on topic 005",
+            },
+        }
+    )
+    proc = run_guard(same)
+    assert decision(proc) == "allow" and proc.stdout == b"" and proc.stderr == b""
+    assert "soft cap" in context(run_guard(write_input(memory / "MEMORY.md", lines(171))))
+
+
+def test_still_over_the_cap_tells_the_model(memory):
+    (memory / "MEMORY.md").write_text(lines(260))
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(230)))
+    assert decision(proc) == "allow"
+    told = context(proc)
+    assert "stays over its hard cap" in told and "230 lines" in told and "keep compacting" in told
+    assert told.startswith("autograph guard: ")
+
+
+def test_deny_reason_names_the_dimension_the_numbers_and_how_to_compact(memory):
+    (memory / "MEMORY.md").write_text(lines(200))
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(205)))
+    text = reason(proc)
+    assert "205 lines (limit 200)" in text and "it has 200 lines and" in text
+    assert "Compact it first" in text and "archive/" in text
 
 
 def test_unreadable_index_never_blocks(memory):
@@ -373,11 +433,12 @@ def test_schema_option_gives_names_and_caps(memory, tmp_path):
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"index": {"files": ["HOT.md"], "hard": {"lines": 20}}}))
     assert decision(run_guard(write_input(memory / "HOT.md", lines(21)), "--schema", schema)) == "deny"
-    assert decision(run_guard(write_input(memory / "MEMORY.md", lines(21)), "--schema", schema)) == "allow"
-    bad = tmp_path / "bad.json"
-    bad.write_text('{"index": {"hard": {"lines": -1}}}')
-    proc = run_guard(write_input(memory / "HOT.md", "x"), "--schema", bad)
-    assert proc.returncode == 2 and b"$.index.hard.lines" in proc.stderr
+    # the memory store's index (memory.index, MEMORY.md by default) is capped too, as check.py does
+    assert decision(run_guard(write_input(memory / "MEMORY.md", lines(21)), "--schema", schema)) == "deny"
+    assert decision(run_guard(write_input(memory / "notes.md", lines(21)), "--schema", schema)) == "allow"
+    schema.write_text(json.dumps({"index": {"files": ["HOT.md"]}, "memory": {"index": "INDEX.md"}}))
+    assert decision(run_guard(write_input(memory / "index.md", lines(201)), "--schema", schema)) == "deny"
+    assert decision(run_guard(write_input(memory / "MEMORY.md", lines(201)), "--schema", schema)) == "allow"
 
 
 def test_help_and_usage_errors():
@@ -432,7 +493,7 @@ def test_property_shrinking_an_over_cap_index_is_never_denied(tmp_path, pair, to
     else:
         tool_name, tool_input = "Edit", {"file_path": str(path), "old_string": current, "new_string": result}
     out, _ = caps.review(json.dumps({"tool_name": tool_name, "tool_input": tool_input}).encode(), {})
-    assert out == ""
+    assert "permissionDecision" not in out
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -445,9 +506,204 @@ def test_property_deleting_text_from_an_over_cap_index_is_never_denied(tmp_path,
     path.write_bytes(current.encode("utf-8"))
     payload = {"tool_name": "Edit", "tool_input": {"file_path": str(path), "old_string": old, "new_string": ""}}
     out, _ = caps.review(json.dumps(payload).encode(), {})
-    assert out == ""
+    assert "permissionDecision" not in out
 
 
 def test_shrinking_write_through_the_subprocess(memory):
     (memory / "MEMORY.md").write_text(lines(240) + "x" * 30000 + "\n")
     assert decision(run_guard(write_input(memory / "MEMORY.md", lines(239)))) == "allow"
+
+
+# ---------------------------------------------------------------------------
+# Issue 7, item 7: the guard the user installed is the guard the schema describes
+
+HOT_SCHEMA = {"index": {"files": ["HOT.md"], "hard": {"lines": 20}}}
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    root = tmp_path / "project"
+    (root / "memory").mkdir(parents=True)
+    (root / "schema.json").write_text(json.dumps(HOT_SCHEMA))
+    return root
+
+
+def test_schema_found_through_claude_project_dir(project, tmp_path):
+    payload = write_input(project / "memory" / "HOT.md", lines(21))
+    assert decision(run_guard(payload, cwd=tmp_path)) == "allow"  # no schema in sight: HOT.md is no index
+    assert decision(run_guard(payload, env={"CLAUDE_PROJECT_DIR": str(project)}, cwd=tmp_path)) == "deny"
+    assert "21 lines (limit 20)" in reason(run_guard(payload, env={"CLAUDE_PROJECT_DIR": str(project)}))
+
+
+def test_schema_found_in_the_hook_inputs_cwd(project, tmp_path):
+    data = json.loads(write_input(project / "memory" / "HOT.md", lines(21)))
+    data["cwd"] = str(project)
+    assert decision(run_guard(json.dumps(data), cwd=tmp_path)) == "deny"
+
+
+def test_explicit_schema_wins_over_the_project_one(project, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"index": {"files": ["COLD.md"], "hard": {"lines": 5}}}))
+    env = {"CLAUDE_PROJECT_DIR": str(project)}
+    assert decision(run_guard(write_input(project / "COLD.md", lines(6)), "--schema", other, env=env)) == "deny"
+    assert decision(run_guard(write_input(project / "HOT.md", lines(21)), "--schema", other, env=env)) == "allow"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"index": {"hard": {"lines": -1}}}', "$.index.hard.lines"),
+        ("{not json", "not valid JSON"),
+        ('{"index": {"files": ["HOT.md"]}, "nonsense": 1}', "nonsense"),
+        (None, "file not found"),
+    ],
+    ids=["invalid-cap", "not-json", "unknown-key", "missing"],
+)
+@pytest.mark.parametrize("how", ["option", "project-dir"])
+def test_bad_schema_never_blocks_and_says_so(project, tmp_path, text, words, how):
+    schema = project / "schema.json"
+    if text is None:
+        schema.unlink()
+        schema = tmp_path / "missing.json"
+        if how == "project-dir":
+            pytest.skip("a project without schema.json simply has none")
+    else:
+        schema.write_text(text)
+    args, env = (("--schema", schema), {}) if how == "option" else ((), {"CLAUDE_PROJECT_DIR": str(project)})
+    proc = run_guard(write_input(project / "src" / "app.py", "print(1)\n"), *args, env=env)
+    assert decision(proc) == "allow", proc.stderr  # an ordinary write goes ahead: exit 0, no deny
+    assert words.encode() in proc.stderr and b"built-in" in proc.stderr
+    told = context(proc)
+    assert words in told and "built-in index names (MEMORY.md) and caps (200 lines / 25,000 bytes)" in told
+    proc = run_guard(write_input(project / "memory" / "MEMORY.md", lines(201)), *args, env=env)
+    assert decision(proc) == "deny"  # the built-in caps still hold
+    assert words in context(proc)
+
+
+def test_path_is_normalised_before_the_index_test(memory, tmp_path):
+    index = memory / "MEMORY.md"
+    index.write_text(lines(200))
+    (memory / "alias.md").symlink_to(index)
+    proc = run_guard(write_input(memory / "alias.md", lines(201)))
+    assert decision(proc) == "deny" and "alias.md (the index MEMORY.md) would have 201 lines" in reason(proc)
+    edit = {
+        "tool_name": "Edit",
+        "tool_input": {"file_path": str(memory / "alias.md"), "old_string": "topic 199\n", "new_string": "x\ny\n"},
+    }
+    assert decision(run_guard(json.dumps(edit))) == "deny"  # judged on the index's 200 lines, not an empty file
+    deep = tmp_path / "elsewhere" / "deep"
+    deep.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(deep)
+    (tmp_path / "elsewhere" / "MEMORY.md").write_text(lines(200))
+    data = {
+        "cwd": str(tmp_path),
+        "tool_name": "Edit",
+        "tool_input": {"file_path": "link/../MEMORY.md", "old_string": "topic 199\n", "new_string": "x\ny\n"},
+    }
+    assert decision(run_guard(json.dumps(data))) == "deny"  # ../ taken after the link, as the OS does
+    dotted = write_input(memory / "sub" / ".." / "MEMORY.md", lines(201))
+    assert decision(run_guard(dotted)) == "deny"
+
+
+def _limited(megabytes: int):
+    def limit():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (megabytes << 20, megabytes << 20))
+
+    return limit
+
+
+def run_limited(payload: str, megabytes: int = 400):
+    return subprocess.run(
+        [sys.executable, str(GUARD)],
+        input=payload.encode(),
+        capture_output=True,
+        timeout=60,
+        env=CLEAN_ENV,
+        preexec_fn=_limited(megabytes),
+    )
+
+
+def test_runaway_multiedit_is_denied_without_building_it(memory):
+    """40 replace_all edits that each double the text would need 2**40 times
+    the index: denied from arithmetic, in bounded memory and time (today the
+    simulation runs out of memory under the limit and the call is allowed)."""
+    (memory / "MEMORY.md").write_text(lines(100))
+    edits = [{"old_string": "topic", "new_string": "topic topic", "replace_all": True} for _ in range(40)]
+    payload = json.dumps(
+        {"tool_name": "MultiEdit", "tool_input": {"file_path": str(memory / "MEMORY.md"), "edits": edits}}
+    )
+    start = time.perf_counter()
+    proc = run_limited(payload)
+    elapsed = time.perf_counter() - start
+    assert decision(proc) == "deny", proc.stderr
+    assert elapsed < 5
+    text = reason(proc)
+    assert "would be at least" in text and "bytes (limit 25,000)" in text and "edit " in text and "MultiEdit" in text
+
+
+def test_runaway_single_edit_is_denied_too(memory):
+    (memory / "MEMORY.md").write_text(lines(100))
+    edit = {
+        "file_path": str(memory / "MEMORY.md"),
+        "old_string": "\n",
+        "new_string": "\n" + "x" * 5000,
+        "replace_all": True,
+    }
+    proc = run_limited(json.dumps({"tool_name": "Edit", "tool_input": edit}))
+    assert decision(proc) == "deny" and "this Edit" in reason(proc)
+
+
+def test_shrinking_multiedit_of_a_large_index_is_allowed(memory):
+    """A long MultiEdit that compacts an index over its cap (and over ten
+    times its byte cap) is simulated and allowed."""
+    body = "".join(f"- [Topic {i}](t{i}.md) — " + "long winded hook " * 10 + "\n" for i in range(2000))
+    (memory / "MEMORY.md").write_text(body)
+    assert len(body.encode()) > 10 * 25000
+    edits = [{"old_string": "long winded hook " * 10, "new_string": "hook", "replace_all": True}]
+    edits += [{"old_string": f"[Topic {i}]", "new_string": f"[T{i}]"} for i in range(40)]
+    payload = json.dumps(
+        {"tool_name": "MultiEdit", "tool_input": {"file_path": str(memory / "MEMORY.md"), "edits": edits}}
+    )
+    proc = run_limited(payload)
+    assert decision(proc) == "allow" and "stays over its hard cap" in context(proc)
+
+
+def test_growing_multiedit_under_the_cap_is_allowed(memory):
+    (memory / "MEMORY.md").write_text(lines(50))
+    edits = [{"old_string": "hook", "new_string": "short hook", "replace_all": True} for _ in range(3)]
+    payload = json.dumps(
+        {"tool_name": "MultiEdit", "tool_input": {"file_path": str(memory / "MEMORY.md"), "edits": edits}}
+    )
+    proc = run_limited(payload)
+    assert decision(proc) == "allow" and proc.stdout == b""
+
+
+def plugin_settings(folder: Path, enabled: dict, name: str = "settings.json") -> None:
+    (folder / ".claude").mkdir(parents=True, exist_ok=True)
+    (folder / ".claude" / name).write_text(json.dumps({"enabledPlugins": enabled}))
+
+
+def test_a_registration_that_defers_to_the_plugin_stays_silent_while_it_is_enabled(project, tmp_path):
+    """The autograph plugin registers the same guard: init's registration
+    carries --defer-to-plugin, so one of the two answers each call."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)}
+    payload = write_input(project / "memory" / "MEMORY.md", lines(201))
+    assert decision(run_guard(payload, "--defer-to-plugin", env=env)) == "deny"  # no plugin
+    plugin_settings(project, {"autograph@autograph": True})
+    proc = run_guard(payload, "--defer-to-plugin", env=env)
+    assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""  # the plugin's guard answers
+    assert decision(run_guard(payload, env=env)) == "deny"  # the plugin's own registration still answers
+    plugin_settings(project, {"autograph@autograph": False}, "settings.local.json")  # local wins
+    assert decision(run_guard(payload, "--defer-to-plugin", env=env)) == "deny"
+    (project / ".claude" / "settings.local.json").unlink()
+    (project / ".claude" / "settings.json").unlink()
+    plugin_settings(home, {"autograph@market": True, "other@market": False})  # the user's settings
+    assert run_guard(payload, "--defer-to-plugin", env=env).stdout == b""
+    plugin_settings(project, {"autograph-extras@market": True})  # another plugin: not ours
+    assert run_guard(payload, "--defer-to-plugin", env=env).stdout == b""
+    plugin_settings(home, {"autograph-extras@market": True})
+    assert decision(run_guard(payload, "--defer-to-plugin", env=env)) == "deny"

@@ -4,6 +4,7 @@ the store is never touched); existing hooks, file modes and line endings kept.""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -81,7 +82,9 @@ def test_claude_install_run_twice_uninstall(project):
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     [group] = our_groups(settings)
     assert group["matcher"] == "Write|Edit|MultiEdit"
-    assert group["hooks"][0]["command"] == 'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/autograph/scripts/guard.py"'
+    assert group["hooks"][0]["command"] == (
+        'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/autograph/scripts/guard.py" --defer-to-plugin'
+    )
     assert (project / ".claude" / "skills" / "autograph" / "SKILL.md").is_file()
     assert (project / ".claude" / "skills" / "autograph" / "scripts" / "guard.py").is_file()
     assert (project / "memory" / "MEMORY.md").read_bytes() == (SCRIPTS.parent / "assets" / "MEMORY.md").read_bytes()
@@ -464,9 +467,11 @@ def test_settings_insert_and_remove_are_inverse():
         '{"hooks": {"PreToolUse": [{"matcher": "X", "hooks": []}], "Stop": []}}',
         '{\n\t"hooks": {\n\t\t"Stop": []\n\t}\n}\n',
     ]:
-        added = hosts.settings_with_hook(text, "python3 /x/autograph/scripts/guard.py", Path("s.json"))
+        command = "python3 /x/autograph/scripts/guard.py"
+        added = hosts.settings_with_hook(text, command, Path("s.json"))
         assert json.loads(added)
-        assert hosts.settings_without_hook(added, Path("s.json")) == text
+        assert hosts.settings_without_hook(added, Path("s.json"), {command}) == text
+        assert hosts.settings_without_hook(added, Path("s.json"), {"python3 /y/autograph/scripts/guard.py"}) == added
 
 
 def test_rules_insert_and_remove_are_inverse():
@@ -482,3 +487,266 @@ def test_agents_md_block_names_the_python_given(project):
     text = (project / "AGENTS.md").read_text(encoding="utf-8")
     assert "`/opt/py/bin/python3.12 " in text
     assert "`python3 " not in text
+
+
+# ---------------------------------------------------------------------------
+# Issue 7, item 6: init never overwrites what it did not write
+
+
+def skill_dir(project: Path) -> Path:
+    return project / ".claude" / "skills" / "autograph"
+
+
+SKILL_SOURCE = SCRIPTS.parent
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"SKILL.md": "---\nname: autograph\ndescription: my own autograph skill\n---\nMine.\n"},
+        {"SKILL.md": "---\nname: autograph\ndescription: another tool\n---\n", "scripts/run.py": "print(1)\n"},
+        {"scripts/guard.py": "# my own guard\n"},
+    ],
+    ids=["users-skill-md", "another-skill-named-autograph", "users-guard-py"],
+)
+def test_a_file_init_did_not_write_is_refused_and_never_deleted(project, files):
+    for rel, text in files.items():
+        path = skill_dir(project) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    before = snapshot(project)
+    proc = init("claude", "--project", project)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
+    first = sorted(files)[0]
+    assert f".claude/skills/autograph/{first}" in proc.stderr and "did not write" in proc.stderr
+    assert snapshot(project) == before  # nothing written: no skill file, no hook, no index
+    proc = init("claude", "--project", project, "--uninstall")
+    assert proc.returncode == 0, proc.stderr
+    for rel, text in files.items():
+        assert (skill_dir(project) / rel).read_text() == text
+
+
+def test_a_user_edit_of_an_installed_file_is_not_overwritten_by_a_reinstall(project):
+    ok("claude", "--project", project)
+    mine = skill_dir(project) / "SKILL.md"
+    mine.write_text(mine.read_text() + "\nMy own notes.\n")
+    before = snapshot(project)
+    proc = init("claude", "--project", project)
+    assert proc.returncode == 2 and ".claude/skills/autograph/SKILL.md" in proc.stderr
+    assert snapshot(project) == before
+
+
+def test_an_earlier_version_of_an_installed_file_is_updated(project):
+    ok("claude", "--project", project)
+    installed = skill_dir(project) / "references" / "memory.md"
+    record_path = skill_dir(project) / hosts.RECORD
+    record = json.loads(record_path.read_text())
+    old = b"an earlier autograph version of this file\n"
+    installed.write_bytes(old)
+    record["files"]["references/memory.md"] = hashlib.sha256(old).hexdigest()
+    record_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    report = ok("claude", "--project", project)
+    assert [a["action"] for a in report["actions"] if a["path"].endswith("references/memory.md")] == ["update"]
+    assert installed.read_bytes() == (SKILL_SOURCE / "references" / "memory.md").read_bytes()
+
+
+@pytest.mark.parametrize("where", ["scripts/guard.py", "SKILL.md", ".", "scripts"])
+def test_a_symlink_at_a_skill_path_is_never_written_through(project, where):
+    index = project / "memory" / "MEMORY.md"
+    index.parent.mkdir()
+    index.write_text("- [A](a.md) — my index\n")
+    link = skill_dir(project) / where if where != "." else skill_dir(project)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(index if where.endswith(("py", "md")) else index.parent, target_is_directory=True)
+    before = snapshot(project)
+    proc = init("claude", "--project", project)
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr, proc.stdout + proc.stderr
+    assert index.read_text() == "- [A](a.md) — my index\n"
+    assert snapshot(project) == before and link.is_symlink()
+    init("claude", "--project", project, "--uninstall")
+    assert index.read_text() == "- [A](a.md) — my index\n" and link.is_symlink()
+
+
+def test_uninstall_never_follows_a_symlink_at_a_skill_path(project):
+    """A link put where an installed file was (the index holding what the
+    record says we wrote, as the old install left it) is kept, and so is
+    what it points to."""
+    ok("claude", "--project", project)
+    guard = skill_dir(project) / "scripts" / "guard.py"
+    index = project / "memory" / "MEMORY.md"
+    index.write_bytes(guard.read_bytes())
+    guard.unlink()
+    guard.symlink_to(index)
+    report = ok("claude", "--project", project, "--uninstall")
+    [action] = [a for a in report["actions"] if a["path"].endswith("scripts/guard.py")]
+    assert action["action"] == "kept" and "link" in action["note"]
+    assert index.is_file() and guard.is_symlink()
+
+
+def test_a_users_own_guard_hook_is_not_rewritten(project):
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    mine = "python3 /opt/tools/autograph/scripts/guard.py --strict"
+    original = json.dumps(
+        {"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": mine}]}]}}, indent=2
+    )
+    path.write_text(original)
+    before = snapshot(project)
+    proc = init("claude", "--project", project)
+    assert proc.returncode == 2 and mine in proc.stderr and "did not write" in proc.stderr, proc.stderr
+    assert snapshot(project) == before
+    proc = init("claude", "--project", project, "--uninstall")
+    assert proc.returncode == 0 and path.read_text() == original
+
+
+def test_our_hook_with_a_users_handler_added_to_its_group_keeps_the_handler(project):
+    ok("claude", "--project", project)
+    path = project / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    data["hooks"]["PreToolUse"][0]["hooks"].append({"type": "command", "command": "audit-writes"})
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    ok("claude", "--project", project, "--uninstall")
+    after = json.loads(path.read_text())
+    assert after["hooks"]["PreToolUse"][0]["hooks"] == [{"type": "command", "command": "audit-writes"}]
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('{"hooks": {"PreToolUse": [], "PreToolUse": [{"matcher": "Bash", "hooks": []}]}}', "hooks.PreToolUse"),
+        ('{"hooks": {"Stop": []}, "hooks": {"PreToolUse": []}}', "hooks"),
+        ('{"model": "a", "env": {"A": "1", "A": "2"}}', "env.A"),
+    ],
+)
+def test_settings_with_duplicate_keys_are_refused_naming_the_key(project, text, key):
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(text)
+    before = snapshot(project)
+    for args in [(), ("--uninstall",)]:
+        proc = init("claude", "--project", project, *args)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert f'"{key}"' in proc.stderr and "more than once" in proc.stderr and "Traceback" not in proc.stderr
+        assert snapshot(project) == before
+
+
+def _load_init():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("init_script", INIT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_conflict_while_writing_finishes_with_exit_code_4(project, monkeypatch, capsys):
+    from autograph import store
+
+    real = store.replace_file
+
+    def racing(target, before, after, *args, **kwargs):
+        if Path(target).name == "settings.json":
+            raise store.Conflict(f"{target}: changed since it was read; not written")
+        return real(target, before, after, *args, **kwargs)
+
+    monkeypatch.setattr(store, "replace_file", racing)
+    code = _load_init().main(["claude", "--project", str(project), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 4
+    assert [c["path"] for c in report["conflicts"]] == [".claude/settings.json"]
+    assert (skill_dir(project) / "SKILL.md").is_file()  # the rest was written
+
+
+def test_help_lists_the_exit_codes():
+    proc = init("--help")
+    assert proc.returncode == 0
+    text = proc.stdout
+    assert "Exit codes:" in text and "4 " in text.split("Exit codes:")[1]
+
+
+# ---------------------------------------------------------------------------
+# Issue 7, item 7: the hook the user installed enforces the project's schema
+
+
+def guard_command_of(project: Path) -> str:
+    return our_groups(json.loads((project / ".claude" / "settings.json").read_text()))[0]["hooks"][0]["command"]
+
+
+def run_command(command: str, payload: dict, project: Path, cwd: Path) -> dict:
+    proc = subprocess.run(
+        command.replace("python3", sys.executable, 1),
+        shell=True,
+        input=json.dumps(payload),
+        text=True,
+        capture_output=True,
+        timeout=30,
+        cwd=cwd,
+        env={**os.environ, "CLAUDE_PROJECT_DIR": str(project), "HOME": str(cwd)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["hookSpecificOutput"] if proc.stdout.strip() else {}
+
+
+def hot_write(project: Path, count: int) -> dict:
+    return {"tool_name": "Write", "tool_input": {"file_path": str(project / "HOT.md"), "content": "- x\n" * count}}
+
+
+@pytest.mark.parametrize("where", ["schema.json", "conf/autograph.json"])
+def test_installed_guard_enforces_the_schema_given_to_init(project, tmp_path, where):
+    schema = project / where
+    schema.parent.mkdir(exist_ok=True)
+    schema.write_text(json.dumps({"index": {"files": ["HOT.md"], "hard": {"lines": 20}}}))
+    args = ("--schema", schema) if where != "schema.json" else ()
+    report = ok("claude", "--project", project, *args)
+    assert report["schema"] == where
+    command = guard_command_of(project)
+    assert f'--schema "$CLAUDE_PROJECT_DIR/{where}"' in command and command.endswith(" --defer-to-plugin")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert run_command(command, hot_write(project, 21), project, elsewhere)["permissionDecision"] == "deny"
+    assert "permissionDecision" not in run_command(command, hot_write(project, 20), project, elsewhere)
+    second = ok("claude", "--project", project, *args)
+    assert {a["action"] for a in second["actions"]} <= {"unchanged", "kept"}
+    ok("claude", "--project", project, *args, "--uninstall")
+    assert not (project / ".claude").exists()
+
+
+def test_user_install_names_an_absolute_schema(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    schema = tmp_path / "my schemas" / "schema.json"
+    schema.parent.mkdir()
+    schema.write_text("{}")
+    env = {"HOME": str(home), "CLAUDE_CONFIG_DIR": "", "CODEX_HOME": ""}
+    ok("claude", "--user", "--schema", schema, env=env)
+    command = our_groups(json.loads((home / ".claude" / "settings.json").read_text()))[0]["hooks"][0]["command"]
+    assert f"--schema '{schema}'" in command
+
+
+def test_a_bad_schema_given_to_init_stops_it(project, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"index": {"hard": {"lines": 0}}}')
+    before = snapshot(project)
+    proc = init("claude", "--project", project, "--schema", bad)
+    assert proc.returncode == 2 and "$.index.hard.lines" in proc.stderr
+    assert snapshot(project) == before
+
+
+def test_an_install_by_an_earlier_init_is_upgraded_in_place(project):
+    """A record written before the hook command was recorded: the group that
+    runs this skill's guard is ours and gets the new command."""
+    ok("claude", "--project", project)
+    settings = project / ".claude" / "settings.json"
+    legacy = 'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/autograph/scripts/guard.py"'
+    settings.write_text(settings.read_text().replace(json.dumps(guard_command_of(project)), json.dumps(legacy)))
+    assert guard_command_of(project) == legacy
+    record_path = skill_dir(project) / hosts.RECORD
+    record = json.loads(record_path.read_text())
+    del record["hook"]
+    record_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+    ok("claude", "--project", project)
+    [group] = our_groups(json.loads(settings.read_text()))
+    assert group["hooks"][0]["command"].endswith('guard.py" --defer-to-plugin')
+    ok("claude", "--project", project, "--uninstall")
+    assert not settings.exists()

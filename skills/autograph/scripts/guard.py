@@ -17,30 +17,55 @@ DESCRIPTION = (
 
 EPILOG = """\
 What it checks: Write, Edit and MultiEdit calls (and the create, str_replace
-and insert commands of a text-editor tool) whose file's base name is an index
-name (case-insensitive; default MEMORY.md).  It computes the file as it would
-be after the call and denies only when that result is over a hard cap AND
+and insert commands of a text-editor tool) whose file is an index: its base
+name, or the base name of the file it resolves to (through symlinks and
+"..", relative paths taken from the hook's cwd), is an index name
+(case-insensitive; default MEMORY.md).  It computes the file as it would be
+after the call and denies only when that result is over a hard cap AND
 larger than the current file in that dimension, so compacting in steps is
-always allowed.  Lines count "\\n" only (a last line without one counts; CRLF
-counts once); bytes are UTF-8 bytes on disk.
+always allowed.  Lines count "\\n" only (a last line without one counts;
+CRLF counts once); bytes are UTF-8 bytes on disk.  Each edit's result size
+is counted before it is built: an Edit or MultiEdit whose result would pass
+10 times the hard byte cap (or the current size, if larger) is denied
+without building it.
 
-Caps: hard 200 lines / 25,000 bytes, soft 150 / 20,000 (Claude Code loads the
-first 200 lines or 25KB of MEMORY.md and drops the rest), from the schema's
-"index" key with --schema, overridden by the environment:
+Caps and index names: hard 200 lines / 25,000 bytes, soft 150 / 20,000
+(Claude Code loads the first 200 lines or 25KB of MEMORY.md and drops the
+rest), and MEMORY.md, unless the project's schema.json sets others in its
+"index" key (index.files) and "memory" key (memory.index).  The schema is
+--schema PATH (init.py writes it into the hook command), else
+$CLAUDE_PROJECT_DIR/schema.json, else schema.json in the hook input's cwd.
+A schema that is missing, not valid JSON or does not validate never blocks
+a write: the built-in names and caps are used and the output says so.
+The environment overrides both:
   AUTOGRAPH_INDEX_HARD_LINES  AUTOGRAPH_INDEX_HARD_BYTES
   AUTOGRAPH_INDEX_SOFT_LINES  AUTOGRAPH_INDEX_SOFT_BYTES
   AUTOGRAPH_INDEX_FILES       index base names, comma-separated
-A variable that is not a positive whole number is ignored (said on stderr).
+A variable that is not a positive whole number is ignored (and said).
 
-Output (the hook protocol, always exit code 0):
-  allowed: nothing on stdout (notes, such as a soft-cap warning, on stderr)
-  denied:  one JSON object on stdout:
+Output (the hook protocol, Claude Code 2.1.9+; always exit code 0):
+  allowed, nothing to say: nothing on stdout.
+  otherwise one JSON object on stdout:
     {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-      "permissionDecision": "deny", "permissionDecisionReason": "..."}}
-  The reason gives the resulting counts, the caps and how to compact.
+      "permissionDecision": "deny", "permissionDecisionReason": "...",
+      "additionalContext": "..."}}
+  permissionDecision and permissionDecisionReason only to deny: the reason
+  says which cap (lines or bytes), the counts after the call and now, the
+  caps and how to compact.  additionalContext, which the model reads, only
+  when there is something to know: the index reached its soft cap with a
+  write that grows it, it stays over its hard cap (allowed: it does not
+  grow), its size could not be checked, or the schema could not be used.
+  It never answers "allow" (that would skip your permission rules).  The
+  same notes go to stderr, one per line.
 Reads and other tools pass silently.  Input that is not JSON passes, with one
 line on stderr.  A missing index is sized as empty; an unreadable one never
 blocks.  The guard writes nothing (--dry-run changes nothing).
+--defer-to-plugin: answer nothing while the autograph Claude Code plugin is
+enabled ("enabledPlugins": {"autograph@...": true} in the project's
+.claude/settings.local.json, .claude/settings.json or the user's
+settings.json, the first that names it deciding), because the plugin
+registers this guard too and one answer per call is enough.  init.py puts
+it on the hook it registers; the plugin's own hook does not carry it.
 Exit codes: 0 for every hook input; 2 bad usage (Claude Code treats exit 2
 as a block and shows the message, so a broken hook command is noticed).
 
@@ -55,31 +80,43 @@ Examples:
 
 
 def _options(argv: list[str]):
-    """Parse options only when there are any: the hook itself runs bare, and
-    argparse plus the schema loader cost more than the whole check."""
+    """Parse options only when there are any: the hook itself may run bare,
+    and argparse costs more than the whole check."""
     from autograph import cli
 
     parser = cli.make_parser("guard.py", DESCRIPTION, EPILOG)
-    parser.add_argument("--schema", metavar="PATH", help='schema.json whose "index" key gives the index names and caps')
+    parser.add_argument(
+        "--schema",
+        metavar="PATH",
+        help='the project\'s schema.json, whose "index" and "memory" keys give the index names and caps '
+        "(default: $CLAUDE_PROJECT_DIR/schema.json, else schema.json in the hook's cwd)",
+    )
+    parser.add_argument(
+        "--defer-to-plugin",
+        action="store_true",
+        help="answer nothing while the autograph Claude Code plugin (which runs this guard too) is enabled",
+    )
     parser.add_argument("--dry-run", action="store_true", help="accepted for symmetry; the guard never writes")
     return parser.parse_args(argv)
 
 
+def _load_index(path: str) -> tuple[list[str], dict]:
+    """The index names (``index.files`` and the memory store's index) and
+    the ``index`` section of the schema at ``path``; raises SchemaError.
+    Imported only when a write is checked: most calls never need it."""
+    from autograph.schema import load_schema
+
+    schema = load_schema(None, path)
+    return [*schema.index_files, schema.memory["index"]], schema.section("index")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    files = section = None
+    schema = None
+    defer = False
     if argv:
         args = _options(argv)
-        if args.schema:
-            from autograph.schema import SchemaError, load_schema
-
-            try:
-                schema = load_schema(None, args.schema)
-            except SchemaError as exc:
-                print(f"guard.py: bad schema: {exc}", file=sys.stderr)
-                return 2
-            section = schema.section("index")
-            files = section.get("files")
+        schema, defer = args.schema, args.defer_to_plugin
     if sys.stdin is None or sys.stdin.isatty():
         print("guard.py: reads a Claude Code hook's JSON on stdin; see guard.py --help", file=sys.stderr)
         return 2
@@ -89,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"guard: cannot read the hook input ({exc}); the call is allowed unchecked", file=sys.stderr)
         return 0
     try:
-        answer, notes = caps.review(payload, os.environ, files, section)
+        answer, notes = caps.review(payload, os.environ, schema=schema, load=_load_index, defer_to_plugin=defer)
     except Exception as exc:  # a bug must not block writes; say so
         answer, notes = "", [f"guard: internal error ({exc.__class__.__name__}: {exc}); the call is allowed"]
     for note in notes:

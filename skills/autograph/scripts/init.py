@@ -16,7 +16,11 @@ What it installs:
   claude  the skill in .claude/skills/autograph/ and guard.py as a PreToolUse
           hook (matcher Write|Edit|MultiEdit) in .claude/settings.json, merged
           into the JSON that is there: other keys and hooks are kept, and so
-          are the file's indentation, line endings and mode.
+          are the file's indentation, line endings and mode.  The hook's
+          command names the schema (--schema, else PROJECT/schema.json when
+          there is one) so the guard enforces its index names and caps, and
+          carries --defer-to-plugin: it stays silent while the autograph
+          Claude Code plugin, which registers the same guard, is enabled.
   codex   the skill in .agents/skills/autograph/ and a block of memory rules
           in AGENTS.md, between <!-- autograph:begin --> and
           <!-- autograph:end --> lines; the rest of the file is kept.
@@ -35,19 +39,35 @@ edited them since), and folders it created once empty.  It never touches the
 store: the index and the notes stay.  Writes are atomic; --dry-run shows the
 plan and writes nothing.
 
-JSON keys (--json): host, scope ("project" or "user"), root, skill, config
-(settings.json or AGENTS.md), store (null without one), uninstall, dry_run,
-actions[{path, action, what, note}], conflicts[{path, error}].  action is
-create, update, restore, remove, unchanged or kept; paths are relative to
-root when inside it.
+It never overwrites or removes what it did not write, and refuses (exit 2,
+nothing written, the message names each file) when the skill folder holds
+a file that differs from autograph's and that no install record names (your
+own file, another skill called autograph, an installed file you edited), or
+a symbolic link (it never writes or removes through one there); when
+settings.json already runs another autograph guard.py; or when settings.json
+holds a key twice (Claude Code reads only the last one).  Move or merge what
+it names, then run it again.  settings.json and AGENTS.md themselves may be
+symbolic links: they are edited at the file they point to.
 
-Exit codes: 0 done; 2 bad usage, or a settings.json / AGENTS.md it cannot edit
-safely (not valid JSON, markers that do not pair up, not UTF-8: the message
-says what to fix); 3 a file changed while it ran (it is left as it was), an
-I/O failure or a bug.
+JSON keys (--json): host, scope ("project" or "user"), root, skill, config
+(settings.json or AGENTS.md), store (null without one), schema (the schema
+the hook names, or null), uninstall, dry_run, actions[{path, action, what,
+note}], conflicts[{path, error}] (files changed while it ran, left as they
+were), failed[{path, error}] (files it could not write: permissions, I/O).
+action is create, update, restore, remove, unchanged or kept; paths are
+relative to root when inside it.
+
+Exit codes: 0 done; 2 bad usage, a bad schema, a settings.json / AGENTS.md
+it cannot edit safely (not valid JSON, a key twice, markers that do not pair
+up, not UTF-8) or files it did not write in its way (the message says what
+to fix; nothing is written); 3 an I/O failure or a bug; 4 finished, but some
+planned writes were skipped (a file changed while it ran, or could not be
+written: listed in conflicts and failed, and left as they were; run it
+again).
 
 Examples:
   init.py claude --project ~/code/app
+  init.py claude --project ~/vault --schema ~/vault/schema.json
   init.py codex --project ~/vault --store ~/vault/.memory
   init.py claude --user --dry-run
   init.py claude --project ~/code/app --uninstall
@@ -84,27 +104,37 @@ def _human(report: dict, dry_run: bool) -> str:
         out.append(f"  {action['what']}: {cli.printable(action['path'])} {word}{note}")
     for conflict in report["conflicts"]:
         out.append(f"  conflict: {cli.printable(conflict['error'])}")
+    for failure in report["failed"]:
+        out.append(f"  not written: {cli.printable(failure['path'])}: {cli.printable(failure['error'])}")
     return "\n".join(out)
 
 
 def cmd_init(args) -> int:
     source = Path(__file__).resolve().parent.parent
     folder = "memory"
-    if not args.user:
+    schema_file = None
+    if args.schema:
+        schema_file = Path(args.schema).absolute()
+        schema = load_schema(None, schema_file)  # a bad schema is exit 2 before anything is planned
+        folder = schema.memory["folder"]
+    elif not args.user:
         project = Path(args.project or ".")
-        if project.is_dir() and (args.schema or (project / "schema.json").is_file()):
-            folder = load_schema(project, args.schema).memory["folder"]
+        if project.is_dir() and (project / "schema.json").is_file():
+            schema_file = (project / "schema.json").absolute()
+            folder = load_schema(project).memory["folder"]
     try:
         layout = hosts.layout(args.host, args.project, args.user, args.store, folder)
         if args.uninstall:
             cleanup = hosts.removable_dirs(layout)
-            actions = hosts.plan_uninstall(layout, source)
+            actions = hosts.plan_uninstall(layout, source, args.python, schema_file)
         else:
             cleanup = None
-            actions = hosts.plan_install(layout, source, args.python)
+            actions = hosts.plan_install(layout, source, args.python, schema=schema_file)
     except hosts.HostError as exc:
         raise cli.UsageError(str(exc)) from None
-    conflicts = [] if args.dry_run else hosts.apply(actions, cleanup)
+    skipped = [] if args.dry_run else hosts.apply(actions, cleanup)
+    conflicts = [a for a in skipped if a.conflict]
+    failed = [a for a in skipped if not a.conflict]
     root = layout.root
     report = {
         "host": args.host,
@@ -113,24 +143,27 @@ def cmd_init(args) -> int:
         "skill": _shown(layout.skill, root),
         "config": _shown(layout.config, root),
         "store": _shown(layout.store, root) if layout.store else None,
+        "schema": _shown(schema_file, root) if schema_file and args.host == "claude" else None,
         "uninstall": bool(args.uninstall),
         "dry_run": bool(args.dry_run),
         "actions": [
             {"path": _shown(a.path, root), "action": a.action, "what": a.what, "note": a.note} for a in actions
         ],
         "conflicts": [{"path": _shown(a.path, root), "error": a.conflict} for a in conflicts],
+        "failed": [{"path": _shown(a.path, root), "error": a.failed} for a in failed],
     }
     if args.json:
         cli.print_json(report)
     else:
         print(_human(report, args.dry_run))
-    if conflicts:
+    if skipped:
         print(
-            f"init.py: {cli.plural(len(conflicts), 'file')} changed while init ran and "
-            f"{'was' if len(conflicts) == 1 else 'were'} left as found; run init again",
+            f"init.py: {cli.plural(len(skipped), 'planned write')} skipped "
+            f"({len(conflicts)} changed while init ran, {len(failed)} could not be written) and left as found; "
+            "run init again",
             file=sys.stderr,
         )
-        return cli.EXIT_CRASH
+        return cli.EXIT_SKIPPED
     return cli.EXIT_OK
 
 

@@ -20,9 +20,18 @@ This module holds everything the cap depends on, and nothing else, so that
 * **The file after a tool call** (:func:`after_call`): ``Write``, ``Edit``
   and ``MultiEdit`` (Claude Code) and the ``create``, ``str_replace`` and
   ``insert`` commands of a text-editor tool, applied to the current bytes.
+  Each replacement's result size is worked out before it is built, so an
+  edit that would grow the text past a limit raises :class:`TooLarge`
+  instead of building it (40 ``replace_all`` edits can ask for gigabytes).
 * **The decision** (:func:`judge`, :func:`review`): deny only when the
   result is over a hard cap **and** larger than the current file in that
-  dimension, so compaction in steps is always allowed.
+  dimension, so compaction in steps is always allowed.  What the model
+  should know (a soft cap reached, an index still over its cap, a schema
+  that could not be used) goes back as ``additionalContext``.
+* **Which guard answers** (:func:`find_schema`, :func:`plugin_enabled`):
+  the project's ``schema.json`` (given, else ``$CLAUDE_PROJECT_DIR``, else
+  the hook's ``cwd``), and whether the autograph plugin is enabled, for a
+  registration that defers to the plugin's.
 """
 
 from __future__ import annotations
@@ -41,16 +50,19 @@ __all__ = [
     "CapsError",
     "Size",
     "Verdict",
+    "TooLarge",
     "after_call",
     "caps_from",
     "check_file",
     "count_lines",
     "deny_reason",
+    "find_schema",
     "index_names",
     "judge",
     "loaded_lines",
     "measure",
     "measure_file",
+    "plugin_enabled",
     "read_current",
     "review",
     "tool_target",
@@ -78,6 +90,15 @@ ENV_FILES = "AUTOGRAPH_INDEX_FILES"
 # Files larger than this are sized by streaming; an edit of one is not
 # simulated (the guard then lets the call through and says why).
 EDIT_LIMIT = 32 << 20
+
+# An edit is simulated only while its result stays within this many times
+# the hard byte cap (or the current size, if larger); past that it is
+# denied without being built.
+SIMULATION_FACTOR = 10
+
+# The Claude Code plugin that registers this guard too (enabledPlugins
+# keys are "name@marketplace").
+PLUGIN_NAME = "autograph"
 
 DIMENSIONS = ("lines", "bytes")
 
@@ -293,18 +314,43 @@ def _text(value) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _replace(text: str, old: str, new: str, replace_all: bool) -> str:
+class TooLarge(Exception):
+    """An edit's result would be at least ``size`` characters (so at least
+    that many UTF-8 bytes), past the simulation limit; ``step`` is the
+    1-based number of the edit in a MultiEdit (0 for a single edit)."""
+
+    def __init__(self, size: int, step: int = 0):
+        super().__init__(f"the result would be at least {size:,} bytes")
+        self.size = size
+        self.step = step
+
+
+def _check_size(size: int, limit: int | None) -> None:
+    if limit is not None and size > limit:
+        raise TooLarge(size)
+
+
+def _replace(text: str, old: str, new: str, replace_all: bool, limit: int | None = None) -> str:
     """One Edit: replace ``old`` (every occurrence with ``replace_all``, else the
     first).  An ``old`` that is not in the text leaves it unchanged (the host
     refuses such an edit).  On a CRLF file an ``old`` written with LF matches
-    the CRLF text, as Claude Code's Edit does, and the result keeps CRLF."""
+    the CRLF text, as Claude Code's Edit does, and the result keeps CRLF.
+
+    With ``limit`` (characters), the result's length is counted first
+    (occurrences times the growth of each) and :class:`TooLarge` raised,
+    without building it, when it would be longer."""
     if not old:
         return new if text == "" else text  # an empty old_string creates a new file
     if old in text:
+        count = text.count(old) if replace_all else 1
+        _check_size(len(text) + count * (len(new) - len(old)), limit)
         return text.replace(old, new) if replace_all else text.replace(old, new, 1)
     if "\r\n" in text and "\n" in old and "\r\n" not in old:
         flat = text.replace("\r\n", "\n")
         if old in flat:
+            count = flat.count(old) if replace_all else 1
+            # the CRLF result is at least as long as the flat one, and at most twice
+            _check_size(len(flat) + count * (len(new) - len(old)), limit)
             flat = flat.replace(old, new) if replace_all else flat.replace(old, new, 1)
             return flat.replace("\r\n", "\n").replace("\n", "\r\n")
     return text
@@ -325,7 +371,7 @@ def _insert(text: str, line, new: str) -> str:
     return "\n".join(lines[:line] + new.split("\n") + lines[line:])
 
 
-def after_call(operation: str, tool_input: dict, current: bytes) -> bytes:
+def after_call(operation: str, tool_input: dict, current: bytes, limit: int | None = None) -> bytes:
     """The file's bytes after the call, from its ``current`` bytes (``b""``
     for a file that does not exist yet).
 
@@ -337,6 +383,11 @@ def after_call(operation: str, tool_input: dict, current: bytes) -> bytes:
     ``str_replace``: ``old_str`` -> ``new_str``.  ``insert``: ``new_str`` (or
     ``insert_text``) after line ``insert_line``.  Text that is not UTF-8 is
     kept byte for byte (surrogate escapes), so the byte count stays true.
+
+    ``limit`` (characters): an edit whose result would be longer raises
+    :class:`TooLarge` before it is built (``step`` says which edit of a
+    MultiEdit); so simulating never needs more than a few times ``limit``
+    of memory, whatever the edits ask for.
     """
     if operation in ("write", "create"):
         content = tool_input.get("content", tool_input.get("file_text"))
@@ -348,16 +399,25 @@ def after_call(operation: str, tool_input: dict, current: bytes) -> bytes:
             _text(tool_input.get("old_string")),
             _text(tool_input.get("new_string")),
             bool(tool_input.get("replace_all")),
+            limit,
         )
     elif operation == "multiedit":
         edits = tool_input.get("edits")
-        for edit in edits if isinstance(edits, list) else ():
+        for step, edit in enumerate(edits if isinstance(edits, list) else (), 1):
             if isinstance(edit, dict):
-                text = _replace(
-                    text, _text(edit.get("old_string")), _text(edit.get("new_string")), bool(edit.get("replace_all"))
-                )
+                try:
+                    text = _replace(
+                        text,
+                        _text(edit.get("old_string")),
+                        _text(edit.get("new_string")),
+                        bool(edit.get("replace_all")),
+                        limit,
+                    )
+                except TooLarge as exc:
+                    exc.step = step
+                    raise
     elif operation == "str_replace":
-        text = _replace(text, _text(tool_input.get("old_str")), _text(tool_input.get("new_str")), False)
+        text = _replace(text, _text(tool_input.get("old_str")), _text(tool_input.get("new_str")), False, limit)
     elif operation == "insert":
         new = tool_input.get("new_str", tool_input.get("insert_text"))
         text = _insert(text, tool_input.get("insert_line"), _text(new))
@@ -447,51 +507,159 @@ def _amount(size: Size, dimension: str) -> str:
     return f"{value:,} line{'' if value == 1 else 's'}" if dimension == "lines" else f"{value:,} bytes"
 
 
+_HOW = (
+    "keep one short line per entry (- [Title](note.md) — hook), move detail into the topic file, "
+    "merge related entries, move retired ones to archive/"
+)
+_COMPACT = f"Compact it first: {_HOW}. Edits that shrink the index are always allowed, so compact in steps."
+
+
+def _now(before: Size) -> str:
+    if before == (0, 0):
+        return "it does not exist yet"
+    return f"it has {_amount(before, 'lines')} and {_amount(before, 'bytes')} now"
+
+
+def _tail(name: str, caps: Caps) -> str:
+    return (
+        f"The host loads only the first {caps.hard['lines']:,} lines or {caps.hard['bytes']:,} bytes "
+        f"of this index and silently drops the rest. {_COMPACT} "
+        f'(If {name} is not an always-loaded index, list the index names in schema.json "index.files", '
+        f"or set {ENV_FILES}.)"
+    )
+
+
 def deny_reason(name: str, verdict: Verdict, caps: Caps) -> str:
-    """The reason shown to the agent: counts, caps, and how to compact."""
+    """The reason shown to the agent: which cap (lines or bytes), the counts
+    after the call and now, the caps, and how to compact."""
     parts = [f"{_amount(verdict.after, d)} (limit {caps.hard[d]:,})" for d in verdict.grown]
     verb = "have" if verdict.grown[0] == "lines" else "be"
-    now = (
-        "it does not exist yet"
-        if verdict.before == (0, 0)
-        else (f"it has {_amount(verdict.before, 'lines')} and {_amount(verdict.before, 'bytes')} now")
-    )
+    return f"{name} would {verb} {' and '.join(parts)}; {_now(verdict.before)}. {_tail(name, caps)}"
+
+
+def too_large_reason(name: str, error: TooLarge, before: Size, caps: Caps, operation: str) -> str:
+    """The reason for an edit denied without building its result."""
+    where = f"edit {error.step} of this MultiEdit" if error.step else f"this {operation}"
     return (
-        f"{name} would {verb} {' and '.join(parts)}; {now}. "
-        f"The host loads only the first {caps.hard['lines']:,} lines or {caps.hard['bytes']:,} bytes "
-        f"of this index and silently drops the rest. "
-        f"Compact it first: keep one short line per entry (- [Title](note.md) — hook), move detail "
-        f"into the topic file, merge related entries, move retired ones to archive/. "
-        f"Edits that shrink the index are always allowed. "
-        f"(If {name} is not an always-loaded index, set {ENV_FILES} to the names that are.)"
+        f"{name} would be at least {error.size:,} bytes (limit {caps.hard['bytes']:,}) after {where}, "
+        f"more than {SIMULATION_FACTOR} times its byte cap; {_now(before)}. "
+        f"Check the edits (a replace_all whose new text holds its old text grows on every run). "
+        f"{_tail(name, caps)}"
     )
+
+
+def find_schema(environ, cwd: str | None = None) -> str | None:
+    """The project's ``schema.json``: ``$CLAUDE_PROJECT_DIR/schema.json``,
+    else ``cwd/schema.json`` (the hook input's ``cwd``), if it is a file."""
+    for folder in (environ.get("CLAUDE_PROJECT_DIR"), cwd):
+        if isinstance(folder, str) and folder:
+            candidate = os.path.join(folder, "schema.json")
+            if os.path.isfile(candidate):
+                return candidate
+    return None
+
+
+def plugin_enabled(environ, project: str | None = None) -> str | None:
+    """The settings file that enables the autograph Claude Code plugin
+    (``enabledPlugins`` holds ``"autograph@<marketplace>": true``), or None.
+
+    Read as Claude Code merges them: ``project/.claude/settings.local.json``
+    over ``project/.claude/settings.json`` over the user's
+    ``$CLAUDE_CONFIG_DIR/settings.json`` (``~/.claude/settings.json``); the
+    first that names the plugin decides.  ``project``:
+    ``$CLAUDE_PROJECT_DIR`` when set.  Unreadable files are passed over."""
+    project = environ.get("CLAUDE_PROJECT_DIR") or project
+    paths = []
+    if project:
+        paths += [
+            os.path.join(project, ".claude", "settings.local.json"),
+            os.path.join(project, ".claude", "settings.json"),
+        ]
+    home = environ.get("HOME") or os.path.expanduser("~")
+    paths.append(os.path.join(environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "settings.json"))
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError, RecursionError):
+            continue
+        plugins = data.get("enabledPlugins") if isinstance(data, dict) else None
+        if not isinstance(plugins, dict):
+            continue
+        named = [on for key, on in plugins.items() if isinstance(key, str) and key.split("@", 1)[0] == PLUGIN_NAME]
+        if named:
+            return path if any(on is True for on in named) else None
+    return None
+
+
+def _answer(reason: str | None, context: list[str]) -> str:
+    """The hook's stdout: nothing, or one ``hookSpecificOutput`` object with
+    a deny and/or ``additionalContext`` (never an allow: that would skip the
+    user's own permission rules)."""
+    if reason is None and not context:
+        return ""
+    spec: dict = {"hookEventName": "PreToolUse"}
+    if reason is not None:
+        spec["permissionDecision"] = "deny"
+        spec["permissionDecisionReason"] = reason
+    if context:
+        spec["additionalContext"] = "\n".join(
+            "autograph " + note if note.startswith("guard: ") else note for note in context
+        )
+    return json.dumps({"hookSpecificOutput": spec})
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 400 else text[:400] + "..."
 
 
 def review(
-    payload: bytes, environ=None, files: list[str] | None = None, section: dict | None = None
+    payload: bytes,
+    environ=None,
+    files: list[str] | None = None,
+    section: dict | None = None,
+    *,
+    schema: str | None = None,
+    load=None,
+    defer_to_plugin: bool = False,
 ) -> tuple[str, list[str]]:
     """Review one PreToolUse hook input (the JSON Claude Code writes to the
     hook's stdin) and return ``(stdout, stderr_lines)``.
 
-    ``stdout`` is ``""`` to allow (the call goes ahead as if there were no
-    hook), or the documented denial, one JSON object::
+    ``stdout`` is ``""`` to allow silently (the call goes ahead as if there
+    were no hook), or one JSON object (Claude Code 2.1.9+)::
 
         {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-          "permissionDecision": "deny", "permissionDecisionReason": "..."}}
+          "permissionDecision": "deny", "permissionDecisionReason": "...",
+          "additionalContext": "..."}}
 
-    It never says ``allow`` (that would skip the user's own permission
-    rules).  Reads, other tools and files that are not an index (base name
-    in :func:`index_names`, case-insensitive) pass silently.  Malformed
-    input passes with one line on stderr.  A missing index is sized as
-    empty; an unreadable one never blocks (a stderr line says the growth
-    could not be checked).  ``files``/``section``: the schema's ``index``
-    names and caps (environment variables override them).
+    with ``permissionDecision``/``permissionDecisionReason`` only to deny
+    and ``additionalContext`` only when there is something the model should
+    know: a soft cap reached by a write that grows the index, an index that
+    stays over its hard cap, a size that could not be checked, a schema that
+    could not be used.  It never says ``allow`` (that would skip the user's
+    own permission rules).  The stderr lines say the same for the user.
+
+    Reads, other tools and files that are not an index (base name, or the
+    base name of what the path resolves to through symlinks and ``..``, in
+    :func:`index_names`, case-insensitive) pass silently.  Malformed input
+    passes with one line on stderr.  A missing index is sized as empty; an
+    unreadable one never blocks.
+
+    The index names and caps: ``files``/``section`` when given; else, with a
+    ``load`` function (path -> ``(files, section)``), the schema at
+    ``schema``, else the project's (:func:`find_schema`).  A schema that
+    cannot be loaded never blocks: the built-in names and caps are used and
+    the output says so.  Environment variables override them.
+    ``defer_to_plugin``: pass silently when the autograph plugin is enabled
+    (:func:`plugin_enabled`), whose own registration of the guard answers.
     """
     environ = os.environ if environ is None else environ
     notes: list[str] = []
     try:
         data = json.loads(payload.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         return "", [f"guard: hook input is not JSON ({exc.__class__.__name__}); the call is allowed unchecked"]
     if not isinstance(data, dict):
         return "", ["guard: hook input is not a JSON object; the call is allowed unchecked"]
@@ -506,21 +674,40 @@ def review(
     path, operation = target
     if not path:
         return "", [f"guard: {data.get('tool_name')} input names no file path; the call is allowed unchecked"]
-    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
-    if name.lower() not in index_names(files, environ):
+    cwd = data.get("cwd") if isinstance(data.get("cwd"), str) and data.get("cwd") else None
+    if defer_to_plugin and plugin_enabled(environ, cwd):
         return "", []
-    if not os.path.isabs(path):
-        cwd = data.get("cwd")
-        path = os.path.join(cwd if isinstance(cwd, str) and cwd else os.getcwd(), path)
+    if files is None and section is None and load is not None:
+        found = schema or find_schema(environ, cwd)
+        if found:
+            try:
+                files, section = load(found)
+            except Exception as exc:  # any failure: the built-in caps, never a blocked write
+                notes.append(
+                    f"guard: the schema {found} cannot be used ({_one_line(exc)}); the index guard uses the "
+                    f"built-in index names ({', '.join(DEFAULT_FILES)}) and caps ({DEFAULT_HARD['lines']} lines / "
+                    f"{DEFAULT_HARD['bytes']:,} bytes) until it is fixed"
+                )
+    full = path if os.path.isabs(path) else os.path.join(cwd or os.getcwd(), path)
+    names = index_names(files, environ)
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    real = os.path.realpath(full)
+    real_name = os.path.basename(real)
+    if name.lower() not in names:
+        if real_name.lower() not in names:
+            return _answer(None, notes), notes
+        name = f"{name} (the index {real_name})"
     caps, warnings = caps_from(section, environ, strict=False)
     notes += [f"guard: {w}" for w in warnings]
     whole = operation not in ("write", "create")
-    current = read_current(path, need_bytes=whole)
+    current = read_current(real, need_bytes=whole)
     if isinstance(current, _Unreadable):
         if whole:
-            return "", notes + [
-                f"guard: {name} cannot be read ({current.reason}); the {operation} is allowed without checking its size"
-            ]
+            notes.append(
+                f"guard: {name} cannot be read ({current.reason}); the {operation} is allowed without checking "
+                f"its size; run check.py on it"
+            )
+            return _answer(None, notes), notes
         after = measure(after_call(operation, tool_input, b""))
         verdict = judge(None, after, caps)
         if verdict.over:
@@ -528,30 +715,30 @@ def review(
                 f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked, "
                 f"but its result is over the hard cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')})"
             )
-        return "", notes
+        return _answer(None, notes), notes
     before = current if isinstance(current, Size) else measure(current)
-    after = measure(after_call(operation, tool_input, current if isinstance(current, bytes) else b""))
+    limit = max(SIMULATION_FACTOR * caps.hard["bytes"], before.bytes)
+    try:
+        after = measure(after_call(operation, tool_input, current if isinstance(current, bytes) else b"", limit))
+    except TooLarge as exc:
+        return _answer(too_large_reason(name, exc, before, caps, data.get("tool_name") or operation), notes), notes
     verdict = judge(before, after, caps)
     if verdict.deny:
-        answer = {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": deny_reason(name, verdict, caps),
-            }
-        }
-        return json.dumps(answer), notes
+        return _answer(deny_reason(name, verdict, caps), notes), notes
+    hard = f"{caps.hard['lines']:,} lines / {caps.hard['bytes']:,} bytes"
     if verdict.over:
         notes.append(
-            f"guard: {name} stays over its hard cap ({_amount(after, 'lines')}, "
-            f"{_amount(after, 'bytes')}); allowed because it does not grow"
+            f"guard: {name} stays over its hard cap ({hard}) after this call, at {_amount(after, 'lines')} and "
+            f"{_amount(after, 'bytes')}: the host drops everything past the cap. Allowed because it does not "
+            f"grow; keep compacting until it is under the cap: {_HOW}."
         )
-    elif verdict.near:
+    elif [d for d in verdict.near if after.get(d) > before.get(d)]:
         notes.append(
-            f"guard: {name} is at its soft cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')}; "
-            f"soft {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes); compact it soon"
+            f"guard: {name} is at its soft cap after this call, at {_amount(after, 'lines')} and "
+            f"{_amount(after, 'bytes')} (soft cap {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes, "
+            f"hard cap {hard}); compact it soon: {_HOW}."
         )
-    return "", notes
+    return _answer(None, notes), notes
 
 
 # ---------------------------------------------------------------------------

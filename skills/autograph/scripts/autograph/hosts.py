@@ -16,21 +16,36 @@ developers.openai.com/codex/skills and AGENTS.md.)
 
 The hook is merged into ``settings.json`` as text: the group
 ``{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command",
-"command": "python3 .../guard.py", "timeout": 10}]}`` is appended to
-``hooks.PreToolUse`` (created when missing) in the file's own indentation
-and line endings; every other byte stays.  The Codex rules go between the
+"command": "python3 .../guard.py [--schema S] --defer-to-plugin",
+"timeout": 10}]}`` is appended to ``hooks.PreToolUse`` (created when
+missing) in the file's own indentation and line endings; every other byte
+stays.  ``--schema`` names the project's ``schema.json`` (the one given to
+init, or the project's own), so the hook enforces the caps the schema sets;
+``--defer-to-plugin`` makes this registration stay silent while the
+autograph Claude Code plugin, which registers the same guard, is enabled.  The Codex rules go between the
 lines ``<!-- autograph:begin -->`` and ``<!-- autograph:end -->``.  The store
 gets an index from ``assets/MEMORY.md`` when it has none.
 
 What was installed is recorded in ``<skill>/.autograph-install.json``: the
-skill files with their SHA-256, the folders created, and for each edited file
-its bytes before and a digest of the bytes written.  Uninstalling restores
-such a file byte for byte when nobody changed it since, and otherwise removes
-only our hook group or block; skill files changed since are kept.  The store
-(the index and its notes) is never touched.
+skill files with their SHA-256, the folders created, the hook command, and
+for each edited file its bytes before and a digest of the bytes written.
+Uninstalling restores such a file byte for byte when nobody changed it
+since, and otherwise removes only our hook group or block; skill files
+changed since are kept.  The store (the index and its notes) is never
+touched.
+
+Nothing init did not write is overwritten or removed (:class:`HostError`,
+nothing written): a file at a skill path that differs from ours and that
+no install record names (a user's file, another skill called
+``autograph``, an installed file edited since); a symbolic link at or
+inside the skill folder (never written or removed through); a hook that
+runs an ``autograph/scripts/guard.py`` other than the one recorded; a
+``settings.json`` that holds a key twice (JSON readers keep only the last
+one, so an edit of the first would be lost).
 
 Every write goes through :func:`store.replace_file` (atomic, change-checked,
-mode kept); a symlinked file is written at its real path, so the link stays.
+mode kept); only ``settings.json`` and ``AGENTS.md`` are written through a
+symlink, at their real path, so the link stays.
 """
 
 from __future__ import annotations
@@ -46,6 +61,7 @@ from . import store
 
 __all__ = [
     "BEGIN",
+    "DEFER_FLAG",
     "END",
     "GUARD_MARK",
     "RECORD",
@@ -53,14 +69,19 @@ __all__ = [
     "HostError",
     "Layout",
     "apply",
+    "guard_command",
     "layout",
     "plan_install",
     "plan_uninstall",
+    "schema_ref",
+    "settings_with_hook",
+    "settings_without_hook",
 ]
 
 BEGIN = "<!-- autograph:begin -->"
 END = "<!-- autograph:end -->"
-GUARD_MARK = "autograph/scripts/guard.py"  # a hook command holding this is ours
+GUARD_MARK = "autograph/scripts/guard.py"  # a hook command holding this runs an autograph guard
+DEFER_FLAG = "--defer-to-plugin"  # the guard stays silent while the autograph plugin is enabled
 RECORD = ".autograph-install.json"
 MATCHER = "Write|Edit|MultiEdit"
 HOOK_TIMEOUT = 10  # seconds; the guard answers in well under one
@@ -102,6 +123,8 @@ class Action:
     mode: int | None = None
     note: str = ""
     conflict: str = field(default="", repr=False)
+    follow: bool = False  # written through a symlink (settings.json, AGENTS.md); never for skill files
+    failed: str = field(default="", repr=False)
 
 
 def _sha(data: bytes) -> str:
@@ -277,22 +300,46 @@ def _remove_child(text: str, container: _Node, index: int) -> str:
     return text[:start] + text[span(1)[0] :]
 
 
-def _is_ours(group: _Node) -> bool:
+def _duplicate_key(node: _Node, path: str = "") -> str | None:
+    """The dotted path of the first key an object holds twice, else None."""
+    if node.kind == "object":
+        seen: set[str] = set()
+        for name, _, child in node.items:
+            where = f"{path}.{name}" if path else name
+            if name in seen:
+                return where
+            seen.add(name)
+            found = _duplicate_key(child, where)
+            if found:
+                return found
+    elif node.kind == "array":
+        for index, child in enumerate(node.items):
+            found = _duplicate_key(child, f"{path}[{index}]")
+            if found:
+                return found
+    return None
+
+
+def _guard_handlers(group: _Node) -> list[tuple[int, _Node, str]]:
+    """``(index, command node, command)`` of each handler of a hook group
+    whose command runs an ``autograph/scripts/guard.py``."""
     if group.kind != "object":
-        return False
+        return []
     hooks = _member(group, "hooks")
     if hooks is None or hooks[1].kind != "array":
-        return False
-    for handler in hooks[1].items:
+        return []
+    out = []
+    for index, handler in enumerate(hooks[1].items):
         command = _member(handler, "command") if handler.kind == "object" else None
         if command and isinstance(command[1].value, str) and GUARD_MARK in command[1].value.replace("\\", "/"):
-            return True
-    return False
+            out.append((index, command[1], command[1].value))
+    return out
 
 
 def _locate_settings(text: str, where: Path) -> tuple[_Node, tuple | None, tuple | None]:
     """(top object, hooks member, PreToolUse member); raises HostError for a
-    file that is not a JSON object or whose hooks are not the documented shape."""
+    file that is not a JSON object, holds a key twice, or whose hooks are
+    not the documented shape."""
     try:
         json.loads(text)
     except ValueError as exc:
@@ -300,6 +347,12 @@ def _locate_settings(text: str, where: Path) -> tuple[_Node, tuple | None, tuple
     top = _parse_value(text, 0)
     if top.kind != "object":
         raise HostError(f"{where}: not a JSON object; fix it, then run init again")
+    twice = _duplicate_key(top)
+    if twice is not None:
+        raise HostError(
+            f'{where}: the key "{twice}" is there more than once; Claude Code reads only the last one, so '
+            f"merge them into one, then run init again"
+        )
     hooks = _member(top, "hooks")
     if hooks is not None and hooks[1].kind != "object":
         raise HostError(f'{where}: "hooks" is not an object; fix it, then run init again')
@@ -314,25 +367,42 @@ def hook_group(command: str) -> dict:
     return {"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
 
 
-def settings_with_hook(text: str | None, command: str, where: Path) -> str:
-    """``settings.json`` text with our hook group (unchanged if one is
-    there: a group whose command runs ``.../autograph/scripts/guard.py``;
-    its command is updated in place when it differs)."""
+def _as_test(ours) -> callable:
+    if callable(ours):
+        return ours
+    known = {ours} if isinstance(ours, str) else set(ours)
+    return lambda command: command in known
+
+
+def settings_with_hook(text: str | None, command: str, where: Path, ours=()) -> str:
+    """``settings.json`` text with our hook group: unchanged if a handler
+    runs ``command`` already, its command replaced in place when a handler
+    runs an earlier command of ours (``ours``: commands, or a test of a
+    command), else a new group appended to ``hooks.PreToolUse``.  A handler
+    that runs another ``autograph/scripts/guard.py`` is someone else's: it is
+    never rewritten, and since two guards would answer every call, the
+    file is refused (HostError) naming it."""
     if text is None or not text.strip():
         return json.dumps({"hooks": {"PreToolUse": [hook_group(command)]}}, indent=2) + "\n"
+    earlier = _as_test(ours)
     newline, unit = _newline(text), _indent_unit(text)
     top, hooks, pre = _locate_settings(text, where)
     if pre is not None:
-        for group in pre[1].items:
-            if _is_ours(group):
-                handlers = _member(group, "hooks")[1]
-                for handler in handlers.items:
-                    found = _member(handler, "command") if handler.kind == "object" else None
-                    if found and GUARD_MARK in str(found[1].value).replace("\\", "/"):
-                        if found[1].value != command:
-                            node = found[1]
-                            return text[: node.start] + json.dumps(command, ensure_ascii=False) + text[node.end :]
-                        return text
+        found = None
+        for number, group in enumerate(pre[1].items):
+            for _, node, value in _guard_handlers(group):
+                if value == command:
+                    return text
+                if earlier(value):
+                    found = found or node
+                else:
+                    raise HostError(
+                        f"{where}: hooks.PreToolUse[{number}] runs {value!r}, a guard init did not write "
+                        f"(no install record names it); remove that hook (init registers its own guard), "
+                        f"then run init again"
+                    )
+        if found is not None:
+            return text[: found.start] + json.dumps(command, ensure_ascii=False) + text[found.end :]
         return _insert_child(text, pre[1], _render(hook_group(command), unit, 3, newline), unit, 3, newline)
     if hooks is not None:
         rendered = '"PreToolUse": ' + _render([hook_group(command)], unit, 2, newline)
@@ -341,16 +411,24 @@ def settings_with_hook(text: str | None, command: str, where: Path) -> str:
     return _insert_child(text, top, rendered, unit, 1, newline)
 
 
-def settings_without_hook(text: str, where: Path) -> str:
-    """``settings.json`` text without our hook group; an emptied
-    ``PreToolUse`` list and an emptied ``hooks`` object go too."""
+def settings_without_hook(text: str, where: Path, ours=()) -> str:
+    """``settings.json`` text without our hook (``ours``: the commands init
+    wrote, or a test of a command): the whole group when our handler is its
+    only one, else just our handler; an emptied ``PreToolUse`` list and an
+    emptied ``hooks`` object go too.  Other guards' hooks stay."""
+    mine = _as_test(ours)
     top, hooks, pre = _locate_settings(text, where)
     if pre is None:
         return text
     for index, group in enumerate(pre[1].items):
-        if _is_ours(group):
-            text = _remove_child(text, pre[1], index)
-            break
+        handlers = [h for h in _guard_handlers(group) if mine(h[2])]
+        if not handlers:
+            continue
+        members = _member(group, "hooks")[1]
+        if len(members.items) > 1:
+            return _remove_child(text, members, handlers[0][0])
+        text = _remove_child(text, pre[1], index)
+        break
     else:
         return text
     top, hooks, pre = _locate_settings(text, where)
@@ -474,11 +552,44 @@ def _skill_files(source: Path) -> dict[str, Path]:
 
 
 def _load_record(skill: Path) -> dict:
+    path = skill / RECORD
+    if _link_at(skill, path) is not None:
+        return {}  # never read (or trust) a record through a link
     try:
-        data = json.loads((skill / RECORD).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _link_at(top: Path, target: Path) -> Path | None:
+    """``top``, or the first path below it on the way to ``target``, that is
+    a symbolic link; None when there is none."""
+    current = top
+    if current.is_symlink():
+        return current
+    for part in target.relative_to(top).parts:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
+def _skill_path_problem(layout: Layout, target: Path) -> str | None:
+    """Why init must not write ``target`` in the skill folder: a symbolic
+    link on the way (it would write into what the link points to, such as
+    the index), or a file where a folder goes."""
+    link = _link_at(layout.skill, target)
+    if link is not None:
+        return f"{_ref(link, layout.root)}: is a symbolic link; init never writes through one in the skill folder"
+    current = layout.skill
+    for part in target.relative_to(layout.skill).parts[:-1]:
+        if os.path.lexists(current) and not current.is_dir():
+            return f"{_ref(current, layout.root)}: is a file where init puts a folder"
+        current = current / part
+    if os.path.lexists(current) and not current.is_dir():
+        return f"{_ref(current, layout.root)}: is a file where init puts a folder"
+    return None
 
 
 def _missing_dirs(path: Path, stop: Path) -> list[Path]:
@@ -491,13 +602,56 @@ def _missing_dirs(path: Path, stop: Path) -> list[Path]:
     return out
 
 
-def guard_command(layout: Layout, python: str) -> str:
+def _guard_token(layout: Layout) -> str:
+    """The guard's path as the hook command names it."""
+    if layout.scope == "project":
+        return f'"$CLAUDE_PROJECT_DIR/{_escaped(layout.skill_ref)}/scripts/guard.py"'
+    return shlex.quote(str(layout.skill / "scripts" / "guard.py"))
+
+
+def _escaped(text: str) -> str:
+    """``text`` safe inside double quotes of a POSIX shell."""
+    return "".join("\\" + ch if ch in '\\"$`' else ch for ch in text)
+
+
+def schema_ref(layout: Layout, schema: str | os.PathLike) -> str:
+    """``schema`` as the hook command names it: through
+    ``$CLAUDE_PROJECT_DIR`` when it is in the project (so the settings file
+    works on any checkout), else its absolute path."""
+    path = Path(schema).absolute()
+    if layout.scope == "project":
+        try:
+            return f'"$CLAUDE_PROJECT_DIR/{_escaped(path.relative_to(layout.root).as_posix())}"'
+        except ValueError:
+            pass
+    return shlex.quote(str(path))
+
+
+def guard_command(layout: Layout, python: str, schema: str | os.PathLike | None = None) -> str:
     """The hook's command line: the project's copy through
     ``$CLAUDE_PROJECT_DIR`` (so the settings file works on any checkout), or
-    the absolute path for ``--user``."""
-    if layout.scope == "project":
-        return f'{python} "$CLAUDE_PROJECT_DIR/{layout.skill_ref}/scripts/guard.py"'
-    return f"{python} {shlex.quote(str(layout.skill / 'scripts' / 'guard.py'))}"
+    the absolute path for ``--user``; ``--schema`` when a schema is given,
+    and :data:`DEFER_FLAG`, so this registration stays silent while the
+    autograph plugin (which registers the same guard) is enabled."""
+    command = f"{python} {_guard_token(layout)}"
+    if schema is not None:
+        command += f" --schema {schema_ref(layout, schema)}"
+    return f"{command} {DEFER_FLAG}"
+
+
+def _hook_test(record: dict, layout: Layout, command: str, installing: bool):
+    """Which hook commands in settings.json are ours: the one the install
+    record names; without a record, only the exact command init writes now;
+    with a record of an earlier init that did not name it, a command running
+    this skill's guard (as that init wrote it).  Installing, the command
+    init writes now is ours too."""
+    if not record:
+        return lambda found: found == command
+    if "hook" in record:
+        hook = record.get("hook") if isinstance(record.get("hook"), str) else None
+        return lambda found: (installing and found == command) or found == hook
+    token = " " + _guard_token(layout)
+    return lambda found: found == command or found.endswith(token)
 
 
 def _mode(path: Path) -> int:
@@ -515,47 +669,94 @@ def _text(data: bytes | None, where: Path) -> str | None:
         raise HostError(f"{where}: not UTF-8 text; autograph edits only UTF-8 files") from None
 
 
-def plan_install(layout: Layout, source: Path, python: str = "python3", template: Path | None = None) -> list[Action]:
+def _refuse(layout: Layout, problems: list[str]) -> None:
+    shown = problems[:10] + ([f"... and {len(problems) - 10} more"] if len(problems) > 10 else [])
+    raise HostError(
+        f"{layout.skill}: holds what init did not write, so init changed nothing:\n"
+        + "".join(f"  {line}\n" for line in shown)
+        + "Move them away (or the whole folder, if it is another skill), then run init again; "
+        "init never overwrites or removes a file it did not write."
+    )
+
+
+def plan_install(
+    layout: Layout,
+    source: Path,
+    python: str = "python3",
+    template: Path | None = None,
+    schema: str | os.PathLike | None = None,
+) -> list[Action]:
     """The changes that install autograph as ``layout`` says, from the skill
-    folder ``source``: skill files, the hook or the rules block, the index
-    (from ``template``, only when the store has none) and the install record.
-    Files already as they should be give ``unchanged`` actions.  Raises
-    :class:`HostError` for a settings file or rules file we cannot edit safely."""
+    folder ``source``: skill files, the hook (its command naming ``schema``)
+    or the rules block, the index (from ``template``, only when the store
+    has none) and the install record.  Files already as they should be give
+    ``unchanged`` actions.  Raises :class:`HostError`, planning nothing, for
+    a settings or rules file we cannot edit safely and for anything at a
+    skill path init did not write (see the module's notes)."""
     actions: list[Action] = []
     record = _load_record(layout.skill)
+    recorded = record.get("files") if isinstance(record.get("files"), dict) else {}
     created_dirs = {d for d in record.get("dirs", []) if isinstance(d, str)}
     same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
     files: dict[str, str] = {}
+    problems: list[str] = []
+    targets = [] if same_skill else [layout.skill / RECORD]
     for rel, path in _skill_files(source).items():
         data = path.read_bytes()
         files[rel] = _sha(data)
         target = layout.skill / rel
         if same_skill:
             continue
+        targets.append(target)
+        problem = _skill_path_problem(layout, target)
+        if problem is not None:
+            if problem not in problems:
+                problems.append(problem)
+            continue
         before = _read(target)
+        if before is not None and before != data and recorded.get(rel) != _sha(before):
+            why = (
+                "changed since init wrote it"
+                if rel in recorded
+                else "differs from autograph's, and no install record names it"
+            )
+            problems.append(f"{_ref(target, layout.root)}: not written by init ({why})")
+            continue
         for folder in _missing_dirs(target.parent, layout.root):
             created_dirs.add(_ref(folder, layout.root))
         kind = "unchanged" if before == data else "create" if before is None else "update"
         actions.append(Action(target, kind, "skill", before, data, _mode(path)))
+    if not same_skill and (problem := _skill_path_problem(layout, layout.skill / RECORD)) and problem not in problems:
+        problems.append(problem)
+    if problems:
+        _refuse(layout, problems)
     edits = dict(record.get("edits") or {})
+    key = _ref(layout.config, layout.root)
     config_before = _read(layout.config)
     config_text = _text(config_before, layout.config)
+    hook = None
     if layout.host == "claude":
-        after_text = settings_with_hook(config_text, guard_command(layout, python), layout.config)
+        command = guard_command(layout, python, schema)
+        after_text = settings_with_hook(
+            config_text, command, layout.config, _hook_test(record, layout, command, installing=True)
+        )
         what = "hook in settings.json"
     else:
         after_text = rules_with_block(config_text, rules_block(layout, python), layout.config)
         what = "rules block in AGENTS.md"
     after = after_text.encode("utf-8")
+    if layout.host == "claude":
+        earlier = record.get("hook") if isinstance(record.get("hook"), str) else None
+        legacy = bool(record) and "hook" not in record and key in edits
+        hook = command if after != config_before or earlier or legacy else None
     for folder in _missing_dirs(layout.config.parent, layout.root):
         created_dirs.add(_ref(folder, layout.root))
-    key = _ref(layout.config, layout.root)
     if after != config_before:
         previous = edits.get(key)  # an earlier install's record keeps the bytes from before it
         original = previous["original"] if isinstance(previous, dict) and "original" in previous else config_text
         edits[key] = {"original": original, "written": _sha(after)}
     kind = "unchanged" if after == config_before else "create" if config_before is None else "update"
-    actions.append(Action(layout.config, kind, what, config_before, after))
+    actions.append(Action(layout.config, kind, what, config_before, after, follow=True))
     index_ref = record.get("index") if isinstance(record.get("index"), str) else None  # created by us earlier
     if layout.store is not None:
         index = layout.store / "MEMORY.md"
@@ -572,6 +773,7 @@ def plan_install(layout: Layout, source: Path, python: str = "python3", template
         "files": files if not same_skill else {},
         "dirs": sorted(created_dirs),
         "edits": dict(sorted(edits.items())),
+        "hook": hook,
         "index": index_ref,
     }
     record_bytes = (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
@@ -588,11 +790,15 @@ def _umask() -> int:
     return umask
 
 
-def plan_uninstall(layout: Layout, source: Path) -> list[Action]:
+def plan_uninstall(
+    layout: Layout, source: Path, python: str = "python3", schema: str | os.PathLike | None = None
+) -> list[Action]:
     """The changes that remove what :func:`plan_install` wrote: skill files
     unchanged since install, our hook or block (the whole file restored byte
     for byte when nobody changed it since), the install record and the
-    folders it created once empty.  The store is never touched."""
+    folders it created once empty.  The store is never touched, and nothing
+    is removed through a symbolic link in the skill folder.  ``python`` and
+    ``schema`` give the hook command to look for when there is no record."""
     actions: list[Action] = []
     record = _load_record(layout.skill)
     recorded = record.get("files") if isinstance(record.get("files"), dict) else None
@@ -601,6 +807,13 @@ def plan_uninstall(layout: Layout, source: Path) -> list[Action]:
         recorded = {} if same_skill else {rel: _sha(p.read_bytes()) for rel, p in _skill_files(source).items()}
     for rel, digest in sorted(recorded.items()):
         target = layout.skill / rel
+        if not os.path.lexists(target):
+            continue
+        link = _link_at(layout.skill, target)
+        if link is not None:
+            note = "a symbolic link" if link == target else f"inside {_ref(link, layout.root)}, a symbolic link"
+            actions.append(Action(target, "kept", "skill", note=f"{note}; init never removes through a link"))
+            continue
         before = _read(target)
         if before is None:
             continue
@@ -617,27 +830,48 @@ def plan_uninstall(layout: Layout, source: Path) -> list[Action]:
             original = edit.get("original")
             after = None if original is None else original.encode("utf-8")
             actions.append(
-                Action(layout.config, "restore" if after is not None else "remove", what, config_before, after)
+                Action(
+                    layout.config,
+                    "restore" if after is not None else "remove",
+                    what,
+                    config_before,
+                    after,
+                    follow=True,
+                )
             )
         else:
             text = _text(config_before, layout.config)
             if layout.host == "claude":
-                after_text = settings_without_hook(text, layout.config)
+                mine = _hook_test(record, layout, guard_command(layout, python, schema), installing=False)
+                after_text = settings_without_hook(text, layout.config, mine)
             else:
                 after_text = rules_without_block(text, layout.config)
             after = after_text.encode("utf-8")
             if after == config_before:
                 actions.append(
-                    Action(layout.config, "unchanged", what, config_before, after, note="nothing of ours in it")
+                    Action(
+                        layout.config,
+                        "unchanged",
+                        what,
+                        config_before,
+                        after,
+                        note="nothing of ours in it",
+                        follow=True,
+                    )
                 )
             elif isinstance(edit, dict) and edit.get("original") is None and not after_text.strip(" \t\r\n{}"):
-                actions.append(Action(layout.config, "remove", what, config_before, None))
+                actions.append(Action(layout.config, "remove", what, config_before, None, follow=True))
             else:
-                actions.append(Action(layout.config, "update", what, config_before, after))
+                actions.append(Action(layout.config, "update", what, config_before, after, follow=True))
     record_path = layout.skill / RECORD
-    record_before = _read(record_path)
-    if record_before is not None:
-        actions.append(Action(record_path, "remove", "install record", record_before, None))
+    if os.path.lexists(record_path):
+        link = _link_at(layout.skill, record_path)
+        if link is not None:
+            actions.append(
+                Action(record_path, "kept", "install record", note="a symbolic link; init never removes through one")
+            )
+        else:
+            actions.append(Action(record_path, "remove", "install record", _read(record_path), None))
     index_ref = record.get("index")
     if isinstance(index_ref, str) and os.path.lexists(layout.root / index_ref):
         actions.append(Action(layout.root / index_ref, "kept", "index", note="the store is never touched"))
@@ -648,10 +882,11 @@ def plan_uninstall(layout: Layout, source: Path) -> list[Action]:
 
 def removable_dirs(layout: Layout) -> list[Path]:
     """Folders to remove after an uninstall, deepest first, if empty then:
-    the skill folder and its subfolders, and the folders the install created."""
+    the skill folder and its subfolders, and the folders the install created.
+    Nothing inside a symbolic link."""
     record = _load_record(layout.skill)
     out = []
-    if layout.skill.is_dir():
+    if layout.skill.is_dir() and not layout.skill.is_symlink():
         for folder, _dirs, _files in os.walk(layout.skill, topdown=False):
             out.append(Path(folder))
     for rel in sorted(record.get("dirs") or [], key=lambda r: -r.count("/")):
@@ -667,18 +902,30 @@ def removable_dirs(layout: Layout) -> list[Path]:
 # ---------------------------------------------------------------------------
 # Applying
 
+_REFUSED = (OSError, getattr(store, "TargetError", OSError))
+
 
 def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Action]:
     """Carry out ``actions`` (create, update, restore, remove) and then
     remove the ``cleanup`` folders that are empty.  Each write is atomic and
-    change-checked (a file changed since the plan is skipped: ``conflict``
-    says why); an existing file keeps its mode, a new one gets ``mode``.
-    Returns the actions with a conflict."""
-    conflicts = []
+    change-checked: a file changed since the plan (or become a symbolic
+    link, where links are not followed) is skipped with ``conflict`` saying
+    why; one that cannot be written (permissions, I/O) is skipped with
+    ``failed`` saying why, and the rest go on.  An existing file keeps its
+    mode, a new one gets ``mode``.  Only actions with ``follow`` write
+    through a symlink, at its real path.  Returns the skipped actions."""
+    skipped = []
     for action in actions:
         if action.action not in ("create", "update", "restore", "remove") or action.before == action.after:
             continue
-        real = Path(os.path.realpath(action.path))
+        if action.follow:
+            real = Path(os.path.realpath(action.path))
+        elif os.path.islink(action.path):
+            action.conflict = f"{action.path}: became a symbolic link; init never writes or removes through one"
+            skipped.append(action)
+            continue
+        else:
+            real = Path(action.path)
         try:
             if action.after is None:
                 current = _read(real)
@@ -692,10 +939,13 @@ def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Acti
                     os.chmod(real, action.mode)
         except store.Conflict as exc:
             action.conflict = str(exc)
-            conflicts.append(action)
+            skipped.append(action)
+        except _REFUSED as exc:
+            action.failed = getattr(exc, "strerror", None) or str(exc)
+            skipped.append(action)
     for folder in cleanup or []:
         try:
             folder.rmdir()
         except OSError:
             pass  # not empty (someone else's files) or already gone
-    return conflicts
+    return skipped
