@@ -251,6 +251,74 @@ def test_text_that_is_not_utf8_keeps_its_bytes():
     assert result == b"caf\xe9\n- a\n- b\n"
 
 
+# The simulation is bounded: an edit's size is worked out before it is built
+
+small_text = st.text(st.sampled_from("ab\r\n"), max_size=12)
+an_edit = st.fixed_dictionaries({"old_string": small_text, "new_string": small_text, "replace_all": st.booleans()})
+
+
+@given(current=small_text, edits=st.lists(an_edit, max_size=6), limit=st.integers(0, 60))
+def test_property_a_limited_simulation_builds_the_same_result_or_proves_it_too_large(current, edits, limit):
+    data = current.encode()
+    try:
+        bounded = caps.after_call("multiedit", {"edits": edits}, data, limit)
+    except caps.TooLarge as exc:
+        assert exc.size > limit and 1 <= exc.step <= len(edits)
+        # honest: the text after that edit, built without a limit, is at least that long
+        partial = caps.after_call("multiedit", {"edits": edits[: exc.step]}, data)
+        assert len(partial) >= exc.size
+    else:
+        assert bounded == caps.after_call("multiedit", {"edits": edits}, data)
+
+
+def test_a_runaway_replace_all_is_refused_before_it_is_built():
+    edits = [{"old_string": "a", "new_string": "aa", "replace_all": True}] * 64  # 2**64 characters
+    with pytest.raises(caps.TooLarge) as caught:
+        caps.after_call("multiedit", {"edits": edits}, b"a" * 1000, limit=250_000)
+    assert caught.value.step == 8 and caught.value.size == 256_000  # 1,000 doubled 8 times
+    with pytest.raises(caps.TooLarge):
+        caps.after_call("edit", {"old_string": "a", "new_string": "b" * 300, "replace_all": True}, b"a" * 1000, 250_000)
+    shrink = [{"old_string": "aa", "new_string": "a", "replace_all": True}] * 64
+    assert caps.after_call("multiedit", {"edits": shrink}, b"a" * 1_000_000, limit=1_000_000) == b"a"
+
+
+# ---------------------------------------------------------------------------
+# Which schema, and whether the plugin answers instead
+
+
+def test_find_schema_prefers_the_project_dir_then_the_cwd(tmp_path):
+    project, cwd = tmp_path / "p", tmp_path / "c"
+    project.mkdir()
+    cwd.mkdir()
+    assert caps.find_schema({}, str(cwd)) is None
+    (cwd / "schema.json").write_text("{}")
+    assert caps.find_schema({}, str(cwd)) == str(cwd / "schema.json")
+    assert caps.find_schema({"CLAUDE_PROJECT_DIR": str(project)}, str(cwd)) == str(cwd / "schema.json")
+    (project / "schema.json").write_text("{}")
+    assert caps.find_schema({"CLAUDE_PROJECT_DIR": str(project)}, str(cwd)) == str(project / "schema.json")
+
+
+def test_plugin_enabled_reads_settings_as_claude_code_merges_them(tmp_path):
+    project, home = tmp_path / "p", tmp_path / "h"
+    (project / ".claude").mkdir(parents=True)
+    (home / ".claude").mkdir(parents=True)
+    env = {"CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)}
+
+    def put(path, plugins):
+        path.write_text(json.dumps({"enabledPlugins": plugins}))
+
+    assert caps.plugin_enabled(env) is None
+    put(home / ".claude" / "settings.json", {"autograph@m": True})
+    assert caps.plugin_enabled(env) == str(home / ".claude" / "settings.json")
+    put(project / ".claude" / "settings.json", {"autograph@m": False})
+    assert caps.plugin_enabled(env) is None  # the project's settings win over the user's
+    put(project / ".claude" / "settings.local.json", {"autograph@m": True})
+    assert caps.plugin_enabled(env) == str(project / ".claude" / "settings.local.json")
+    (project / ".claude" / "settings.local.json").write_text("{broken")
+    assert caps.plugin_enabled(env) is None  # unreadable: passed over
+    assert caps.plugin_enabled({**env, "CLAUDE_CONFIG_DIR": str(tmp_path / "none")}) is None
+
+
 def test_tool_target():
     assert caps.tool_target("Write", {"file_path": "/m/MEMORY.md"}) == ("/m/MEMORY.md", "write")
     assert caps.tool_target("MultiEdit", {"file_path": 3}) == ("", "multiedit")

@@ -81,10 +81,14 @@ Examples:
 
 def _options(argv: list[str]):
     """Parse options only when there are any: the hook itself may run bare,
-    and argparse costs more than the whole check."""
-    from autograph import cli
+    and argparse costs more than the whole check.  (argparse alone, not
+    autograph.cli, which loads the vault and store modules: this runs
+    before every write.)"""
+    import argparse
 
-    parser = cli.make_parser("guard.py", DESCRIPTION, EPILOG)
+    parser = argparse.ArgumentParser(
+        prog="guard.py", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument(
         "--schema",
         metavar="PATH",
