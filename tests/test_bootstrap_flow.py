@@ -26,14 +26,16 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from autograph import frontmatter
+from autograph import bootstrap, frontmatter
 from autograph.note import Note
-from autograph.schema import validate
+from autograph.schema import load_schema, validate
+from autograph.vault import Vault
 from conftest import CORPORA, CORPUS_NAMES, REPO, SCRIPTS, copy_tree, require
 
 DISCOVER = SCRIPTS / "discover.py"
 GENERATE = SCRIPTS / "generate_schema.py"
 ENFORCE = SCRIPTS / "enforce.py"
+ENGINE = SCRIPTS / "engine.py"
 JSON_SCHEMA = REPO / "skills" / "autograph" / "schema.schema.json"
 
 
@@ -215,9 +217,20 @@ def test_enforce_used_the_vaults_schema(flow):
     assert Path(flow.first["schema"]) == flow.root / "schema.json"
 
 
+# The templates folders each corpus's settings name, read by hand.
+TEMPLATES = {"kepano-obsidian": ["Templates"], "tasks-demo": ["_meta/templates"], "tasks-docs": ["_meta/templates"]}
+
+
 def test_discovery_counts_every_note(flow):
-    """discover's note count is the enforce report's note count."""
-    assert flow.discovery["notes"] == flow.first["notes"] == sum(1 for p in flow.before if p.endswith(".md"))
+    """discover counts every note; enforce every note outside the templates folders
+    (Obsidian's and Templater's settings), which it never checks nor writes."""
+    notes = [p for p in flow.before if p.endswith(".md")]
+    templates = TEMPLATES.get(flow.name, [])
+    assert Vault.open(flow.root).template_folders == templates
+    cards = [p for p in notes if not any(p.startswith(folder + "/") for folder in templates)]
+    assert flow.discovery["notes"] == len(notes)
+    assert flow.first["notes"] == len(cards)
+    assert (len(cards) < len(notes)) == bool(templates)
 
 
 # ---------------------------------------------------------------------------
@@ -297,3 +310,22 @@ def test_generate_refuses_a_folder_as_output(tmp_path, discovery_file):
     proc = run(GENERATE, discovery_file, "-o", tmp_path)
     assert proc.returncode == 2
     assert "folder" in proc.stderr
+
+
+@pytest.mark.parametrize("name", sorted(TEMPLATES))
+def test_templates_are_never_written(tmp_path, name):
+    """Issue 7, item 13: engine init --apply and enforce --apply leave every note in a
+    templates folder byte for byte, though init would give some of them frontmatter."""
+    root = copy_tree(require(CORPORA / name), tmp_path / "vault")
+    folders = tuple(folder + "/" for folder in TEMPLATES[name])
+    vault = Vault.open(root)
+    vault.template_folders = []  # as if the settings named no templates folder
+    would = [e.path for e in bootstrap.plan_init(vault, load_schema(root))[0] if e.path.startswith(folders)]
+    assert would, "the test needs a template that init would otherwise change"
+    before = snapshot(root)
+    init = run_json(ENGINE, "init", root, "--apply")
+    assert init["written"] and not [p for p in init["written"] if p.startswith(folders)]
+    run_json(ENFORCE, root, "--apply")
+    after = snapshot(root)
+    templates = [p for p in before if p.startswith(folders)]
+    assert templates and all(after[p] == before[p] for p in templates)

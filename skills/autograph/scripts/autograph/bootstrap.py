@@ -46,11 +46,12 @@ def plan_init(vault: Vault, schema: Schema) -> tuple[list[Edit], list[dict]]:
     """Edits that give bare notes frontmatter, and the notes skipped.
 
     Returns ``(edits, skipped)``; ``skipped`` holds ``{path, reason}`` for
-    notes whose block does not parse or that cannot be read.
+    notes whose block does not parse or that cannot be read.  Notes in the
+    templates folders and ``ignore_folders`` are left alone.
     """
     edits: list[Edit] = []
     skipped: list[dict] = []
-    for path in vault.notes:
+    for path in vault.cards(schema.ignore_folders):  # never a template: its notes would inherit the fields
         note = vault.note(path)
         if note.text is None:
             skipped.append({"path": path, "reason": note.error or "cannot be read"})

@@ -327,9 +327,12 @@ def _describe(value) -> str:
 
 
 def check(vault: Vault, schema: Schema) -> Report:
-    """Check every note of ``vault`` against ``schema`` (each note read once)."""
-    report = Report(len(vault.notes))
-    for path in vault.notes:
+    """Check every card of ``vault`` against ``schema`` (each note read once).
+    Notes in templates folders and ``ignore_folders`` are not cards: they are
+    neither checked nor fixed (:meth:`Vault.cards`)."""
+    cards = vault.cards(schema.ignore_folders)
+    report = Report(len(cards))
+    for path in cards:
         report.findings.extend(check_note(vault.note(path), schema))
     return report
 

@@ -250,6 +250,17 @@ def _check_str_list(value, path: str, problems: list[str]) -> None:
         problems.append(f"{path}: expected a list of strings")
 
 
+def _check_folder_list(value, path: str, problems: list[str]) -> None:
+    if not _is_str_list(value):
+        problems.append(f'{path}: expected a list of folders, like ["Templates"]')
+        return
+    for index, folder in enumerate(value):
+        if not folder.strip("/ "):
+            problems.append(f"{path}[{index}]: empty folder; name a folder inside the vault")
+        elif (why := folder_problem(folder)) is not None:
+            problems.append(f"{path}[{index}]: folder {why}")
+
+
 def _check_field_fixes(value, path: str, problems: list[str]) -> None:
     if not isinstance(value, dict) or not all(_is_str_map(v) for k, v in value.items() if not k.startswith("_")):
         problems.append(
@@ -413,6 +424,7 @@ _TOP_LEVEL = {
     "properties": _check_properties,
     "decay": _check_decay,
     "ignore_tags": _check_str_list,
+    "ignore_folders": _check_folder_list,
     "entity_extraction": _check_object,
     "hubs": _check_hubs,
     "index": _check_index,
@@ -496,6 +508,12 @@ class Schema:
         """Index and Map-of-Content notes: by file stem or by ``type``."""
         kind = properties.get("type")
         return stem.lower() in self.hub_names or (isinstance(kind, str) and kind.lower() in self.hub_types)
+
+    @property
+    def ignore_folders(self) -> list[str]:
+        """Vault-relative folders whose notes are never written (templates,
+        archives): ``ignore_folders``, without leading or trailing ``/``."""
+        return [folder.strip("/") for folder in self.data.get("ignore_folders", [])]
 
     @property
     def index_files(self) -> list[str]:

@@ -14,9 +14,11 @@ so nothing is ever read from or written to outside the vault.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .links import Resolver
@@ -168,6 +170,37 @@ class Vault:
                 note = Note(path, b"", None, False, f"cannot read: {exc.strerror or exc}")
             self._notes[path] = note
         return note
+
+    @cached_property
+    def template_folders(self) -> list[str]:
+        """The vault's templates folders, as its settings name them: the core
+        Templates plugin (``.obsidian/templates.json``, key ``folder``) and
+        Templater (``.obsidian/plugins/templater-obsidian/data.json``, key
+        ``templates_folder``).  Vault-relative, without ``/`` at the ends;
+        unreadable or odd settings give none."""
+        found = []
+        for name, key in (
+            ("templates.json", "folder"),
+            ("plugins/templater-obsidian/data.json", "templates_folder"),
+        ):
+            try:
+                with open(os.path.join(self.root, ".obsidian", name), "rb") as handle:
+                    value = json.loads(handle.read(1 << 20).decode("utf-8")).get(key)
+            except (OSError, ValueError, AttributeError, RecursionError):
+                continue
+            if isinstance(value, str) and value.strip("/ ") and ".." not in value.split("/"):
+                found.append(value.strip("/"))
+        return found
+
+    def cards(self, ignore_folders: list[str] = ()) -> list[str]:
+        """The notes autograph may write: every note outside the templates
+        folders (:attr:`template_folders`) and ``ignore_folders``.  Templates
+        are read for links like every note, but a card's fields written into
+        a template would be copied into every note made from it."""
+        folders = [f.strip("/") + "/" for f in [*self.template_folders, *ignore_folders] if f.strip("/")]
+        if not folders:
+            return self.notes
+        return [path for path in self.notes if not path.startswith(tuple(folders))]
 
     @property
     def resolver(self) -> Resolver:
