@@ -27,6 +27,9 @@ folders{}, statuses{}, keys{}}}, keys{key: {count, kinds{}, examples[]}},
 obsidian_types{property: type} (from .obsidian/types.json), tags{tag: n},
 links{total, resolved, broken, embeds, markdown, in_properties, per_note}.
 
+Kind: reads the vault; writes nothing in it (only derived files under
+.graph/, and not with --dry-run).
+
 Exit codes: 0 done; 2 bad usage or vault; 3 I/O failure or bug.
 
 Examples:

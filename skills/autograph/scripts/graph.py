@@ -42,6 +42,10 @@ JSON keys (--json):
   history entry or null).  Paths are vault-relative with "/"; lines are 1-based.
 
 Errors go to stderr with nothing on stdout, also with --json.
+
+Kind: reads the vault; writes nothing in it (only derived files under
+.graph/, and not with --dry-run).
+
 Exit codes: 0 done; 1 score under --fail-under; 2 bad usage, vault or
 schema; 3 I/O failure or bug.
 
@@ -59,6 +63,9 @@ vault's root.  A name no note has lists the broken links that use it.
 JSON keys (--json): note (the vault path, null when no note has that name),
 backlinks[{source, line, target, kind}], sources[]
 
+Kind: reads the vault; writes nothing in it (only derived files under
+.graph/, and not with --dry-run).
+
 Exit codes: 0 done (also when there are no backlinks); 2 bad usage, no note
 and no link with that name, a bad vault or schema; 3 I/O failure or bug.
 
@@ -72,6 +79,9 @@ An orphan is a note that no other note links to.  Hubs (see health --help)
 are never orphans.
 
 JSON keys (--json): orphans[], count
+
+Kind: reads the vault; writes nothing in it (only derived files under
+.graph/, and not with --dry-run).
 
 Exit codes: 0 done (also when there are orphans); 2 bad usage, vault or
 schema; 3 I/O failure or bug.
