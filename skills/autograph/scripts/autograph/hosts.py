@@ -388,21 +388,23 @@ def settings_with_hook(text: str | None, command: str, where: Path, ours=()) -> 
     newline, unit = _newline(text), _indent_unit(text)
     top, hooks, pre = _locate_settings(text, where)
     if pre is not None:
-        found = None
+        exact = earlier_node = None
         for number, group in enumerate(pre[1].items):
             for _, node, value in _guard_handlers(group):
                 if value == command:
-                    return text
-                if earlier(value):
-                    found = found or node
+                    exact = node
+                elif earlier(value):
+                    earlier_node = earlier_node or node
                 else:
                     raise HostError(
                         f"{where}: hooks.PreToolUse[{number}] runs {value!r}, a guard init did not write "
                         f"(no install record names it); remove that hook (init registers its own guard), "
                         f"then run init again"
                     )
-        if found is not None:
-            return text[: found.start] + json.dumps(command, ensure_ascii=False) + text[found.end :]
+        if exact is not None:
+            return text
+        if earlier_node is not None:
+            return text[: earlier_node.start] + json.dumps(command, ensure_ascii=False) + text[earlier_node.end :]
         return _insert_child(text, pre[1], _render(hook_group(command), unit, 3, newline), unit, 3, newline)
     if hooks is not None:
         rendered = '"PreToolUse": ' + _render([hook_group(command)], unit, 2, newline)
@@ -700,14 +702,12 @@ def plan_install(
     same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
     files: dict[str, str] = {}
     problems: list[str] = []
-    targets = [] if same_skill else [layout.skill / RECORD]
     for rel, path in _skill_files(source).items():
         data = path.read_bytes()
         files[rel] = _sha(data)
         target = layout.skill / rel
         if same_skill:
             continue
-        targets.append(target)
         problem = _skill_path_problem(layout, target)
         if problem is not None:
             if problem not in problems:
