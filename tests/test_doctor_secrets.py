@@ -247,6 +247,21 @@ def _runaway_index(path: Path, megabytes: int) -> None:
             handle.write(block)
 
 
+def test_findings_beyond_the_limit_are_counted_not_listed(make_vault):
+    limit = memory.MAX_LISTED
+    index = "".join(f"- [G{i}](gone-{i}.md) — gone\n" for i in range(limit + 50))
+    store = make_vault({"MEMORY.md": index, "a.md": note("a")}, name="store")
+    proc = doctor(store, "--json")
+    report = json.loads(proc.stdout)
+    listed = [f for f in report["issues"] if f["kind"] == "broken-pointer"]
+    assert len(listed) == limit and [f["line"] for f in listed] == list(range(1, limit + 1))
+    assert report["counts"]["broken-pointer"] == limit + 50
+    assert report["omitted"] == {"broken-pointer": 50}
+    human = doctor(store).stdout
+    assert f"... and 50 more not listed: at most {limit} of one kind per file" in human
+    assert f"{limit + 50 + 1:,} issues: {limit + 50} broken-pointer, 1 unreachable" in human
+
+
 def _run_measured(args: list[str]) -> tuple[int, str, float, int]:
     """Run a command: (exit code, stdout, CPU seconds, peak RSS in KiB), the
     last two of that child alone (os.wait4), so other load does not count."""

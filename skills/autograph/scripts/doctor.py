@@ -107,7 +107,8 @@ def _human(report: dict) -> str:
     omitted = sum(report["omitted"].values())
     if omitted:
         out.append(
-            f"  ... and {omitted:,} more not listed: at most {memory.MAX_LISTED} of one kind per file (counted below)"
+            f"  ... and {omitted:,} more not listed: at most {memory.MAX_LISTED} of one kind per file are "
+            "(counts has them all)"
         )
     if report["issues"]:
         out += ["", "what to do:"]
