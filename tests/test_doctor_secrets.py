@@ -9,6 +9,7 @@ runaway index costs linear time and constant memory.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -20,6 +21,8 @@ import pytest
 from autograph import caps, memory
 from autograph.schema import load_schema
 from conftest import SCRIPTS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 DOCTOR = SCRIPTS / "doctor.py"
 SETTINGS = load_schema(None).memory
@@ -165,10 +168,43 @@ def test_new_secret_shapes_found(line):
         "keep the password manager open",
         "password: see [[reference-vault]]",
         "the password is ${DB_PASSWORD}",
+        "azure_static_web_apps_api_token: '$(web-app-token)'",
     ],
 )
 def test_prose_that_is_not_a_secret(line):
     assert memory.find_secrets(line) == []
+
+
+_PARTS = [
+    "x",
+    " ",
+    "\n",
+    "é",
+    "password=hunter22",
+    "the password is Tr0ub4dor&3",
+    "ghp_" + "a1B2" * 9,
+    "pw=S3cretVal",
+    "key",
+    "token: abc",
+    "\r\n",
+    "y" * 40,
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_PARTS), max_size=60), st.integers(min_value=1, max_value=64))
+def test_scan_does_not_depend_on_the_block_size(parts, block):
+    text = "".join(parts)
+    whole = memory.find_secrets(text)
+    data = text.encode()
+    scan = memory._SecretScan()
+    streamed = []
+    for piece, line, continued in memory._pieces(io.BytesIO(data), block):
+        streamed += scan.feed(piece, line, continued)
+    assert [n for n, _ in streamed] == [n for n, _ in whole]
+    lines = text.split("\n")
+    for number, _ in whole:  # each reported line holds a secret, and redaction hides it
+        assert memory.redact(lines[number - 1]) != lines[number - 1]
 
 
 def test_every_text_file_is_scanned(make_vault):

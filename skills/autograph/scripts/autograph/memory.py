@@ -145,7 +145,7 @@ _PROSE = re.compile(
     r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`]+)"
 )
 _PLACEHOLDER = re.compile(
-    r"(?i)^(?:<.*>|\{\{.*\}\}|\$\{.*\}|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|\[\[.*\]\]|\*+|x{3,}|\.{3,}|…"
+    r"(?i)^(?:<.*>|\{\{.*\}\}|\$\{.*\}|\$\(.*\)|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|\[\[.*\]\]|\*+|x{3,}|\.{3,}|…"
     r"|redacted|\[redacted\]|\(redacted\)|none|null|nil|n/?a|tbd|todo|changeme|example|placeholder|secret"
     r"|[~./].*)$"
 )
