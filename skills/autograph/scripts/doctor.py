@@ -108,7 +108,7 @@ def _human(report: dict) -> str:
     if omitted:
         out.append(
             f"  ... and {omitted:,} more not listed: at most {memory.MAX_LISTED} of one kind per file are "
-            "(counts has them all)"
+            "(--json: omitted, by kind)"
         )
     if report["issues"]:
         out += ["", "what to do:"]
