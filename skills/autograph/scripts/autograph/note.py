@@ -11,7 +11,9 @@ with CRs.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -131,6 +133,12 @@ class Note:
 
 
 def read_note(root: Path | str, path: str) -> Note:
-    """Read the note at vault-relative ``path`` under ``root``."""
-    with open(os.path.join(root, path), "rb") as handle:
+    """Read the note at vault-relative ``path`` under ``root``.
+
+    Raises OSError when it cannot be read, or is not a regular file (a FIFO
+    put in its place after the walk would otherwise block the read)."""
+    fd = os.open(os.path.join(root, path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
         return Note.from_bytes(path, handle.read())
