@@ -902,7 +902,7 @@ def removable_dirs(layout: Layout) -> list[Path]:
 # ---------------------------------------------------------------------------
 # Applying
 
-_REFUSED = (OSError, getattr(store, "TargetError", OSError))
+_REFUSED = (OSError, store.TargetError)
 
 
 def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Action]:
