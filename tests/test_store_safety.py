@@ -197,9 +197,10 @@ def test_a_note_that_is_a_symlink_is_not_written_through(tmp_path):
 def test_apply_goes_on_after_a_vanished_folder(tmp_path):
     root = vault_with(tmp_path, {"a/x.md": b"x", "b/y.md": b"y"})
     os.rename(root / "a", tmp_path / "moved")
-    result = apply(root, [Edit("a/x.md", b"x", b"X"), Edit("b/y.md", b"y", b"Y")], make_folders=False)
+    result = apply(root, [Edit("a/x.md", b"x", b"X"), Edit("b/y.md", b"y", b"Y")])
     assert result.written == ["b/y.md"]
-    assert [f.path for f in result.failed] == ["a/x.md"] and not (root / "a").exists()
+    assert [c.path for c in result.conflicts] == ["a/x.md"] and "folder was moved" in result.conflicts[0].error
+    assert not (root / "a").exists()  # never made again, empty
 
 
 # ---------------------------------------------------------------------------
@@ -453,3 +454,230 @@ def test_a_late_write_that_cannot_be_merged_is_saved_and_reported(tmp_path):
     (conflict,) = result.conflicts
     assert conflict.copy.startswith(f".graph/conflicts/{result.run_id}/")
     assert (root / conflict.copy).read_bytes() == b"ONE\n"
+
+
+# ---------------------------------------------------------------------------
+# Found by trying to break it: every version another writer makes is kept
+
+
+def hooked(stage_actions: dict, root: Path, edits: list[Edit]):
+    """apply() with ``store._test_hook`` running ``stage_actions[stage]`` (a
+    list of callables, one used per call) at each stage."""
+
+    def hook(stage, path):
+        actions = stage_actions.get(stage)
+        if actions:
+            actions.pop(0)(path)
+
+    store._test_hook = hook
+    try:
+        return apply(root, edits)
+    finally:
+        store._test_hook = None
+
+
+def append(text: bytes):
+    def act(path):
+        with open(path, "ab") as handle:
+            handle.write(text)
+
+    return act
+
+
+def rename_over(text: bytes):
+    def act(path):
+        data = Path(path).read_bytes()
+        Path(path + ".editor").write_bytes(data + text)
+        os.rename(path + ".editor", path)
+
+    return act
+
+
+def kept_everywhere(root: Path, result, rel: str) -> bytes:
+    copies = b"".join((root / c.copy).read_bytes() for c in result.conflicts if c.copy)
+    return (root / rel).read_bytes() + copies
+
+
+@pytest.mark.parametrize("writer", [append, rename_over], ids=["append", "rename-over"])
+def test_a_write_landing_during_the_merge_is_kept_too(tmp_path, writer):
+    """A second late write, landing while our edit is merged on top of the first, is kept."""
+    root = vault_with(tmp_path, {"n.md": b"head\nbody\n"})
+    result = hooked(
+        {"checked": [writer(b"AGENT line 1\n"), writer(b"AGENT line 2\n")]},
+        root,
+        [Edit("n.md", b"head\nbody\n", b"HEAD\nbody\n")],
+    )
+    everything = kept_everywhere(root, result, "n.md")
+    assert b"AGENT line 1" in everything and b"AGENT line 2" in everything
+    assert [c.path for c in result.conflicts] == ["n.md"] and result.written == ["n.md"]
+    assert (root / "n.md").read_bytes().startswith(b"HEAD\nbody\nAGENT line ")
+
+
+@pytest.mark.parametrize("writer", [append, rename_over], ids=["append", "rename-over"])
+def test_a_late_version_that_cannot_be_saved_is_put_back(tmp_path, writer):
+    """No place for a conflict copy (.graph/conflicts is a file): the other writer's
+    version becomes the note again, ours is given up and reported."""
+    root = vault_with(tmp_path, {"n.md": b"status: x\n"})
+    (root / ".graph").mkdir()
+    (root / ".graph" / "conflicts").write_bytes(b"not a folder")
+    result = hooked({"checked": [writer(b"AGENT\n")]}, root, [Edit("n.md", b"status: x\n", b"status: y\n")])
+    assert (root / "n.md").read_bytes() == b"status: x\nAGENT\n"
+    assert result.written == [] and "left as the other writer made it" in result.conflicts[0].error
+    assert not [p for p in root.iterdir() if p.name.startswith(".autograph-")]
+
+
+def test_an_editor_saving_over_a_written_note_is_not_counted_as_written(tmp_path):
+    root = vault_with(tmp_path, {"n.md": b"a\n"})
+
+    def editor(path):  # read before our swap, saved after it
+        data = b"a\nedited\n"
+        Path(path + ".editor").write_bytes(data)
+        os.rename(path + ".editor", path)
+
+    result = hooked({"swapped": [editor]}, root, [Edit("n.md", b"a\n", b"A\n")])
+    assert result.written == [] and "changed again after it was written" in result.conflicts[0].error
+    assert (root / "n.md").read_bytes() == b"a\nedited\n"
+
+
+def test_a_conflict_copy_keeps_the_notes_mode_and_owner(tmp_path):
+    root = vault_with(tmp_path, {"n.md": b"one\n"})
+    (root / "n.md").chmod(0o600)
+    if os.geteuid() == 0:
+        os.chown(root / "n.md", OTHER_UID, OTHER_UID)
+    result = hooked({"checked": [lambda p: Path(p).write_bytes(b"ONE\n")]}, root, [Edit("n.md", b"one\n", b"uno\n")])
+    copy = root / result.conflicts[0].copy
+    assert copy.read_bytes() == b"ONE\n"
+    assert stat.S_IMODE(copy.stat().st_mode) == 0o600
+    if os.geteuid() == 0:
+        assert (copy.stat().st_uid, copy.stat().st_gid) == (OTHER_UID, OTHER_UID)
+
+
+def test_a_folder_swapped_for_a_symlink_mid_run_never_takes_a_write_outside(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD, "people/b/n.md": CARD})
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "n.md").write_bytes(CARD)
+
+    def swap_folder(path):
+        if path.endswith("a.md"):
+            os.rename(root / "people" / "b", tmp_path / "moved")
+            (root / "people" / "b").symlink_to(outside)
+
+    result = hooked(
+        {"read": [swap_folder, lambda p: None]},
+        root,
+        [Edit("people/a.md", CARD, FIXED), Edit("people/b/n.md", CARD, FIXED)],
+    )
+    assert (outside / "n.md").read_bytes() == CARD
+    assert result.written == ["people/a.md"]
+    assert [s.path for s in result.conflicts + result.failed] == ["people/b/n.md"]
+
+
+def test_a_backslash_is_part_of_a_file_name(tmp_path):
+    """On POSIX 'a\\b.md' is one file, never the note a/b.md."""
+    root = vault_with(tmp_path, {"people/a\\b.md": CARD, "people/a/b.md": b"other\n"})
+    result = apply(root, [Edit("people/a\\b.md", CARD, FIXED)])
+    assert result.written == ["people/a\\b.md"]
+    assert (root / "people" / "a\\b.md").read_bytes() == FIXED
+    assert (root / "people" / "a" / "b.md").read_bytes() == b"other\n"
+    (tmp_path / "odd").mkdir()
+    odd = vault_with(tmp_path / "odd", {"x\\..\\..\\y.md": CARD})
+    assert apply(odd, [Edit("x\\..\\..\\y.md", CARD, FIXED)]).written == ["x\\..\\..\\y.md"]
+
+
+def test_extended_attributes_and_acls_are_kept(tmp_path):
+    root = vault_with(tmp_path, {"n.md": CARD})
+    path = root / "n.md"
+    try:
+        os.setxattr(path, "user.autograph-test", b"kept")
+    except OSError as exc:
+        pytest.skip(f"this file system keeps no user attributes ({exc.strerror})")
+    acl = shutil.which("setfacl")
+    if acl:
+        subprocess.run([acl, "-m", f"u:{OTHER_UID}:rw", str(path)], check=True)
+        before_acl = os.getxattr(path, "system.posix_acl_access")
+    assert apply(root, [Edit("n.md", CARD, FIXED)]).written == ["n.md"]
+    assert os.getxattr(path, "user.autograph-test") == b"kept"
+    if acl:
+        assert os.getxattr(path, "system.posix_acl_access") == before_acl
+
+
+def test_a_run_that_waited_plans_on_what_the_run_before_it_wrote(tmp_path):
+    """--wait takes the lock before the vault is read: no note is a spurious conflict."""
+    root = vault_with(tmp_path, {f"people/p{i}.md": CARD for i in range(50)})
+    holder = hold_lock(root)
+    waiter = subprocess.Popen(
+        [sys.executable, str(ENFORCE), str(root), "--apply", "--wait", "60", "--json"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    for i in range(50):  # what the run before it wrote
+        (root / "people" / f"p{i}.md").write_bytes(CARD.replace(b"body", b"changed by the first run"))
+    holder.stdin.close()
+    holder.wait()
+    out, _ = waiter.communicate(timeout=60)
+    report = json.loads(out)
+    assert waiter.returncode == 0 and report["conflicts"] == [] and len(report["written"]) == 50
+
+
+@needs_root
+def test_after_a_root_run_the_vaults_owner_can_still_write(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD, "people/b.md": CARD})
+    for path in [root, *root.rglob("*")]:
+        os.chown(path, OTHER_UID, OTHER_UID)
+    assert run(GRAPH, "health", root).returncode == 0
+    assert run(ENFORCE, root, "--apply").returncode == 0  # as root: lock, cache, history
+    for path in (root / ".graph").rglob("*"):
+        assert (path.stat().st_uid, path.stat().st_gid) == (OTHER_UID, OTHER_UID), path
+    (root / "people" / "b.md").write_bytes(CARD)
+    os.chown(root / "people" / "b.md", OTHER_UID, OTHER_UID)
+    proc = run(ENFORCE, root, "--apply", user=OTHER_UID)
+    assert proc.returncode == 0, proc.stderr
+    assert run(GRAPH, "health", root, user=OTHER_UID).returncode == 0
+
+
+def test_a_report_that_cannot_be_printed_keeps_the_exit_code(tmp_path):
+    root = vault_with(tmp_path, {f"people/p{i}.md": CARD for i in range(200)})
+    (root / "people" / "p0.md").chmod(0o444)
+    closed = subprocess.run(
+        [sys.executable, str(ENFORCE), root, "--apply"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    assert closed.returncode == 4 and b"Traceback" not in closed.stderr
+    (root / "people" / "p1.md").write_bytes(CARD)
+    piped = subprocess.run(
+        f"{sys.executable} {ENFORCE} {root} --apply | head -c 10; exit ${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+    )
+    assert piped.returncode == 4 and b"Traceback" not in piped.stderr
+    for args in (["health"], []):
+        script = GRAPH if args else ENFORCE
+        proc = subprocess.run(f"{sys.executable} {script} {' '.join(args)} {root} >&-", shell=True, capture_output=True)
+        assert proc.returncode in (0, 1) and b"Traceback" not in proc.stderr, proc.stderr
+
+
+def test_temporary_files_a_killed_health_left_are_swept(tmp_path):
+    root = vault_with(tmp_path, {"a.md": b"x\n"})
+    assert run(GRAPH, "health", root).returncode == 0
+    cache = root / ".graph" / "cache"
+    stale = cache / ".autograph-deadbeef.tmp"
+    stale.write_bytes(b"half a cache")
+    os.utime(stale, (1, 1))
+    fresh = cache / ".autograph-cafef00d.tmp"
+    fresh.write_bytes(b"a run writing now")
+    (root / "b.md").write_bytes(b"y\n")
+    assert run(GRAPH, "health", root).returncode == 0
+    assert not stale.exists() and fresh.exists()
+
+
+@pytest.mark.parametrize("script, args", [(ENFORCE, ["--apply"]), (GRAPH, ["health"])])
+def test_a_graph_that_is_a_file_is_a_clear_error(tmp_path, script, args):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    (root / ".graph").write_bytes(b"not a folder")
+    sub, rest = (args[:1], args[1:]) if script is GRAPH else ([], args)
+    proc = run(script, *sub, root, *rest)
+    assert b"Traceback" not in proc.stderr.encode() if isinstance(proc.stderr, str) else True
+    assert "is not a folder" in proc.stderr
+    assert proc.returncode == (2 if script is ENFORCE else 0)
+    assert (root / "people" / "a.md").read_bytes() == CARD

@@ -95,28 +95,37 @@ def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[store.Edit],
 
 
 def cmd_enforce(args) -> int:
+    with cli.writing(args, "enforce.py"):
+        report = _enforce(args)
+    return report()  # printed once the vault is free again (a paused pager holds no lock)
+
+
+def _enforce(args):
     vault, schema = cli.load(args)
     apply = cli.writes(args)
     report = compliance.check(vault, schema)
-    if not args.json:
-        print(_human(report, schema.source))
-        print()
     repairs: list[dict] = []
     skipped: list[dict] = []
     if args.repair:
         edits, repairs = _repairs(vault, report)
-        outcome = cli.carry_out(vault.root, edits, apply, True, args.json, args.wait, "enforce.py --repair")
+        command = "enforce.py --repair"
     else:
         edits, skipped = compliance.plan_fixes(vault, report)
-        outcome = cli.carry_out(vault.root, edits, apply, args.diff, args.json, args.wait, "enforce.py")
+        command = "enforce.py"
+    # everything is written before anything is printed: a reader that goes
+    # away (| head) never stops a run half way
+    outcome = cli.carry_out(vault.root, edits, apply, args.wait, command)
     after = None
     if apply:
         later = compliance.check(Vault.open(args.vault), schema)
         after = {"score": later.score, "by_rule": later.by_rule(), "fixable": len(later.fixable())}
-        if not args.json:
-            print(
-                f"after the writes: compliance {after['score']}/100, {cli.plural(after['fixable'], 'finding')} fixable"
-            )
+    final = after["score"] if after else report.score
+    code = cli.outcome_code(outcome, found=args.fail_under is not None and final < args.fail_under)
+    return lambda: _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code)
+
+
+def _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code) -> int:
+    apply = cli.writes(args)
     if args.json:
         cli.print_json(
             {
@@ -134,11 +143,15 @@ def cmd_enforce(args) -> int:
                 "after": after,
             }
         )
-    elif skipped:
-        for item in skipped:
-            print(f"not fixed: {cli.printable(item['path'])}: {cli.printable(item['reason'])}")
-    final = after["score"] if after else report.score
-    return cli.outcome_code(outcome, found=args.fail_under is not None and final < args.fail_under)
+        return code
+    print(_human(report, schema.source))
+    print()
+    cli.print_outcome(outcome, edits, apply, args.diff or args.repair)
+    for item in skipped:
+        print(f"not fixed: {cli.printable(item['path'])}: {cli.printable(item['reason'])}")
+    if after:
+        print(f"after the writes: compliance {after['score']}/100, {cli.plural(after['fixable'], 'finding')} fixable")
+    return code
 
 
 def build_parser():

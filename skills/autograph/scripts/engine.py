@@ -43,15 +43,27 @@ Examples:
 
 
 def cmd_init(args) -> int:
+    with cli.writing(args, "engine.py init"):
+        report = _init(args)
+    return report()  # printed once the vault is free again (a paused pager holds no lock)
+
+
+def _init(args):
     vault, schema = cli.load(args)
     edits, skipped = bootstrap.plan_init(vault, schema)
-    outcome = cli.carry_out(vault.root, edits, cli.writes(args), args.diff, args.json, args.wait, "engine.py init")
-    if args.json:
-        cli.print_json({**outcome, "skipped": skipped})
-    else:
-        for item in skipped:
-            print(f"skipped {cli.printable(item['path'])}: {cli.printable(item['reason'])}")
-    return cli.outcome_code(outcome)
+    outcome = cli.carry_out(vault.root, edits, cli.writes(args), args.wait, "engine.py init")
+    code = cli.outcome_code(outcome)
+
+    def report() -> int:
+        if args.json:
+            cli.print_json({**outcome, "skipped": skipped})
+        else:
+            cli.print_outcome(outcome, edits, cli.writes(args), args.diff)
+            for item in skipped:
+                print(f"skipped {cli.printable(item['path'])}: {cli.printable(item['reason'])}")
+        return code
+
+    return report
 
 
 def build_parser():

@@ -14,10 +14,13 @@ skipped (conflicts, permissions), which wins over 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import re
 import sys
+from pathlib import Path
 
 from .schema import SchemaError, load_schema
 from .store import LockBusy, PathError, TargetError
@@ -31,11 +34,13 @@ __all__ = [
     "UsageError",
     "add_common",
     "add_writes",
+    "writing",
     "outcome_code",
     "seconds",
     "writes",
     "add_vault",
     "carry_out",
+    "print_outcome",
     "plural",
     "printable",
     "score_value",
@@ -52,6 +57,8 @@ EXIT_FOUND = 1
 EXIT_USAGE = 2
 EXIT_CRASH = 3
 EXIT_SKIPPED = 4  # finished, but some planned writes were skipped; wins over EXIT_FOUND
+
+_outcome = EXIT_OK  # the exit code of what was written so far, for a run whose report cannot be printed
 
 
 class UsageError(Exception):
@@ -216,6 +223,8 @@ def _readable_streams() -> None:
 
     codecs.register_error("autograph-ascii", _to_ascii)
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # closed (>&-): print() writes nothing
+            continue
         try:
             "·—é".encode(stream.encoding or "ascii")
         except (UnicodeEncodeError, LookupError):
@@ -245,8 +254,12 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return EXIT_CRASH
     except BrokenPipeError:
-        sys.stderr.close()  # the reader went away (| head); not an error
-        return EXIT_OK
+        # the reader went away (| head): not an error, but what was written stays told
+        try:  # what is still buffered goes nowhere, not into a traceback at exit
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, AttributeError, ValueError):
+            pass
+        return _outcome
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # the disk or the output failed, not the check
@@ -261,52 +274,80 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def carry_out(root, edits, apply: bool, show_diff: bool, as_json: bool, wait: float = 0.0, command: str = "") -> dict:
-    """Write ``edits`` (with ``apply``) or preview them; print the human
-    report unless ``as_json``.
+def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "") -> dict:
+    """Write ``edits`` (with ``apply``), or only describe them.
 
-    Returns, for JSON output: ``{"edits": [{path, reason}], "written":
-    [path], "conflicts": [{path, error, copy}], "failed": [{path, error}],
-    "run": run id or None}``.  ``written`` holds only the notes that now
-    hold their edit; a conflict is a note someone changed meanwhile (left
-    as they made it, or with their version merged or saved at ``copy``);
-    ``failed`` a note that could not be written.  Raises
+    Returns, as printed in JSON output: ``{"edits": [{path, reason}],
+    "written": [path], "conflicts": [{path, error, copy}], "failed": [{path,
+    error}], "run": run id or None}``.  ``written`` holds only the notes
+    that now hold their edit; a conflict is a note someone changed meanwhile
+    (left as they made it, or with their version merged or saved at
+    ``copy``); ``failed`` a note that could not be written.  Raises
     :class:`store.PathError` before writing anything if a path would leave
-    the vault, :class:`store.LockBusy` if another run holds the vault."""
+    the vault, :class:`store.LockBusy` if another run holds the vault.
+    Nothing is printed here: a report that cannot be printed (``| head``)
+    never stops the writes half way."""
     from . import store
 
+    global _outcome
     result = store.apply(root, edits, wait=wait, command=command) if apply else None
-    data = {
+    if result is not None and result.skipped:
+        _outcome = EXIT_SKIPPED  # told even if the report cannot be printed
+    return {
         "edits": [{"path": e.path, "reason": e.reason} for e in edits],
         "written": list(result.written) if result else [],
         "conflicts": [c.as_dict() for c in result.conflicts] if result else [],
         "failed": [{"path": f.path, "error": f.error} for f in result.failed] if result else [],
-        "run": result.run_id if result and (result.written or result.skipped) else None,
+        "run": result.run_id if result and (result.written or result.conflicts or result.failed) else None,
     }
-    if not as_json:
-        if apply:
-            print(f"{plural(len(result.written), 'note')} changed")
-        else:
-            print(f"{plural(len(edits), 'note')} would change" + (" (run with --apply to write)" if edits else ""))
-        for edit in edits:
-            print(f"  {printable(edit.path)}  {edit.reason}")
-            if show_diff:
-                for line in store.diff(edit).splitlines():
-                    print("    " + printable(line))
-        if result and result.conflicts:
-            print(f"{plural(len(result.conflicts), 'conflict')} (changed by someone else while this ran):")
-            for item in result.conflicts:
-                print(f"  {printable(item.path)}: {printable(item.error)}")
-        if result and result.failed:
-            print(f"{plural(len(result.failed), 'note')} not written:")
-            for item in result.failed:
-                print(f"  {printable(item.path)}: {printable(item.error)}")
-    return data
+
+
+def print_outcome(outcome: dict, edits, applied: bool, show_diff: bool) -> None:
+    """The human report of :func:`carry_out`: what changed (or would), each
+    edit (as a diff with ``show_diff``), the conflicts and the failures."""
+    from . import store
+
+    if applied:
+        print(f"{plural(len(outcome['written']), 'note')} changed")
+    else:
+        print(f"{plural(len(edits), 'note')} would change" + (" (run with --apply to write)" if edits else ""))
+    for edit in edits:
+        print(f"  {printable(edit.path)}  {edit.reason}")
+        if show_diff:
+            for line in store.diff(edit).splitlines():
+                print("    " + printable(line))
+    if outcome["conflicts"]:
+        print(f"{plural(len(outcome['conflicts']), 'conflict')} (changed by someone else while this ran):")
+        for item in outcome["conflicts"]:
+            print(f"  {printable(item['path'])}: {printable(item['error'])}")
+    if outcome["failed"]:
+        print(f"{plural(len(outcome['failed']), 'note')} not written:")
+        for item in outcome["failed"]:
+            print(f"  {printable(item['path'])}: {printable(item['error'])}")
+
+
+@contextlib.contextmanager
+def writing(args, command: str):
+    """Hold the vault's writer lock from before the vault is read until the
+    command ends, when ``args`` say it writes: a run that waited
+    (``--wait``) then plans on what the run before it wrote, instead of
+    finding every note changed.  Raises :class:`store.LockBusy`."""
+    from . import store
+
+    if not writes(args):
+        yield
+        return
+    Vault.check_folder(args.vault)
+    with store.writer_lock(Path(args.vault), getattr(args, "wait", 0.0), command):
+        yield
 
 
 def outcome_code(outcome: dict, found: bool = False) -> int:
     """The exit code of a writing run: 4 when some planned write was skipped
     (it wins over 1), else 1 when the check ``found`` something, else 0."""
+    global _outcome
     if outcome.get("conflicts") or outcome.get("failed"):
-        return EXIT_SKIPPED
-    return EXIT_FOUND if found else EXIT_OK
+        _outcome = EXIT_SKIPPED
+    else:
+        _outcome = EXIT_FOUND if found else EXIT_OK
+    return _outcome

@@ -185,11 +185,15 @@ def _inside(real: str, real_root: str) -> bool:
 
 
 def _vault_target(root: Path, path: str) -> Path:
-    """``path`` with its folders resolved but not its last component, so a
-    note that is itself a symlink is seen (and refused) as one."""
-    _check_relative(path)
+    """``path`` (a vault path as the walk gives it: ``/`` separates folders,
+    and a backslash is part of a name, as POSIX file systems have it) with
+    its folders resolved but not its last component, so a note that is
+    itself a symlink is seen (and refused) as one.  Paths from data go
+    through the stricter :func:`confine` first."""
+    if not path or path.startswith("/") or ".." in path.split("/") or "\0" in path:
+        raise PathError(f"{path!r}: expected a path inside the vault, relative to its folder")
     real_root = os.path.realpath(root)
-    folder, _, name = path.replace("\\", "/").rpartition("/")
+    folder, _, name = path.rpartition("/")
     real_folder = os.path.realpath(os.path.join(real_root, folder)) if folder else real_root
     target = os.path.join(real_folder, name)
     if not _inside(real_folder, real_root) or not _inside(os.path.realpath(target), real_root):
@@ -226,8 +230,7 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
             _held[key] -= 1
         return
     try:
-        path = derived_path(root, LOCK_NAME)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        fd = _open_derived(derived_path(root, LOCK_NAME), os.O_RDWR)
     except OSError as exc:
         raise OSError(
             exc.errno, f"cannot take the vault's writer lock in {GRAPH_DIR}/ ({exc.strerror}); nothing was written"
@@ -351,7 +354,22 @@ def _umask_mode() -> int:
     return 0o666 & ~umask
 
 
-def _write_temporary(folder: Path, data: bytes, durable: bool, mode: int, owner: tuple[int, int] | None) -> str:
+def _owner_for_new(folder: Path) -> tuple[int, int] | None:
+    """Run as root, a new file belongs to its folder's owner and group, so
+    that the person whose vault it is can still edit and remove it."""
+    if os.geteuid() != 0:
+        return None
+    info = os.stat(folder)
+    return (info.st_uid, info.st_gid)
+
+
+def _write_temporary(
+    folder: Path, data: bytes, durable: bool, mode: int, owner: tuple[int, int] | None, xattrs_from: int | None = None
+) -> str:
+    """A temporary file in ``folder`` holding ``data``, with ``mode``,
+    ``owner`` (uid, gid) and the extended attributes (ACLs included) of the
+    open file ``xattrs_from``.  Raises :class:`TargetError` when the owner
+    or an attribute cannot be kept."""
     import tempfile  # imported here: most runs never write
 
     fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder)
@@ -367,12 +385,34 @@ def _write_temporary(folder: Path, data: bytes, durable: bool, mode: int, owner:
                     except PermissionError:
                         raise TargetError("owned by another user or group, which a new file could not keep") from None
             os.fchmod(handle.fileno(), mode)  # after fchown, which clears set-id bits
+            if xattrs_from is not None:
+                _copy_xattrs(xattrs_from, handle.fileno())
             if durable:
                 os.fsync(handle.fileno())
     except BaseException:
         _unlink_quietly(tmp)
         raise
     return tmp
+
+
+def _copy_xattrs(source: int, dest: int) -> None:
+    """Give ``dest`` every extended attribute of ``source`` (POSIX ACLs are
+    ``system.posix_acl_*`` attributes), or raise :class:`TargetError`:
+    replacing a file must not silently revoke or widen anyone's access."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError:
+        return  # the file system has none
+    for name in names:
+        try:
+            os.setxattr(dest, name, os.getxattr(source, name))
+        except OSError as exc:
+            raise TargetError(
+                f"has the extended attribute {name} (an ACL or a label), which a new file could not keep "
+                f"({exc.strerror}); not written"
+            ) from None
 
 
 def _unlink_quietly(path: str) -> None:
@@ -418,13 +458,25 @@ def _exchange(a: str, b: str) -> bool:
 
 @dataclass
 class _Swap:
-    """A replaced file whose old version is still open, to look for late writes."""
+    """A replaced file whose old version is still open (``fd``) and, where
+    the swap was an exchange, still linked at ``held`` (a temporary name
+    beside it), to look for late writes."""
 
     target: Path
     fd: int
-    signature: tuple
     before: bytes
     after: bytes
+    held: str | None
+
+
+class _LateWrite(Exception):
+    """Another writer's version appeared after the last check: ``late``
+    holds its bytes, ``held`` the temporary name its file is still linked
+    at (or None), ``info`` its stat.  Our ``after`` is in the file."""
+
+    def __init__(self, target: Path, before: bytes, after: bytes, late: bytes, held: str | None, info):
+        super().__init__(str(target))
+        self.target, self.before, self.after, self.late, self.held, self.info = target, before, after, late, held, info
 
 
 def _check_target(target: Path, follow_symlinks: bool) -> os.stat_result | None:
@@ -458,20 +510,37 @@ def _kind(mode: int) -> str:
     return "not a file"
 
 
+def _check_folder(folder: Path, inside: str | None) -> None:
+    """The folder still leads where it did: inside the vault (a folder
+    swapped for a symlink during a run must not take a write elsewhere)."""
+    if inside is not None and not _inside(os.path.realpath(folder), inside):
+        raise TargetError(f"its folder {folder} now leads outside the vault (a symlink?); not written")
+
+
 def _swap(
-    target: Path, before: bytes | None, after: bytes, durable: bool, follow_symlinks: bool, make_folders: bool
+    target: Path,
+    before: bytes | None,
+    after: bytes,
+    durable: bool = True,
+    make_folders: bool = False,
+    inside: str | None = None,
 ) -> _Swap | None:
-    """Replace ``target`` (see the module docstring, steps 2-5).  Returns a
-    :class:`_Swap` holding the old file open (the caller looks at it again
-    and closes it), or None for a new file.  Raises :class:`Conflict`,
-    :class:`TargetError` or OSError; the file is then as it was."""
-    if follow_symlinks and os.path.islink(target):
-        target = Path(os.path.realpath(target))
+    """Replace ``target`` (see the module docstring, steps 2-5).
+
+    Returns a :class:`_Swap` holding the old file (the caller looks at it
+    again with :func:`_look_again`), or None for a new file.  ``inside``:
+    the real path the folder must stay in.  Raises :class:`Conflict`,
+    :class:`TargetError` or OSError, the file then as it was; or
+    :class:`_LateWrite` when another writer renamed its file over the path
+    during the swap (ours is in place, theirs in the exception)."""
     folder = target.parent
     if not folder.is_dir():
+        if before is not None:
+            raise Conflict("its folder was moved or deleted since it was read; not written")
         if not make_folders:
             raise TargetError(f"folder {folder} does not exist; create it first")
         folder.mkdir(parents=True, exist_ok=True)
+    _check_folder(folder, inside)
     info = _check_target(target, follow_symlinks=False)
     if info is None:
         if before is not None:
@@ -493,7 +562,8 @@ def _swap(
         if _test_hook:
             _test_hook("read", str(target))
         owner = (opened.st_uid, opened.st_gid)
-        tmp = _write_temporary(folder, after, durable, stat.S_IMODE(opened.st_mode), owner)
+        tmp = _write_temporary(folder, after, durable, stat.S_IMODE(opened.st_mode), owner, xattrs_from=fd)
+        held = None
         try:
             if _test_hook:
                 _test_hook("temp-written", str(target))
@@ -503,38 +573,39 @@ def _swap(
             there = os.lstat(target)
             if (there.st_dev, there.st_ino) != (opened.st_dev, opened.st_ino):
                 raise Conflict("replaced by another file while the new version was being written; not written")
+            _check_folder(folder, inside)
             if _test_hook:
                 _test_hook("checked", str(target))
             if _exchange(tmp, str(target)):
+                held = tmp  # the old file, still linked: a late write to it can be moved, not copied
                 swapped_in = os.lstat(tmp)  # what was at the path at the instant of the swap
                 if (swapped_in.st_dev, swapped_in.st_ino) != (opened.st_dev, opened.st_ino):
                     # another writer renamed its file over the path after our last check
                     late = Path(tmp).read_bytes()
-                    _unlink_quietly(tmp)
-                    os.close(fd)
-                    fd = -1
-                    raise _LateWrite(target, before, after, late)
-                _unlink_quietly(tmp)
+                    raise _LateWrite(target, before, after, late, tmp, swapped_in)
             else:
                 os.replace(tmp, target)
+        except _LateWrite:
+            raise
         except BaseException:
-            _unlink_quietly(tmp)
+            if held is None:
+                _unlink_quietly(tmp)
             raise
         if durable:
             _fsync_dir(folder)
         if _test_hook:
             _test_hook("swapped", str(target))
-        return _Swap(target, fd, _signature(opened), before, after)
-    except BaseException:
+        swap, fd = _Swap(target, fd, before, after, held), -1
+        return swap
+    finally:
         if fd >= 0:
             os.close(fd)
-        raise
 
 
 def _create(target: Path, after: bytes, durable: bool) -> None:
     """Create ``target`` with ``after``; a file that appears meanwhile is
     never replaced (``os.link`` fails on an existing name)."""
-    tmp = _write_temporary(target.parent, after, durable, _umask_mode(), None)
+    tmp = _write_temporary(target.parent, after, durable, _umask_mode(), _owner_for_new(target.parent))
     try:
         try:
             os.link(tmp, target)
@@ -553,25 +624,32 @@ def _create(target: Path, after: bytes, durable: bool) -> None:
         _fsync_dir(target.parent)
 
 
-class _LateWrite(Exception):
-    """Another writer changed the old file after the last check: ``late`` is
-    its version, which must not be lost."""
-
-    def __init__(self, target: Path, before: bytes, after: bytes, late: bytes):
-        super().__init__(str(target))
-        self.target, self.before, self.after, self.late = target, before, after, late
-
-
-def _late_write(swap: _Swap) -> _LateWrite | None:
-    """The old file's late version, if it changed after its swap; closes it."""
+def _look_again(swap: _Swap) -> _LateWrite | None:
+    """The old file's late version, if another writer changed it after the
+    swap; else None, and the old file is let go (closed, unlinked)."""
     try:
         now = os.fstat(swap.fd)
-        if _signature(now) == swap.signature:
-            return None
         late = _read_fd(swap.fd, now.st_size)
-        return None if late == swap.before else _LateWrite(swap.target, swap.before, swap.after, late)
     finally:
         os.close(swap.fd)
+    if late != swap.before:
+        return _LateWrite(swap.target, swap.before, swap.after, late, swap.held, now)
+    if swap.held is not None:
+        _unlink_quietly(swap.held)
+    return None
+
+
+def _late_now(swap: _Swap) -> _LateWrite | None:
+    """Look at the old file right after its swap: its late version (the old
+    file let go), or None, and then only its descriptor stays open (its
+    temporary name is removed) for :func:`_look_again` later."""
+    now = os.fstat(swap.fd)
+    if _read_fd(swap.fd, now.st_size) != swap.before:
+        return _look_again(swap)
+    if swap.held is not None:
+        _unlink_quietly(swap.held)
+        swap.held = None
+    return None
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -598,49 +676,103 @@ def replace_file(
     """Atomically replace ``target`` with ``after`` if it still holds ``before``.
 
     ``before = None`` means the file must not exist (it is created, never
-    over another).  The new file keeps the old one's mode, owner and group.
-    ``durable=False`` skips the fsyncs (for caches).  ``follow_symlinks``
-    writes the file a symlink points to (only where a command says so);
-    else a symlink is refused.  Raises :class:`Conflict` when the file
-    changed (a change that lands during the swap is merged on top when it
-    touches other lines, else that version is put back and Conflict raised),
-    :class:`TargetError` for what must not be replaced (not a regular file,
-    several hard links, no write permission), OSError for I/O failures.
+    over another).  The new file keeps the old one's mode, owner, group and
+    extended attributes.  ``durable=False`` skips the fsyncs (for caches).
+    ``follow_symlinks`` writes the file a symlink points to (only where a
+    command says so); else a symlink is refused.  Raises :class:`Conflict`
+    when the file changed (a change that lands during the swap is merged
+    on top when it touches other lines, else that version is put back and
+    Conflict raised), :class:`TargetError` for what must not be replaced
+    (not a regular file, several hard links, no write permission), OSError
+    for I/O failures.
     """
     target = Path(target)
-    swap = _swap(target, before, after, durable, follow_symlinks, make_folders)
-    if swap is None:
-        return
-    late = _late_write(swap)
-    if late is not None:
-        _settle_late(late, copy=None)
-
-
-def _settle_late(late: _LateWrite, copy) -> Skipped:
-    """Keep a late write: merge our edit on top of it, else save it with
-    ``copy(late)`` (returns where), else put it back as the file."""
-    merged = merge3(late.before, late.after, late.late)
-    if merged is not None:
-        try:
-            _finish(_swap(late.target, late.after, merged, True, False, False))
-            return Skipped(
-                str(late.target), "changed while being written; that edit was kept and this one merged on top"
-            )
-        except (Conflict, TargetError, _LateWrite, OSError):
-            pass
-    if copy is not None:
-        where = copy(late)
-        return Skipped(str(late.target), f"changed while being written; that version was saved as {where}", where)
+    if follow_symlinks and os.path.islink(target):
+        target = Path(os.path.realpath(target))
     try:
-        _finish(_swap(late.target, late.after, late.late, True, False, False))
-    except (Conflict, TargetError, _LateWrite, OSError):
-        pass
-    raise Conflict("changed while being written; left as the other writer made it")
+        swap = _swap(target, before, after, durable, make_folders)
+        late = _look_again(swap) if swap is not None else None
+    except _LateWrite as caught:
+        late = caught
+    if late is not None:
+        outcome = _settle(late, save=None)
+        if outcome.kept_ours is None:
+            raise Conflict(outcome.message)
+
+
+@dataclass
+class _Settled:
+    """How a late write was kept: ``message`` for the report, ``copies``
+    (where other versions were saved), ``kept_ours``: the bytes of ours now
+    in the file (merged or as written), or None when theirs was put back."""
+
+    message: str
+    copies: list[str]
+    kept_ours: bytes | None
+
+
+def _settle(late: _LateWrite, save) -> _Settled:
+    """Keep every version another writer made during our swap.
+
+    First our edit is merged on top of theirs (:func:`merge3`) and written,
+    again checked; a write landing during that one is settled the same way
+    (a few rounds at most).  A version that cannot be merged is saved with
+    ``save(late) -> where`` (a conflict copy); when it cannot be saved, it
+    is put back as the file, ours given up.  Only when even that fails is
+    a version lost, and the message says so."""
+    copies: list[str] = []
+    current = late
+    for _ in range(3):
+        merged = merge3(current.before, current.after, current.late)
+        if merged is None:
+            break
+        try:
+            swap = _swap(current.target, current.after, merged)
+            again = _look_again(swap)
+        except _LateWrite as caught:
+            again = caught
+        except (Conflict, TargetError, OSError):
+            break  # the file moved on again: its newest version is in it; ours and `current` are not
+        if current.held is not None:
+            _unlink_quietly(current.held)  # merged: the file holds both
+        if again is None:
+            return _Settled(_MERGED, copies, merged)
+        current = again
+    kept = current.after
+    try:
+        if save is None:
+            raise OSError("no place for a copy")
+        copies.append(save(current))
+        if current.held is not None:
+            _unlink_quietly(current.held)
+        message = f"changed while being written; that version was saved as {copies[-1]}"
+        if len(copies) > 1:
+            message = f"changed while being written, more than once; those versions were saved as {', '.join(copies)}"
+        return _Settled(message, copies, kept)
+    except (OSError, TargetError, PathError, Conflict) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    # no copy: their version goes back in place of ours
+    try:
+        if current.held is not None and _exchange(current.held, str(current.target)):
+            _unlink_quietly(current.held)
+        else:
+            _finish(_swap(current.target, current.after, current.late))
+        return _Settled(f"changed while being written; left as the other writer made it ({why})", copies, None)
+    except (OSError, TargetError, Conflict, _LateWrite) as exc:
+        lost = current.held or "nowhere"
+        return _Settled(
+            f"changed while being written; the other version could not be kept ({why}; {exc}); it is at {lost}",
+            copies,
+            kept,
+        )
+
+
+_MERGED = "changed while being written; that edit was kept and this one merged on top"
 
 
 def _finish(swap: _Swap | None) -> None:
     if swap is not None:
-        late = _late_write(swap)
+        late = _look_again(swap)
         if late is not None:
             raise late
 
@@ -694,33 +826,42 @@ def apply(
     a conflict and each file that cannot be written is a failure, reported
     in the :class:`Result`; the run goes on with the others.  A new note's
     folders are created inside the vault unless ``make_folders`` is False.
+    At the end every written note is read once more: one that no longer
+    holds what was written (an editor saved over it) is reported as a
+    conflict, not counted as written.
     """
     planned = [(edit, _vault_target(root, edit.path)) for edit in edits if edit.before != edit.after]
     result = Result(new_run_id())
     if not planned:
         return result
+    inside = os.path.realpath(root)
+    holds: dict[str, bytes] = {}  # written path -> the bytes it should now hold
     watched: list[tuple[Edit, _Swap]] = []
 
     def settle(edit: Edit, late: _LateWrite) -> None:
-        # our edit is in the note either way: merged with the late one, or
-        # beside a saved copy of it
-        outcome = _settle_late(late, lambda late: _save_conflict(root, result.run_id, edit.path, late.late))
-        result.conflicts.append(Skipped(edit.path, outcome.error, outcome.copy))
+        outcome = _settle(late, lambda late: _save_conflict(root, result.run_id, edit.path, late))
+        result.conflicts.append(Skipped(edit.path, outcome.message, outcome.copies[-1] if outcome.copies else None))
+        if outcome.kept_ours is None:
+            holds.pop(edit.path, None)
+            result.written.remove(edit.path)
+        else:
+            holds[edit.path] = outcome.kept_ours
 
     def look_again(edit: Edit, swap: _Swap) -> None:
-        late = _late_write(swap)
+        late = _look_again(swap)
         if late is not None:
             settle(edit, late)
 
     with writer_lock(root, wait, command):
         for edit, target in planned:
             try:
-                swap = _swap(target, edit.before, edit.after, True, False, make_folders)
+                swap = _swap(target, edit.before, edit.after, True, make_folders, inside)
             except Conflict as exc:
                 result.conflicts.append(Skipped(edit.path, str(exc)))
                 continue
             except _LateWrite as late:
                 result.written.append(edit.path)
+                holds[edit.path] = edit.after
                 settle(edit, late)
                 continue
             except TargetError as exc:
@@ -730,13 +871,38 @@ def apply(
                 result.failed.append(Skipped(edit.path, _os_error(exc)))
                 continue
             result.written.append(edit.path)
+            holds[edit.path] = edit.after
             if swap is not None:
-                watched.append((edit, swap))
+                late = _late_now(swap)
+                if late is not None:
+                    settle(edit, late)
+                    continue
+                watched.append((edit, swap))  # looked at again at the end, by its descriptor alone
                 if len(watched) > _WATCHED:
                     look_again(*watched.pop(0))
         for edit, swap in watched:
             look_again(edit, swap)
+        _verify(root, result, holds)
     return result
+
+
+def _verify(root: Path, result: Result, holds: dict[str, bytes]) -> None:
+    """Move every written path that no longer holds its bytes to conflicts."""
+    reported = {item.path for item in result.conflicts}
+    for path in list(result.written):
+        try:
+            with open(_vault_target(root, path), "rb") as handle:
+                now = handle.read()
+        except OSError:
+            now = None
+        if now != holds.get(path):
+            result.written.remove(path)
+            if path not in reported:
+                result.conflicts.append(
+                    Skipped(
+                        path, "changed again after it was written (an editor saved over it); this edit is not in it"
+                    )
+                )
 
 
 def _os_error(exc: OSError) -> str:
@@ -744,12 +910,33 @@ def _os_error(exc: OSError) -> str:
     return f"not written: {reason.lower() if reason else exc.__class__.__name__}"
 
 
-def _save_conflict(root: Path, run_id: str, path: str, data: bytes) -> str:
-    """Save another writer's version of ``path`` under
-    ``.graph/conflicts/<run-id>/<path>``; returns that vault path."""
+def _save_conflict(root: Path, run_id: str, path: str, late: _LateWrite) -> str:
+    """Keep another writer's version of ``path`` as
+    ``.graph/conflicts/<run-id>/<path>`` (a second one of the same run gets
+    ``.2``...); returns that vault path.  Its file is moved there when it is
+    still linked and on the same file system (no space needed, mode, owner
+    and attributes kept), else copied with the note's mode and owner."""
     name = f"{CONFLICTS_DIR}/{run_id}/{path}"
     target = derived_path(root, name)
-    replace_file(target, None, data)
+    for n in range(2, 100):
+        if not os.path.lexists(target):
+            break
+        name = f"{CONFLICTS_DIR}/{run_id}/{path}.{n}"
+        target = derived_path(root, name)
+    if late.held is not None:
+        try:
+            os.link(late.held, target)  # never over an existing name
+            _unlink_quietly(late.held)
+            return f"{GRAPH_DIR}/{name}"
+        except OSError:
+            pass
+    tmp = _write_temporary(
+        target.parent, late.late, True, stat.S_IMODE(late.info.st_mode), (late.info.st_uid, late.info.st_gid)
+    )
+    try:
+        os.link(tmp, target)
+    finally:
+        _unlink_quietly(tmp)
     return f"{GRAPH_DIR}/{name}"
 
 
@@ -813,33 +1000,78 @@ def derived_path(root: Path, name: str, create: bool = True) -> Path:
     """The path of ``.graph/<name>`` in the vault, its folders created.
 
     Raises :class:`PathError` if ``.graph`` or any folder or file below it is a
-    symlink: a derived file is written only inside the vault's own
-    ``.graph/``, never through a link onto a note or out of the vault.
+    symlink, or a folder on the way is not a folder: a derived file is
+    written only inside the vault's own ``.graph/``, never through a link
+    onto a note or out of the vault.  Folders made by root belong to the
+    vault folder's owner, so that person's own runs can write there next.
     """
     parts = [GRAPH_DIR, *name.split("/")]
     if ".." in parts or any(not part for part in parts):
         raise PathError(f"{name!r}: not a file name under {GRAPH_DIR}/")
     path = Path(os.path.realpath(root))
     for index, part in enumerate(parts):
+        owner = _owner_for_new(path) if create else None
         path = path / part
         if path.is_symlink():
             raise PathError(f"{path}: is a symlink; autograph writes only inside the vault's own {GRAPH_DIR}/ folder")
-        if create and index < len(parts) - 1 and not path.is_dir():
-            path.mkdir(exist_ok=True)
+        if index < len(parts) - 1:
+            if os.path.lexists(path) and not path.is_dir():
+                raise PathError(f"{path}: is not a folder; move it away so autograph can keep its files there")
+            if create and not path.is_dir():
+                try:
+                    path.mkdir()
+                except FileExistsError:
+                    pass  # made by a run beside this one
+                else:
+                    if owner is not None:
+                        os.chown(path, *owner)
     return path
+
+
+def _open_derived(path: Path, flags: int) -> int:
+    """Open (creating) a derived file that is appended to or locked, never
+    through a symlink; a new one made by root belongs to its folder's owner."""
+    flags |= os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return os.open(path, flags)
+    owner = _owner_for_new(path.parent)
+    if owner is not None:
+        os.fchown(fd, *owner)
+    return fd
 
 
 def write_derived(root: Path, name: str, data: bytes, durable: bool = True) -> Path:
     """Atomically write ``.graph/<name>`` (a generated file; last writer wins).
-    ``durable=False`` skips fsync, for caches.  Raises :class:`PathError` for
-    symlinks under ``.graph`` (see :func:`derived_path`)."""
+    ``durable=False`` skips fsync, for caches.  Temporary files an earlier,
+    killed writer of the same folder left (10 minutes old or more) are
+    removed first.  Raises :class:`PathError` for symlinks under ``.graph``
+    (see :func:`derived_path`)."""
     target = derived_path(root, name)
+    _sweep_folder(target.parent, time.time() - 600)
     try:
         current = target.read_bytes()
     except FileNotFoundError:
         current = None
     replace_file(target, current, data, durable)
     return target
+
+
+def _sweep_folder(folder: Path, older_than: float) -> None:
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if _TMP_NAME.match(name):
+            path = os.path.join(folder, name)
+            try:
+                info = os.lstat(path)
+                if stat.S_ISREG(info.st_mode) and info.st_mtime < older_than:
+                    os.unlink(path)
+            except OSError:
+                pass
 
 
 def append_line(root: Path, name: str, line: str) -> Path:
@@ -850,7 +1082,7 @@ def append_line(root: Path, name: str, line: str) -> Path:
         raise ValueError("append_line writes one line; the text holds a line break")
     target = derived_path(root, name)
     data = (line + "\n").encode("utf-8")
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    fd = _open_derived(target, os.O_WRONLY | os.O_APPEND)
     try:
         os.write(fd, data)
         os.fsync(fd)

@@ -136,14 +136,20 @@ class Vault:
     _notes: dict[str, Note] = field(default_factory=dict, repr=False)
     _resolver: Resolver | None = field(default=None, repr=False)
 
-    @classmethod
-    def open(cls, root: str | os.PathLike) -> Vault:
-        """Walk the vault at ``root``; raises :class:`VaultError` if it is not a folder."""
+    @staticmethod
+    def check_folder(root: str | os.PathLike) -> Path:
+        """``root`` as a Path; raises :class:`VaultError` if it is not a folder."""
         path = Path(root)
         if not path.exists():
             raise VaultError(f"vault folder not found: {path}")
         if not path.is_dir():
             raise VaultError(f"not a folder: {path} (give the vault's folder)")
+        return path
+
+    @classmethod
+    def open(cls, root: str | os.PathLike) -> Vault:
+        """Walk the vault at ``root``; raises :class:`VaultError` if it is not a folder."""
+        path = cls.check_folder(root)
         files, warnings = walk(path)
         return cls(path, files, warnings)
 
