@@ -82,8 +82,8 @@ def found(vault) -> dict:
 def test_json_keys(found):
     """The keys discover.py --help documents, no more."""
     assert set(found) == {
-        "vault", "scanned", "notes", "folders", "frontmatter", "without_frontmatter", "invalid_frontmatter",
-        "unreadable", "types", "keys", "obsidian_types", "tags", "links",
+        "vault", "scanned", "notes", "templates", "folders", "frontmatter", "without_frontmatter",
+        "invalid_frontmatter", "unreadable", "types", "keys", "obsidian_types", "tags", "links",
     }  # fmt: skip
 
 
@@ -241,6 +241,37 @@ def test_unreadable_note_listed(make_vault):
     data = json.loads(run(root, "--json", "--dry-run").stdout)
     assert [r["path"] for r in data["unreadable"]] == ["bad.md"]
     assert data["frontmatter"] == {"valid": 0, "invalid": 0, "none": 1}
+
+
+def test_templates_are_left_out_of_what_drafts_the_schema(make_vault):
+    """Notes in the templates folders count in ``notes`` and ``links`` only:
+    their placeholders would spoil the kinds, types and folders the draft
+    takes from the report, and enforce never checks them."""
+    root = make_vault(
+        {
+            ".obsidian/templates.json": '{"folder": "Templates"}',
+            ".obsidian/plugins/templater-obsidian/data.json": '{"templates_folder": "_meta/tpl"}',
+            "Templates/Book.md": "---\ntype: book\ncreated: '{{date}}'\nrating:\n---\nSee [[Books]].\n",
+            "_meta/tpl/Meeting.md": "---\ntype: <% tp.file.title %>\n---\n",
+            "books/Dune.md": "---\ntype: book\ncreated: 2024-01-02\nrating: 5\n---\n",
+            "Books.md": "# Books\n",
+        }
+    )
+    data = json.loads(run(root, "--json", "--dry-run").stdout)
+    assert data["notes"] == 4
+    assert data["templates"] == {"folders": ["Templates", "_meta/tpl"], "notes": 2}
+    assert data["folders"] == {"": 1, "books": 1}
+    assert data["frontmatter"] == {"valid": 1, "invalid": 0, "none": 1}
+    assert list(data["types"]) == ["book"] and data["types"]["book"]["explicit"] == 1
+    assert data["keys"]["created"]["kinds"] == {"date": 1}
+    assert data["links"]["total"] == 1 and data["links"]["resolved"] == 1  # the template's link still counts
+    assert "Templates" not in drafting.draft_schema(data)["domain_inference"]
+    human = run(root, "--dry-run").stdout
+    assert "templates: 2 notes in Templates, _meta/tpl" in human
+
+
+def test_no_templates_folder(found):
+    assert found["templates"] == {"folders": [], "notes": 0}
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,15 @@ from their folder, statuses per type, every property with its count, kinds
 values, tags, link statistics, notes without frontmatter and notes whose
 frontmatter does not parse (line and column).
 
-JSON keys (--json): vault, scanned, notes, folders{folder: n}, frontmatter
+Templates: notes in the vault's templates folders (Obsidian's Templates and
+Templater settings in .obsidian/) are counted in "notes" and their links in
+"links", but left out of everything else: their placeholders ({{date}},
+<% tp... %>, empty values) are not what the notes hold, and enforce.py never
+checks them, so the schema drafted from this report describes only the other
+notes.
+
+JSON keys (--json): vault, scanned, notes (every note, templates included),
+templates{folders[], notes}, folders{folder: n}, frontmatter
 {valid, invalid, none}, without_frontmatter[], invalid_frontmatter[{path, line,
 column, error}], unreadable[{path, error}], types{type: {explicit, inferred,
 folders{}, statuses{}, keys{}}}, keys{key: {count, kinds{}, examples[]}},
@@ -44,9 +52,15 @@ def _human(data: dict) -> str:
         f"{data['notes']} notes in {len(data['folders'])} folders · frontmatter: {fm['valid']} valid,"
         f" {fm['invalid']} invalid, {fm['none']} none",
         f"links: {data['links']['total']} ({data['links']['per_note']} per note), {data['links']['broken']} broken",
-        "",
-        f"Types ({len(data['types'])}):",
     ]
+    templates = data["templates"]
+    if templates["notes"]:
+        lines.append(
+            f"templates: {cli.plural(templates['notes'], 'note')} in "
+            + cli.printable(", ".join(templates["folders"]))
+            + " (links counted; left out of folders, types and properties)"
+        )
+    lines += ["", f"Types ({len(data['types'])}):"]
     for name, info in data["types"].items():
         statuses = ", ".join(f"{s} {n}" for s, n in list(info["statuses"].items())[:6])
         lines.append(

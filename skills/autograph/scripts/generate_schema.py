@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-import json
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -45,41 +45,102 @@ Examples:
 
 
 def _read_discovery(name: str) -> dict:
+    shown = cli.printable(name)
     try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+        if name == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:
+                raise cli.UsageError("-: there is no standard input to read; give the discovery file's name")
+            text = jsonfile.read_stream(stream)
+        else:
+            text = jsonfile.read_text(name)
         return jsonfile.loads(text)
     except FileNotFoundError:
-        raise cli.UsageError(f"{name}: file not found; make one with: discover.py VAULT --json > {name}") from None
+        raise cli.UsageError(f"{shown}: file not found; make one with: discover.py VAULT --json > {shown}") from None
+    except IsADirectoryError:
+        raise cli.UsageError(f"{shown}: is a folder; give the file discover.py --json wrote") from None
+    except jsonfile.NotAFile as exc:
+        fix = "give the output of discover.py --json" if name == "-" else "give the file discover.py --json wrote"
+        raise cli.UsageError(f"{shown}: {exc}; {fix}") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise cli.UsageError(f"{name}: cannot read it ({exc})") from None
+        raise cli.UsageError(f"{shown}: cannot read it ({exc})") from None
     except jsonfile.JSONError as exc:
-        raise cli.UsageError(f"{name}: {exc}; give the output of discover.py --json") from None
+        raise cli.UsageError(f"{shown}: {exc}; give the output of discover.py --json") from None
+
+
+def _check_output(name: str, force: bool) -> Path:
+    """The -o target, refused with the real reason before anything is
+    drafted or written: an empty name, a folder, a symlink, a FIFO, device
+    or socket, a missing folder, or an existing file without --force.
+    store.write_output checks again right before it writes."""
+    if not name:
+        raise cli.UsageError("-o: empty file name; give the schema's path, such as VAULT/schema.json")
+    target = Path(name)
+    shown = cli.printable(name)
+    try:
+        info = os.lstat(name)
+    except OSError:
+        info = None
+    if info is not None and stat.S_ISLNK(info.st_mode):
+        raise cli.UsageError(
+            f"{shown} is a symlink; autograph does not write through it (give the file it points to, or another name)"
+        )
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise cli.UsageError(
+            f"{shown} is a folder; give a file name such as {cli.printable(str(target / 'schema.json'))}"
+        )
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise cli.UsageError(
+            f"{shown} is {_kind(info.st_mode)}, not a regular file; autograph writes only regular files"
+            " (give another name)"
+        )
+    if info is None and name.endswith(("/", os.sep)):
+        raise cli.UsageError(f"{shown} ends with a slash but is not a folder; give a file name such as schema.json")
+    if not target.parent.is_dir():
+        raise cli.UsageError(f"{cli.printable(str(target.parent))} is not an existing folder; create it first")
+    if info is not None and not force:
+        raise cli.UsageError(f"{shown} exists; review it, or pass --force to replace it")
+    return target
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def cmd_generate(args) -> int:
+    target = None if args.output is None else _check_output(args.output, args.force)
     try:
         draft = drafting.draft_schema(_read_discovery(args.discovery), args.coverage)
     except ValueError as exc:
-        raise cli.UsageError(f"{args.discovery}: {exc}") from None
+        raise cli.UsageError(f"{cli.printable(args.discovery)}: {exc}") from None
     except RecursionError:
-        raise cli.UsageError(f"{args.discovery}: nested too deeply; give the output of discover.py --json") from None
-    text = json.dumps(draft, ensure_ascii=False, indent=2) + "\n"
-    if args.output is None:
+        raise cli.UsageError(
+            f"{cli.printable(args.discovery)}: nested too deeply; give the output of discover.py --json"
+        ) from None
+    # a lone surrogate in a vault value (a "\ud800" escape) stays a JSON escape
+    text = jsonfile.dumps(draft, indent=2) + "\n"
+    if target is None:
         sys.stdout.write(text)
         return cli.EXIT_OK
-    target = Path(args.output)
-    if target.is_dir():
-        raise cli.UsageError(f"{target} is a folder; give a file name such as {target / 'schema.json'}")
-    if os.path.lexists(target) and not args.force:
-        raise cli.UsageError(f"{target} exists; review it, or pass --force to replace it")
+    shown = cli.printable(str(target))
     if args.dry_run:
-        print(f"would write {target} ({len(draft['node_types'])} types)")
+        print(f"would write {shown} ({len(draft['node_types'])} types)")
         return cli.EXIT_OK
     try:
         store.write_output(target, text.encode("utf-8"), overwrite=args.force)
     except store.Conflict:
-        raise cli.UsageError(f"{target} changed while the draft was made; run again") from None
-    print(f"wrote {target}: {len(draft['node_types'])} types; review every TODO before enforce.py --apply")
+        raise cli.UsageError(f"{shown} changed while the draft was made; run again") from None
+    except store.TargetError as exc:
+        raise cli.UsageError(cli.printable(str(exc))) from None
+    print(f"wrote {shown}: {len(draft['node_types'])} types; review every TODO before enforce.py --apply")
     return cli.EXIT_OK
 
 

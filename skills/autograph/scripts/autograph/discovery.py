@@ -13,6 +13,7 @@ import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from . import jsonfile
 from .index import NoteIndex
 from .linkgraph import build
 from .tags import normalize as normalize_tags
@@ -58,7 +59,7 @@ def _example(value) -> str:
 def _obsidian_types(root: Path) -> dict[str, str]:
     """Property types from ``.obsidian/types.json`` (Obsidian's own record)."""
     try:
-        data = json.loads((root / ".obsidian" / "types.json").read_text(encoding="utf-8"))
+        data = json.loads(jsonfile.read_text(root / ".obsidian" / "types.json"))  # never a FIFO or device
     except (OSError, ValueError, UnicodeDecodeError):
         return {}
     types = data.get("types") if isinstance(data, dict) else None
@@ -70,8 +71,9 @@ def _obsidian_types(root: Path) -> dict[str, str]:
 def discover(vault: Vault, index: NoteIndex | None = None) -> dict:
     """Describe what ``vault`` uses.  Keys (stable; see ``discover.py --help``):
 
-    ``vault``, ``scanned`` (ISO time), ``notes``, ``folders`` {folder: notes
-    directly in it, ``""`` = root}, ``frontmatter`` {valid, invalid, none},
+    ``vault``, ``scanned`` (ISO time), ``notes`` (every note),
+    ``templates`` {folders, notes}, ``folders`` {folder: notes directly in
+    it, ``""`` = root}, ``frontmatter`` {valid, invalid, none},
     ``without_frontmatter`` [path], ``invalid_frontmatter`` [{path, line,
     column, error}], ``unreadable`` [{path, error}], ``types`` {type:
     {explicit, inferred, folders {folder: n}, statuses {status: n}, keys {key:
@@ -79,6 +81,10 @@ def discover(vault: Vault, index: NoteIndex | None = None) -> dict:
     ``obsidian_types`` {property: type} from ``.obsidian/types.json``,
     ``tags`` {tag: n}, ``links`` {total, resolved, broken, embeds,
     markdown, in_properties, per_note}.
+
+    Notes in the templates folders (:attr:`Vault.template_folders`) count
+    in ``notes``, ``templates`` and ``links`` only: their placeholders are
+    not what the vault's notes hold, and enforce never checks them.
 
     Explicit types are string ``type`` properties; a note without one gets
     the type most notes of its folder state explicitly (counted as
@@ -102,7 +108,12 @@ def discover(vault: Vault, index: NoteIndex | None = None) -> dict:
             name, {"explicit": 0, "inferred": 0, "folders": Counter(), "statuses": Counter(), "keys": Counter()}
         )
 
+    cards = set(vault.cards())
+    templates = 0
     for path in vault.notes:
+        if path not in cards:
+            templates += 1  # a template's placeholders ({{date}}) are not what the vault's notes hold
+            continue
         folders[_folder(path)] += 1
         summary = index.summary(path)
         if summary.unreadable is not None:
@@ -162,6 +173,7 @@ def discover(vault: Vault, index: NoteIndex | None = None) -> dict:
         "vault": str(vault.root),
         "scanned": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
         "notes": len(vault.notes),
+        "templates": {"folders": vault.template_folders, "notes": templates},
         "folders": dict(sorted(folders.items())),
         "frontmatter": {"valid": state["valid"], "invalid": state["invalid"], "none": state["none"]},
         "without_frontmatter": without,

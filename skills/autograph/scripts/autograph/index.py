@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import sys
 import zlib
 from dataclasses import dataclass, field
 
-from . import store
+from . import jsonfile, store
 from .links import Link, anchor_key, block_ids, code_regions, headings, property_links, scan
 from .vault import Vault
 
@@ -27,6 +29,7 @@ __all__ = ["NoteIndex", "Summary", "note_links"]
 
 CACHE_NAME = "cache/notes.json"
 CACHE_FORMAT = 4  # 4: lone-CR notes have lines
+_PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
 
 def note_links(note) -> list[Link]:
@@ -192,8 +195,10 @@ class NoteIndex:
 
     def _load(self) -> dict[str, list]:
         try:
-            raw = (self.vault.root / store.GRAPH_DIR / CACHE_NAME).read_bytes()
-            data = json.loads(raw.decode("utf-8", "surrogateescape"))
+            # never a FIFO or device put there (it would hang the run); no size
+            # limit, as the cache of a large vault is large
+            raw = jsonfile.read_bytes(self.vault.root / store.GRAPH_DIR / CACHE_NAME, limit=sys.maxsize)
+            data = json.loads(raw.decode("utf-8", "surrogateescape"))  # an older cache wrote raw path bytes
         except (OSError, ValueError, RecursionError):
             return {}
         if not isinstance(data, dict) or data.get("header") != self._header():
@@ -252,14 +257,31 @@ class NoteIndex:
                 if not self._targets_hold and isinstance(row, list) and len(row) == 8:
                     row = row[:7] + [None]  # its targets were for another file list
                 notes[path] = row
-        data = json.dumps(
-            {"header": self._header(), "files": self._files_key, "notes": notes},
-            ensure_ascii=False,
-            separators=(",", ":"),
-        )
+        data = self._dump(notes)
+        if _PAIRED.search(data):
+            # JSON cannot tell a lone high and low surrogate apart from the
+            # character they pair into; such notes are parsed again each run
+            notes = {path: row for path, row in notes.items() if not _PAIRED.search(_dumps([path, row]))}
+            data = self._dump(notes)
         try:
-            encoded = data.encode("utf-8", "surrogateescape")  # a vault path need not be UTF-8
+            mode = os.lstat(self.vault.root / store.GRAPH_DIR / CACHE_NAME).st_mode
+        except OSError:
+            mode = stat.S_IFREG  # absent (or unreadable: write_derived says)
+        if not stat.S_ISREG(mode):
+            return  # a FIFO or device in its place is left alone (reading it to replace it would hang)
+        try:
+            # a lone surrogate (a "\ud800" escape in a value, a non-UTF-8
+            # vault path) is written as its JSON escape: the file stays UTF-8
+            # and reads back as the same string
+            encoded = data.encode("utf-8", "backslashreplace")
             store.write_derived(self.vault.root, CACHE_NAME, encoded, durable=False)
         except (OSError, store.Conflict, store.PathError, store.TargetError):
             pass  # a cache that cannot be written only costs time next run
         self._dirty = False
+
+    def _dump(self, notes: dict) -> str:
+        return _dumps({"header": self._header(), "files": self._files_key, "notes": notes})
+
+
+def _dumps(data) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

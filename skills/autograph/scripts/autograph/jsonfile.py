@@ -5,14 +5,23 @@ reader keeps only the last, so half of what was written is silently
 ignored), and nesting so deep that it ends in a ``RecursionError``
 traceback.  :func:`loads` turns both, and invalid JSON, into one
 :class:`JSONError` whose message says where and what to do.
+
+:func:`read_text` reads such a file only when it is a regular file of at
+most :data:`MAX_BYTES` (a FIFO would block for ever, ``/dev/zero`` would
+fill memory), and :func:`dumps` writes JSON text that encodes as UTF-8 even
+when a value holds a lone surrogate (a ``"\\ud800"`` escape in a note).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 
-__all__ = ["JSONError", "loads"]
+__all__ = ["MAX_BYTES", "JSONError", "NotAFile", "dumps", "loads", "read_bytes", "read_stream", "read_text"]
+
+MAX_BYTES = 64 * 1024 * 1024  # far above any schema or discovery of a real vault
 
 
 class JSONError(ValueError):
@@ -54,3 +63,83 @@ def loads(text: str):
         raise JSONError(f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     except RecursionError:
         raise JSONError("nested too deeply to be read (thousands of levels)") from None
+
+
+class NotAFile(ValueError):
+    """The path is not a regular file of at most :data:`MAX_BYTES`; the
+    message says what it is (a FIFO, a device, too large)."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _too_large(limit: int) -> NotAFile:
+    return NotAFile(f"is larger than {limit // (1024 * 1024)} MiB, the most autograph reads of a JSON file")
+
+
+def read_bytes(path: str | os.PathLike, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of ``path``, which must be a regular file (a symlink to one
+    is fine) of at most ``limit`` bytes.
+
+    It is opened without blocking and checked before it is read, so a FIFO
+    or a device never hangs the run or fills memory.  Raises
+    :class:`NotAFile` for anything else or a larger file,
+    ``FileNotFoundError``, ``IsADirectoryError`` and other ``OSError``.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = os.open(path, flags)
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(21, "Is a directory", os.fspath(path))
+        if not stat.S_ISREG(info.st_mode):
+            raise NotAFile(f"is {_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise _too_large(limit)
+        chunks, total, want = [], 0, info.st_size + 1
+        while chunk := os.read(fd, want):  # a file that grows while read stops at the limit
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise _too_large(limit)
+            want = 1 << 20
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_text(path: str | os.PathLike, limit: int = MAX_BYTES, encoding: str = "utf-8-sig") -> str:
+    """:func:`read_bytes` decoded (a UTF-8 BOM is skipped); also raises
+    ``UnicodeDecodeError``."""
+    return read_bytes(path, limit).decode(encoding)
+
+
+def read_stream(stream, limit: int = MAX_BYTES, encoding: str = "utf-8-sig") -> str:
+    """The text of a binary ``stream`` (standard input), at most ``limit``
+    bytes: an endless input is refused with :class:`NotAFile`."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise _too_large(limit)
+    return data.decode(encoding)
+
+
+def dumps(data, **options) -> str:
+    """``json.dumps(data, ensure_ascii=False, **options)`` with every lone
+    surrogate written as its ``\\uXXXX`` escape, so the text encodes as
+    UTF-8 and reads back as the same strings."""
+    text = json.dumps(data, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # a surrogate can only be inside a JSON string, where its escape means it
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text

@@ -632,16 +632,19 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
     """Load the schema for ``vault``: ``path`` if given, else
     ``VAULT/schema.json``, else the built-in defaults.
 
-    Raises :class:`SchemaError` for a missing ``path``, invalid JSON (with
-    line and column) or a schema that does not validate.
+    Raises :class:`SchemaError` for a missing ``path``, one that is not a
+    regular file (a FIFO, a device) or is over :data:`jsonfile.MAX_BYTES`,
+    invalid JSON (with line and column) or a schema that does not validate.
     """
-    if path is None and vault is not None and (Path(vault) / "schema.json").is_file():
-        path = Path(vault) / "schema.json"
+    if path is None and vault is not None and (Path(vault) / "schema.json").exists():
+        path = Path(vault) / "schema.json"  # a folder or FIFO of that name is an error, not "no schema"
     if path is None:
         return Schema(copy.deepcopy(DEFAULTS))
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = jsonfile.read_text(path)
+    except jsonfile.NotAFile as exc:
+        raise SchemaError(str(path), [f"{exc}; give the path of a schema.json file"]) from None
     except FileNotFoundError:
         raise SchemaError(
             str(path), ["file not found; give the path of a schema.json, or leave out --schema"]
