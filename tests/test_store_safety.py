@@ -681,3 +681,20 @@ def test_a_graph_that_is_a_file_is_a_clear_error(tmp_path, script, args):
     assert "is not a folder" in proc.stderr
     assert proc.returncode == (2 if script is ENFORCE else 0)
     assert (root / "people" / "a.md").read_bytes() == CARD
+
+
+@pytest.mark.parametrize("name", ["health-history.jsonl", "writer.lock", "cache/notes.json"])
+def test_a_fifo_under_graph_never_hangs_a_run(tmp_path, name):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    (root / ".graph" / "cache").mkdir(parents=True)
+    os.mkfifo(root / ".graph" / name)
+    health = run(GRAPH, "health", root, timeout=30)
+    assert health.returncode == 0 and "Traceback" not in health.stderr
+    apply_run = run(ENFORCE, root, "--apply", timeout=30)
+    assert "Traceback" not in apply_run.stderr
+    if name == "writer.lock":
+        assert apply_run.returncode == 2 and "not a regular file" in apply_run.stderr
+        assert (root / "people" / "a.md").read_bytes() == CARD
+    else:
+        assert apply_run.returncode == 0 and (root / "people" / "a.md").read_bytes() == FIXED
+    assert stat.S_ISFIFO((root / ".graph" / name).lstat().st_mode)

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import store
+from . import jsonfile, store
 from .index import NoteIndex
 from .linkgraph import Edge, build
 from .schema import Schema
@@ -154,9 +154,10 @@ def previous_entry(root: Path) -> dict | None:
     finite number) is skipped line by line, never trusted.
     """
     try:
-        lines = (root / store.GRAPH_DIR / HISTORY).read_bytes().decode("utf-8", "replace").splitlines()
-    except OSError:
+        data = jsonfile.read_bytes(root / store.GRAPH_DIR / HISTORY)  # never a FIFO's endless wait
+    except (OSError, jsonfile.NotAFile):
         return None
+    lines = data.decode("utf-8", "replace").splitlines()
     for line in reversed(lines):
         try:
             entry = json.loads(line, parse_constant=_reject)

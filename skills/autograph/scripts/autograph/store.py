@@ -1031,11 +1031,15 @@ def derived_path(root: Path, name: str, create: bool = True) -> Path:
 def _open_derived(path: Path, flags: int) -> int:
     """Open (creating) a derived file that is appended to or locked, never
     through a symlink; a new one made by root belongs to its folder's owner."""
-    flags |= os.O_NOFOLLOW | os.O_CLOEXEC
+    flags |= os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
     try:
         fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
-        return os.open(path, flags)
+        fd = os.open(path, flags)  # a FIFO without a reader fails here (ENXIO), never waits
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise TargetError(f"{path} is not a regular file; move it away so autograph can keep its files there")
+        return fd
     owner = _owner_for_new(path.parent)
     if owner is not None:
         os.fchown(fd, *owner)
@@ -1050,10 +1054,13 @@ def write_derived(root: Path, name: str, data: bytes, durable: bool = True) -> P
     (see :func:`derived_path`)."""
     target = derived_path(root, name)
     _sweep_folder(target.parent, time.time() - 600)
-    try:
-        current = target.read_bytes()
-    except FileNotFoundError:
-        current = None
+    current = None
+    if _check_target(target, follow_symlinks=False) is not None:  # a FIFO there is refused, never read
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            current = _read_fd(fd)
+        finally:
+            os.close(fd)
     replace_file(target, current, data, durable)
     return target
 

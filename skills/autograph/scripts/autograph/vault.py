@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from . import jsonfile
 from .links import Resolver
 from .note import Note, read_note
 
@@ -190,9 +191,9 @@ class Vault:
             ("plugins/templater-obsidian/data.json", "templates_folder"),
         ):
             try:
-                with open(os.path.join(self.root, ".obsidian", name), "rb") as handle:
-                    value = json.loads(handle.read(1 << 20).decode("utf-8")).get(key)
-            except (OSError, ValueError, AttributeError, RecursionError):
+                data = jsonfile.read_bytes(os.path.join(self.root, ".obsidian", name), limit=1 << 20)
+                value = json.loads(data.decode("utf-8")).get(key)
+            except (OSError, ValueError, AttributeError, RecursionError):  # NotAFile is a ValueError
                 continue
             if isinstance(value, str) and value.strip("/ ") and ".." not in value.split("/"):
                 found.append(value.strip("/"))
