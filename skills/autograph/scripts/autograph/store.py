@@ -1035,6 +1035,8 @@ def _open_derived(path: Path, flags: int) -> int:
     try:
         fd = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
+        fd = -1
+    if fd < 0:
         fd = os.open(path, flags)  # a FIFO without a reader fails here (ENXIO), never waits
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             os.close(fd)
