@@ -10,6 +10,11 @@ The rules (``RULES``) never guess: a status outside its type's list is
 reported, never replaced, unless ``field_fixes`` maps it; a type is never
 replaced by an inferred one; a note whose frontmatter does not parse is
 reported and left alone (see :mod:`repair` for the explicit repairs).
+
+A fix writes its final value at once (a fixed note has nothing left to fix)
+and never drops a comment: a value that holds comments is reported, not
+fixed.  Property names are read as Obsidian reads them, ignoring letter
+case: a fix edits the note's ``Status``, never adds a second ``status``.
 """
 
 from __future__ import annotations
@@ -147,13 +152,20 @@ def _type_ok(kind: str, value) -> bool:
 
 
 def _normal_tags(value):
-    """Tags as Obsidian reads a list: '#' dropped, empty items dropped."""
+    """Tags as Obsidian reads them, in their final form at once: every '#'
+    that starts a tag dropped, the spaces around the text trimmed, empty items
+    dropped (``"# spaced"`` -> ``"spaced"``, ``"# #x"`` -> ``"x"``).  A fixed
+    point: applied to its own result it changes nothing."""
     if isinstance(value, list):
         cleaned = []
         for item in value:
-            if item is None or (isinstance(item, str) and not item.strip().lstrip("#").strip()):
+            if isinstance(item, str):
+                item = _TAG_HASH.sub(r"\1", item).strip()
+                if not item:
+                    continue
+            elif item is None:
                 continue
-            cleaned.append(item.strip().lstrip("#") if isinstance(item, str) else item)
+            cleaned.append(item)
         return cleaned
     if isinstance(value, str) and "#" in value:
         cleaned = _TAG_HASH.sub(r"\1", value).strip()
@@ -162,6 +174,28 @@ def _normal_tags(value):
 
 
 _TAG_HASH = re.compile(r"(^|[\s,])#+")
+
+
+def _settled(schema: Schema, name: str, value):
+    """The value a fix writes for property ``name`` (schema spelling): the
+    end of the schema's mappings, reached in one step, so that checking the
+    fixed note offers no further fix.  ``field_fixes`` chains are followed to
+    their end, a type also through ``type_aliases``, tags are normalised.  A
+    loop of mappings (``a -> b -> a``) leaves the value as it is."""
+    if name == "tags":
+        return _normal_tags(value)
+    fixes = schema.field_fixes.get(name, {})
+    aliases = schema.type_aliases if name == "type" else {}
+    seen = [value]
+    while isinstance(value, str):
+        target = aliases.get(value, fixes.get(value, value))
+        if target == value:
+            return value
+        if target in seen:
+            return seen[0]
+        seen.append(target)
+        value = target
+    return value
 
 
 def _strip_comment(line: str) -> str:
@@ -202,10 +236,23 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
     # a flow-style block ({...}) has no lines per key, so nothing in it can be edited surgically
     editable = bool(block.entries) or not block.properties
 
+    def name_of(name: str) -> str:
+        """The note's spelling of property ``name``: Obsidian reads names
+        that differ only in letter case as one property (``Status`` is
+        ``status``), so a fix edits the key the note has, never adds a second."""
+        if name in block.properties:
+            return name
+        folded = name.lower()
+        return next((key for key in block.properties if key.lower() == folded), name)
+
     def add(rule: str, key: str | None, message: str, fix=None, line: int | None = None) -> None:
         if fix is not None and not editable:
             message += " (not fixable: the frontmatter is one flow mapping; edit it by hand)"
-        fix = {"key": key, "value": fix} if fix is not None and editable else None
+            fix = None
+        elif fix is not None and (problem := frontmatter.edit_problem(note.text, key)) is not None:
+            message += f" (not fixable: {problem.reason})"  # comments inside the value are never dropped
+            fix = None
+        fix = {"key": key, "value": fix} if fix is not None else None
         found.append(Finding(path, line or entry_line.get(key, 1), rule, message, key=key, fix=fix))
 
     in_block_scalar = set()
@@ -227,90 +274,104 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
             add("tab-in-value", None, f"tab inside value, line {i + 2}", line=i + 2)
 
     node_types = schema.node_types
-    kind = props.get("type")
+    kind_key = name_of("type")
+    kind = props.get(kind_key)
     if node_types:
         if kind is None or kind == "":
             inferred = schema.infer_type(path)
+            if inferred is not None:
+                inferred = _settled(schema, "type", inferred)
             add(
                 "missing-type",
-                "type",
+                kind_key,
                 "missing required field type" + (f"; the folder suggests {inferred!r}" if inferred else ""),
                 fix=inferred,
-                line=None if "type" in entry_line else 1,
+                line=None if kind_key in entry_line else 1,
             )
             kind = inferred
         elif not isinstance(kind, str):
-            add("unknown-type", "type", f"type is {type(kind).__name__}, not a name; write one of the schema's types")
+            add("unknown-type", kind_key, f"type is {type(kind).__name__}, not a name; write one of the schema's types")
             kind = None
-        elif kind in schema.type_aliases:
-            target = schema.type_aliases[kind]
-            add("type-alias", "type", f"type {kind!r} is written {target!r} in this schema", fix=target)
-            kind = target
-        elif kind not in node_types:
-            add("unknown-type", "type", f"type {kind!r} is not in node_types")
-            kind = None
+        else:
+            target = _settled(schema, "type", kind)
+            if target != kind:
+                if kind in schema.type_aliases:
+                    add("type-alias", kind_key, f"type {kind!r} is written {target!r} in this schema", fix=target)
+                else:
+                    add("field-fix", kind_key, f"{kind_key} {kind!r} is written {target!r} in this schema", fix=target)
+                props[kind_key] = kind = target
+            if kind not in node_types:
+                add("unknown-type", kind_key, f"type {kind!r} is not in node_types")
+                kind = None
     if kind is not None:
-        props["type"] = kind
+        props[kind_key] = kind
 
-    for key, fixes in schema.field_fixes.items():
+    for name in schema.field_fixes:
+        key = name_of(name)
         value = props.get(key)
-        if isinstance(value, str) and value in fixes and fixes[value] != value:
-            target, seen = fixes[value], {value}
-            while target in fixes and target not in seen:  # a -> b -> c: fix to c at once
-                seen.add(target)
-                target = fixes[target]
-            if target == value:
-                continue  # a cycle back to the value (the schema check reports cycles)
+        if name == "type" or not isinstance(value, str):
+            continue  # the type's mappings are settled above
+        target = _settled(schema, name, value)
+        if target != value:
             add("field-fix", key, f"{key} {value!r} is written {target!r} in this schema", fix=target)
             props[key] = target
 
+    tags_key = name_of("tags")
+    tags_entry = entries.get(tags_key)
+    commented = tags_entry is not None and any(
+        f.rule == "yaml-comment" and tags_entry.start + 2 <= f.line < tags_entry.end + 2 for f in found
+    )
+    if tags_key in props and not commented:  # a '#tag' read as a comment is for --repair, not dropped
+        normal = _normal_tags(props[tags_key])
+        if normal != props[tags_key]:
+            add("tags-format", tags_key, "tags are read without '#' and empty items; normalise them", fix=normal)
+            props[tags_key] = normal
+
     if isinstance(kind, str) and kind in node_types:
         allowed = schema.statuses(kind)
-        status = props.get("status")
+        status_key = name_of("status")
+        status = props.get(status_key)
         if allowed and status is not None:
             values = status if isinstance(status, list) else [status]
             bad = [v for v in values if not isinstance(v, str) or v not in allowed]
             if bad:
                 add(
                     "status-not-allowed",
-                    "status",
+                    status_key,
                     f"status {bad[0]!r} is not allowed for {kind}; use one of {', '.join(allowed)}"
                     " (or map it in field_fixes.status)",
                 )
         for name in schema.required(kind):
-            value = props.get(name)
+            key = name_of(name)
+            value = props.get(key)
             if value is None or value == "" or value == []:
                 default = schema.default_for(kind, name)
+                if default is not None:
+                    default = _settled(schema, name, default)
+                    if default is None or default == "" or default == []:
+                        default = None  # a default that settles to nothing fixes nothing
                 add(
                     "missing-required",
-                    name,
+                    key,
                     f"missing required field {name} for type {kind}"
                     + ("" if default is not None else " (no default in the schema)"),
                     fix=default,
-                    line=entry_line.get(name, 1),
+                    line=entry_line.get(key, 1),
                 )
                 if default is not None:
-                    props[name] = default
+                    props[key] = default
         folder = schema.folder_of(kind)
         if folder is not None:
             here = path.rsplit("/", 1)[0] if "/" in path else ""
             if here != folder and not here.startswith(folder + "/" if folder else "\0"):
                 add(
                     "misplaced",
-                    "type",
+                    kind_key,
                     f"a {kind} card belongs in {folder or 'the vault root'}/, not {here or 'the root'}/",
                 )
 
-    tags_entry = entries.get("tags")
-    commented = tags_entry is not None and any(
-        f.rule == "yaml-comment" and tags_entry.start + 2 <= f.line < tags_entry.end + 2 for f in found
-    )
-    if "tags" in props and not commented:  # a '#tag' read as a comment is for --repair, not dropped
-        normal = _normal_tags(props["tags"])
-        if normal != props["tags"]:
-            add("tags-format", "tags", "tags are read without '#' and empty items; normalise them", fix=normal)
-
-    for key, expected in schema.properties.items():
+    for name, expected in schema.properties.items():
+        key = name_of(name)
         value = props.get(key)
         if key in props and not _type_ok(expected, value):
             add("property-type", key, f"{key} should be {expected}, found {_describe(value)}")
@@ -344,7 +405,9 @@ def plan_fixes(vault: Vault, report: Report) -> tuple[list[Edit], list[dict]]:
 
     Returns ``(edits, skipped)``: ``skipped`` holds ``{path, reason}`` for
     notes whose frontmatter cannot be edited (a flow mapping such as
-    ``{type: x}``): they are reported, and every other note is planned."""
+    ``{type: x}``, a value that holds YAML comments; :func:`check_note`
+    already offers no fix for these, so this catches a note changed since):
+    they are reported, and every other note is planned."""
     by_note: dict[str, list[Finding]] = {}
     for finding in report.fixable():
         by_note.setdefault(finding.path, []).append(finding)

@@ -24,7 +24,11 @@ with the 1-based line and column in the file.
 
 Edits (:func:`set_property`, :func:`delete_property`) splice text: only the
 lines of the key being changed are replaced; every other byte of the file,
-the body included, stays as it was.
+the body included, stays as it was.  The replaced lines keep their own line
+endings and the key line its comment; a value that holds comments on its
+other lines is refused, never rewritten without them.  A key is found as
+Obsidian finds a property, ignoring letter case when no key is written
+exactly so.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ __all__ = [
     "Frontmatter",
     "FrontmatterError",
     "delete_property",
+    "edit_problem",
     "format_property",
     "format_scalar",
     "loads",
@@ -212,7 +217,9 @@ class _Parser:
     """Recursive-descent parser over the block's lines (no line endings).
 
     Methods return ``(value, end)`` where ``end`` is the index just past the
-    node's last non-blank line.
+    node's last non-blank line.  ``comments`` maps the index of every line
+    that holds a YAML comment (a whole line, or after a value) to the column
+    of its ``#``; text inside block and quoted scalars is never a comment.
     """
 
     def __init__(self, source: str, first_line: int):
@@ -221,6 +228,7 @@ class _Parser:
             self.lines.pop()
         self.first_line = first_line
         self.n = len(self.lines)
+        self.comments: dict[int, int] = {}
 
     # -- errors and line classes -------------------------------------------
 
@@ -233,6 +241,10 @@ class _Parser:
 
     def next_content(self, i: int) -> int:
         while i < self.n and self.is_blank(i):
+            line = self.lines[i]
+            stripped = line.lstrip(" \t")
+            if stripped:
+                self.comments[i] = len(line) - len(stripped)
             i += 1
         return i
 
@@ -329,6 +341,8 @@ class _Parser:
     def mapping_value(self, i: int, value_col: int, col: int):
         line = self.lines[i]
         if value_col >= len(line) or line[value_col] == "#":
+            if value_col < len(line):
+                self.comments[i] = value_col
             j = self.next_content(i + 1)
             if j < self.n:
                 ind = self.indent(j)
@@ -345,6 +359,8 @@ class _Parser:
             line = self.lines[i]
             item_col = _skip_space(line, col + 1)
             if item_col >= len(line) or line[item_col] == "#":
+                if item_col < len(line):
+                    self.comments[i] = item_col
                 j = self.next_content(i + 1)
                 if j < self.n and self.indent(j) > col:
                     value, end = self.block_node(j, self.indent(j), col)
@@ -400,6 +416,7 @@ class _Parser:
         k = _skip_space(line, j)
         if k < len(line):
             if line[k] == "#" and k > j:
+                self.comments[i] = k
                 return
             if line[k] == ":":
                 raise self.error("a value cannot be used as a key here", i, k)
@@ -446,6 +463,7 @@ class _Parser:
             if match.group(0)[-1] == "#":
                 stop = match.start()
                 commented = True
+                self.comments[i] = match.end() - 1
                 break
             raise self.error("': ' inside an unquoted value; quote the whole value", i, match.start())
         return line[col:stop].strip(" \t"), commented
@@ -533,6 +551,8 @@ class _Parser:
         k = _skip_space(line, j)
         if k < len(line) and line[k] != "#":
             raise self.error("text after a block scalar indicator; start the text on the next line", i, k)
+        if k < len(line):
+            self.comments[i] = k
         indent = max(parent, 0) + explicit if explicit else 0
         if not indent:
             k = i + 1
@@ -622,6 +642,7 @@ class _Flow:
             while self.col < len(line) and line[self.col] in " \t":
                 self.col += 1
             if self.col < len(line) and line[self.col] == "#" and (self.col == 0 or line[self.col - 1] in " \t"):
+                self.p.comments[self.i] = self.col
                 self.col = len(line)
             if self.col < len(line):
                 return
@@ -1041,18 +1062,30 @@ def set_property(text: str, key: str, value) -> str:
     """Return ``text`` with property ``key`` set to ``value``; nothing else changes.
 
     ``text`` is a note without its BOM.  An existing key's lines are replaced
-    in place (the key keeps its spelling and position); a new key is appended
-    as the last line of the block; a note without frontmatter gets a new
-    block before its first byte (BR-10).  New lines use the file's newline
-    style and list indentation.  Setting a key to the value it already has
-    returns ``text`` unchanged.  Raises :class:`FrontmatterError` when the
-    block does not parse (invalid notes are never rewritten).
+    in place (the key keeps its spelling and position, its lines their line
+    endings, its line its trailing ``# comment``); a new key is appended as
+    the last line of the block; a note without frontmatter gets a new block
+    before its first byte (BR-10).  New lines use the block's newline style
+    and list indentation.  Setting a key to the value it already has returns
+    ``text`` unchanged.
+
+    Obsidian treats property names that differ only in letter case as one
+    property, so ``key`` names the key written exactly so, else the one key
+    written in another case (``Status`` for ``status``); it is never added a
+    second time in another case.
+
+    Raises :class:`FrontmatterError` when the block does not parse (invalid
+    notes are never rewritten), when several keys differ from ``key`` only in
+    letter case, and when the old value holds YAML comments on its own lines
+    (between list items, after an item): a rewrite would lose them, so such a
+    value is for a person to edit.
     """
     fm = _editable(text)
     if fm is None:
         newline = _newline_of(text)
         return f"---{newline}{format_property(key, value, newline=newline)}---{newline}{text}"
-    if key in fm.properties and _same(fm.properties[key], value):
+    entry = _entry_of(fm, key)
+    if entry is not None and _same(fm.properties[entry.key], value):
         return text
     lines = _split_lines(text[fm.start : fm.end])
     if not fm.entries:
@@ -1060,17 +1093,9 @@ def set_property(text: str, key: str, value) -> str:
         if at is not None:  # '{}': the key takes its place, in block style (BR-43)
             lines.insert(at, format_property(key, value, newline=fm.newline))
             return text[: fm.start] + "".join(lines) + text[fm.end :]
-    entry = next((e for e in fm.entries if e.key == key), None)
     list_indent = _list_indent(lines, fm.entries)
     if entry is not None:
-        indent = entry.prefix[: len(entry.prefix) - len(entry.prefix.lstrip(" "))]
-        new = format_property(key, value, indent, list_indent, fm.newline, prefix=entry.prefix)
-        old = lines[entry.start]
-        comment = _trailing_comment(old[len(entry.prefix) :].rstrip("\r\n"))
-        first, _, others = new.partition(fm.newline)
-        if comment and (not others or first.endswith(":")):
-            new = first + comment + fm.newline + others  # "key: v  # why" keeps its why
-        lines[entry.start : entry.end] = [new]
+        lines[entry.start : entry.end] = [_rewrite_entry(text[fm.start : fm.end], lines, entry, value, list_indent)]
     else:
         indent = ""
         if fm.entries:
@@ -1078,6 +1103,94 @@ def set_property(text: str, key: str, value) -> str:
             indent = first[: len(first) - len(first.lstrip(" "))]
         lines.append(format_property(key, value, indent, list_indent, fm.newline))
     return text[: fm.start] + "".join(lines) + text[fm.end :]
+
+
+def _entry_of(fm: Frontmatter, key: str) -> Entry | None:
+    """The entry of ``key``: written exactly so, else the only key that
+    differs from it in letter case alone (Obsidian's reading), else None."""
+    for entry in fm.entries:
+        if entry.key == key:
+            return entry
+    folded = key.lower()
+    same = [entry for entry in fm.entries if entry.key.lower() == folded]
+    if len(same) > 1:
+        first = same[0]
+        raise FrontmatterError(
+            f"keys {', '.join(repr(e.key) for e in same)} differ only in letter case and Obsidian reads them "
+            f"as one property {key!r}; merge them by hand",
+            first.start + 2,
+        )
+    return same[0] if same else None
+
+
+def _rewrite_entry(block: str, lines: list[str], entry: Entry, value, list_indent: str) -> str:
+    """The new lines of ``entry`` holding ``value``: each line keeps the line
+    ending of the old line at its place (the last old line's for extra lines),
+    and the key line keeps its trailing comment.  Raises FrontmatterError when
+    a comment sits inside the old value (after the key line)."""
+    old = lines[entry.start : entry.end]
+    comments = _value_comments(block, lines, entry)
+    indent = entry.prefix[: len(entry.prefix) - len(entry.prefix.lstrip(" "))]
+    new = format_property(entry.key, value, indent, list_indent, "\n", prefix=entry.prefix).split("\n")[:-1]
+    if entry.start in comments:  # "key: v  # why" keeps its why
+        content = _content(old[0])
+        column = comments[entry.start]
+        while column > len(entry.prefix) and content[column - 1] in " \t":
+            column -= 1
+        new[0] += content[column:]
+    endings = [line[len(_content(line)) :] for line in old]
+    return "".join(line + endings[min(n, len(endings) - 1)] for n, line in enumerate(new))
+
+
+def _value_comments(block: str, lines: list[str], entry: Entry) -> dict[int, int]:
+    """The comments of the block (see :func:`_comment_columns`) when none sits
+    inside ``entry``'s value; raises FrontmatterError when one does (a whole
+    line between its items, or after an item on a later line)."""
+    if not any("#" in line for line in lines[entry.start : entry.end]):
+        return {}
+    comments = _comment_columns(block)
+    inside = sorted(i for i in comments if entry.start < i < entry.end)
+    if inside:
+        at = inside[0]
+        raise FrontmatterError(
+            f"the value of {entry.key!r} holds YAML comments, which rewriting it would lose; edit it by hand",
+            at + 2,
+            comments[at] + 1,
+        )
+    return comments
+
+
+def edit_problem(text: str, key: str) -> FrontmatterError | None:
+    """Why :func:`set_property` would refuse to give ``key`` a new value in
+    ``text`` (the block does not parse, is a flow mapping, has several keys
+    that differ from ``key`` only in case, or the value holds comments), or
+    None when it would write it."""
+    try:
+        fm = _editable(text)
+        entry = _entry_of(fm, key) if fm is not None else None
+        if entry is not None:
+            block = text[fm.start : fm.end]
+            _value_comments(block, _split_lines(block), entry)
+    except FrontmatterError as exc:
+        return exc
+    return None
+
+
+def _content(line: str) -> str:
+    """A block line without its line ending (LF or CRLF), as the parser reads it."""
+    if line.endswith("\n"):
+        line = line[:-1]
+    return line[:-1] if line.endswith("\r") else line
+
+
+def _comment_columns(source: str) -> dict[int, int]:
+    """Where the YAML comments of a frontmatter block's content are:
+    line index (0 = the line after the opening ``---``) -> column of the
+    ``#``.  Lines of block scalars and quoted scalars hold no comments.
+    Raises :class:`FrontmatterError` when the content does not parse."""
+    parser = _Parser(source, 2)
+    parser.document()
+    return parser.comments
 
 
 def _drop_empty_flow(lines: list[str], newline: str) -> tuple[list[str], int | None]:
@@ -1100,7 +1213,7 @@ def _drop_empty_flow(lines: list[str], newline: str) -> tuple[list[str], int | N
 
 
 def _trailing_comment(rest: str) -> str:
-    """The ``  # comment`` at the end of a key line's value part, with the
+    """The ``  # comment`` at the end of a line's value part, with the
     spaces before it, or ``""`` (quotes are skipped)."""
     quote = None
     i = 0
@@ -1109,6 +1222,8 @@ def _trailing_comment(rest: str) -> str:
         if quote:
             if ch == "\\" and quote == '"':
                 i += 1
+            elif ch == quote == "'" and rest[i + 1 : i + 2] == "'":
+                i += 1  # '' is a quote inside a single-quoted scalar
             elif ch == quote:
                 quote = None
         elif ch in ("'", '"') and not rest[:i].strip():
@@ -1125,12 +1240,14 @@ def _trailing_comment(rest: str) -> str:
 def delete_property(text: str, key: str) -> str:
     """Return ``text`` without property ``key`` (its lines removed), else unchanged.
 
-    Raises :class:`FrontmatterError` when the block does not parse.
+    ``key`` names a key as :func:`set_property` does (letter case aside when
+    no key is written exactly so).  Raises :class:`FrontmatterError` when the
+    block does not parse or several keys differ from ``key`` only in case.
     """
     fm = _editable(text)
     if fm is None:
         return text
-    entry = next((e for e in fm.entries if e.key == key), None)
+    entry = _entry_of(fm, key)
     if entry is None:
         return text
     lines = _split_lines(text[fm.start : fm.end])
