@@ -114,7 +114,7 @@ def _enforce(args):
         command = "enforce.py"
     # everything is written before anything is printed: a reader that goes
     # away (| head) never stops a run half way
-    outcome = cli.carry_out(vault.root, edits, apply, args.wait, command)
+    outcome = cli.carry_out(vault.root, edits, apply, args.wait, command, schema)
     after = None
     if apply:
         later = compliance.check(Vault.open(args.vault), schema)

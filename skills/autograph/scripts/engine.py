@@ -51,7 +51,7 @@ def cmd_init(args) -> int:
 def _init(args):
     vault, schema = cli.load(args)
     edits, skipped = bootstrap.plan_init(vault, schema)
-    outcome = cli.carry_out(vault.root, edits, cli.writes(args), args.wait, "engine.py init")
+    outcome = cli.carry_out(vault.root, edits, cli.writes(args), args.wait, "engine.py init", schema)
     code = cli.outcome_code(outcome)
 
     def report() -> int:

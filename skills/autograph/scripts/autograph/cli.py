@@ -274,7 +274,7 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     return EXIT_USAGE
 
 
-def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "") -> dict:
+def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", schema=None, undoes=None) -> dict:
     """Write ``edits`` (with ``apply``), or only describe them.
 
     Returns, as printed in JSON output: ``{"edits": [{path, reason}],
@@ -282,7 +282,8 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "") ->
     error}], "run": run id or None}``.  ``written`` holds only the notes
     that now hold their edit; a conflict is a note someone changed meanwhile
     (left as they made it, or with their version merged or saved at
-    ``copy``); ``failed`` a note that could not be written.  Raises
+    ``copy``); ``failed`` a note that could not be written; ``run`` names
+    the journaled run (``undo.py undo RUN`` takes it back).  Raises
     :class:`store.PathError` before writing anything if a path would leave
     the vault, :class:`store.LockBusy` if another run holds the vault.
     Nothing is printed here: a report that cannot be printed (``| head``)
@@ -290,9 +291,15 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "") ->
     from . import store
 
     global _outcome
-    result = store.apply(root, edits, wait=wait, command=command) if apply else None
+    keep = schema.journal_keep if schema is not None else None
+    result = store.apply(root, edits, wait=wait, command=command, undoes=undoes, keep=keep) if apply else None
     if result is not None and result.skipped:
         _outcome = EXIT_SKIPPED  # told even if the report cannot be printed
+    return outcome_of(edits, result)
+
+
+def outcome_of(edits, result) -> dict:
+    """The JSON form of a run (see :func:`carry_out`); ``result`` None for a dry run."""
     return {
         "edits": [{"path": e.path, "reason": e.reason} for e in edits],
         "written": list(result.written) if result else [],
@@ -339,6 +346,12 @@ def writing(args, command: str):
         return
     Vault.check_folder(args.vault)
     with store.writer_lock(Path(args.vault), getattr(args, "wait", 0.0), command):
+        for run_id, result in store.last_recovery:
+            print(
+                f"{command}: the run {run_id} did not finish; rolled back {plural(len(result.written), 'file')}"
+                + (f", {len(result.conflicts) + len(result.failed)} left as they are" if result.skipped else ""),
+                file=sys.stderr,
+            )
         yield
 
 

@@ -43,6 +43,7 @@ DEFAULTS: dict = {
     # Claude Code loads the first 200 lines or 25KB of MEMORY.md (code.claude.com/docs/en/memory)
     "index": {"files": ["MEMORY.md"], "soft": {"lines": 150, "bytes": 20000}, "hard": {"lines": 200, "bytes": 25000}},
     "memory": {"folder": "memory", "index": "MEMORY.md", "archive": "archive"},
+    "journal": {"keep_days": 30, "max_mb": 200},
 }
 
 # The memory store preset (schema key "memory.types"): the four kinds of note
@@ -261,6 +262,19 @@ def _check_folder_list(value, path: str, problems: list[str]) -> None:
             problems.append(f"{path}[{index}]: folder {why}")
 
 
+def _check_journal(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, dict):
+        problems.append(f'{path}: expected an object like {{"keep_days": 30, "max_mb": 200}}')
+        return
+    for key, item in value.items():
+        if key.startswith("_"):
+            continue
+        if key not in ("keep_days", "max_mb"):
+            problems.append(f"{path}.{key}: unknown key; known keys are keep_days, max_mb")
+        elif not _is_number(item) or item < 0:
+            problems.append(f"{path}.{key}: expected a number, 0 or more")
+
+
 def _check_field_fixes(value, path: str, problems: list[str]) -> None:
     if not isinstance(value, dict) or not all(_is_str_map(v) for k, v in value.items() if not k.startswith("_")):
         problems.append(
@@ -423,6 +437,7 @@ _TOP_LEVEL = {
     ),
     "properties": _check_properties,
     "decay": _check_decay,
+    "journal": _check_journal,
     "ignore_tags": _check_str_list,
     "ignore_folders": _check_folder_list,
     "entity_extraction": _check_object,
@@ -508,6 +523,13 @@ class Schema:
         """Index and Map-of-Content notes: by file stem or by ``type``."""
         kind = properties.get("type")
         return stem.lower() in self.hub_names or (isinstance(kind, str) and kind.lower() in self.hub_types)
+
+    @property
+    def journal_keep(self) -> tuple[float, float]:
+        """``(keep_days, max_mb)``: how long and how much journal of applied
+        runs ``.graph/journal/`` keeps (schema key ``journal``)."""
+        section = self.section("journal")
+        return (float(section.get("keep_days", 30)), float(section.get("max_mb", 200)))
 
     @property
     def ignore_folders(self) -> list[str]:

@@ -42,19 +42,25 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import journal as journal_mod
+from .journal import digest
+
 __all__ = [
     "Conflict",
     "Edit",
     "LockBusy",
+    "Move",
     "PathError",
     "Result",
     "Skipped",
     "TargetError",
+    "Trash",
     "append_line",
     "apply",
     "confine",
     "diff",
     "merge3",
+    "recover",
     "new_run_id",
     "replace_file",
     "write_derived",
@@ -63,6 +69,7 @@ __all__ = [
 ]
 
 GRAPH_DIR = ".graph"
+TRASH_DIR = ".trash"
 LOCK_NAME = "writer.lock"
 CONFLICTS_DIR = "conflicts"
 _TMP_PREFIX = ".autograph-"
@@ -104,12 +111,36 @@ class Edit:
 
     ``path`` is vault-relative with ``/``; ``before`` is the file's bytes
     when the plan was made (None: the file must not exist yet); ``after`` the
-    bytes to write.  ``reason`` says why, for reports.
+    bytes to write.  ``reason`` says why, for reports.  ``mtime_ns`` sets
+    the written file's modification time (undo gives a file back as it
+    was); else it is the time of the write.
     """
 
     path: str
     before: bytes | None
     after: bytes
+    reason: str = ""
+    mtime_ns: int | None = None  # give the new file this modification time (an undo's)
+
+
+@dataclass(frozen=True)
+class Trash:
+    """Move a file that holds ``before`` to ``.trash/<run-id>/<path>``:
+    nothing autograph removes is deleted."""
+
+    path: str
+    before: bytes
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Move:
+    """Rename the file at ``path``, which holds ``before``, to ``to`` (a
+    vault path that must not exist yet)."""
+
+    path: str
+    to: str
+    before: bytes
     reason: str = ""
 
 
@@ -151,9 +182,11 @@ class Result:
 
 
 def new_run_id() -> str:
-    """A run id that sorts by time: ``YYYYMMDDTHHMMSSZ-<pid>-<random>``."""
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    return f"{stamp}-{os.getpid()}-{os.urandom(3).hex()}"
+    """A run id that sorts by time: ``YYYYMMDDTHHMMSS.ffffffZ-<pid>-<random>``
+    (UTC, microseconds, so runs of one second keep their order)."""
+    now = time.time_ns()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000_000))
+    return f"{stamp}.{now // 1000 % 1_000_000:06d}Z-{os.getpid()}-{os.urandom(3).hex()}"
 
 
 # ---------------------------------------------------------------------------
@@ -206,6 +239,7 @@ def _vault_target(root: Path, path: str) -> Path:
 
 
 _held: dict[str, int] = {}  # real vault path -> nesting depth (this process)
+last_recovery: list = []  # (run id, Result) of the runs the last writer_lock rolled back
 
 
 @contextlib.contextmanager
@@ -216,8 +250,9 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
     to ``wait`` seconds for another run to finish, then raises
     :class:`LockBusy` naming that run.  Re-entrant within one process.  When
     the previous holder did not finish (killed), temporary files it left in
-    the vault are swept first.  Raises OSError when ``.graph/`` cannot be
-    created (a read-only vault: reading commands still work without it).
+    the vault are swept and its run is rolled back first (:func:`recover`).
+    Raises OSError when ``.graph/`` cannot be created (a read-only vault:
+    reading commands still work without it).
     """
     import fcntl  # writers only; POSIX
 
@@ -246,11 +281,13 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
                     raise LockBusy(_busy_message(fd, wait)) from None
                 time.sleep(0.05)
         previous = _read_state(fd)
-        if previous.get("state") == "running":
-            sweep_temporary_files(root)
-        _write_state(fd, {"state": "running", "pid": os.getpid(), "command": command, "since": _now()})
         _held[key] = 1
         try:
+            last_recovery.clear()
+            if previous.get("state") == "running":  # its holder was killed
+                sweep_temporary_files(root)
+                last_recovery.extend(recover(root))
+            _write_state(fd, {"state": "running", "pid": os.getpid(), "command": command, "since": _now()})
             yield
         finally:
             del _held[key]
@@ -364,7 +401,13 @@ def _owner_for_new(folder: Path) -> tuple[int, int] | None:
 
 
 def _write_temporary(
-    folder: Path, data: bytes, durable: bool, mode: int, owner: tuple[int, int] | None, xattrs_from: int | None = None
+    folder: Path,
+    data: bytes,
+    durable: bool,
+    mode: int,
+    owner: tuple[int, int] | None,
+    xattrs_from: int | None = None,
+    mtime_ns: int | None = None,
 ) -> str:
     """A temporary file in ``folder`` holding ``data``, with ``mode``,
     ``owner`` (uid, gid) and the extended attributes (ACLs included) of the
@@ -387,6 +430,8 @@ def _write_temporary(
             os.fchmod(handle.fileno(), mode)  # after fchown, which clears set-id bits
             if xattrs_from is not None:
                 _copy_xattrs(xattrs_from, handle.fileno())
+            if mtime_ns is not None:
+                os.utime(handle.fileno(), ns=(time.time_ns(), mtime_ns))
             if durable:
                 os.fsync(handle.fileno())
     except BaseException:
@@ -426,10 +471,8 @@ _RENAME_EXCHANGE = 2
 _exchange_fn = None  # None: not tried yet; False: unavailable
 
 
-def _exchange(a: str, b: str) -> bool:
-    """Swap the files at ``a`` and ``b`` atomically (Linux ``renameat2``
-    with ``RENAME_EXCHANGE``).  False when the system or file system cannot;
-    the caller then uses ``os.replace``."""
+def _renameat2():
+    """Linux ``renameat2`` through ctypes, or False where there is none."""
     global _exchange_fn
     if _exchange_fn is None:
         _exchange_fn = False
@@ -443,7 +486,14 @@ def _exchange(a: str, b: str) -> bool:
                 _exchange_fn = fn
             except (ImportError, OSError, AttributeError):
                 pass
-    if not _exchange_fn:
+    return _exchange_fn
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the files at ``a`` and ``b`` atomically (Linux ``renameat2``
+    with ``RENAME_EXCHANGE``).  False when the system or file system cannot;
+    the caller then uses ``os.replace``."""
+    if not _renameat2():
         return False
     import ctypes
 
@@ -524,6 +574,7 @@ def _swap(
     durable: bool = True,
     make_folders: bool = False,
     inside: str | None = None,
+    mtime_ns: int | None = None,
 ) -> _Swap | None:
     """Replace ``target`` (see the module docstring, steps 2-5).
 
@@ -545,7 +596,7 @@ def _swap(
     if info is None:
         if before is not None:
             raise Conflict("deleted since it was read; not written")
-        return _create(target, after, durable)
+        return _create(target, after, durable, mtime_ns)
     if before is None:
         raise Conflict("created by someone else since the plan was made; not written")
     if info.st_nlink > 1:
@@ -562,7 +613,7 @@ def _swap(
         if _test_hook:
             _test_hook("read", str(target))
         owner = (opened.st_uid, opened.st_gid)
-        tmp = _write_temporary(folder, after, durable, stat.S_IMODE(opened.st_mode), owner, xattrs_from=fd)
+        tmp = _write_temporary(folder, after, durable, stat.S_IMODE(opened.st_mode), owner, fd, mtime_ns)
         held = None
         try:
             if _test_hook:
@@ -602,10 +653,11 @@ def _swap(
             os.close(fd)
 
 
-def _create(target: Path, after: bytes, durable: bool) -> None:
+def _create(target: Path, after: bytes, durable: bool, mtime_ns: int | None = None) -> None:
     """Create ``target`` with ``after``; a file that appears meanwhile is
     never replaced (``os.link`` fails on an existing name)."""
-    tmp = _write_temporary(target.parent, after, durable, _umask_mode(), _owner_for_new(target.parent))
+    owner = _owner_for_new(target.parent)
+    tmp = _write_temporary(target.parent, after, durable, _umask_mode(), owner, mtime_ns=mtime_ns)
     try:
         try:
             os.link(tmp, target)
@@ -813,96 +865,348 @@ def merge3(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
 
 def apply(
     root: Path,
-    edits: list[Edit],
+    changes: list,
     wait: float = 0.0,
     command: str = "",
     make_folders: bool = True,
+    args: list[str] | None = None,
+    undoes: str | None = None,
+    keep: tuple[float, float] | None = None,
 ) -> Result:
-    """Write every edit whose file is unchanged since it was read.
+    """Carry out ``changes`` (:class:`Edit`, :class:`Trash`, :class:`Move`)
+    whose files are unchanged since they were read, as one journaled run.
 
     Holds the vault's writer lock (:func:`writer_lock`; ``wait`` seconds,
     then :class:`LockBusy`).  Raises :class:`PathError` before writing
-    anything if any path would leave the vault.  Each file that changed is
-    a conflict and each file that cannot be written is a failure, reported
-    in the :class:`Result`; the run goes on with the others.  A new note's
-    folders are created inside the vault unless ``make_folders`` is False.
-    At the end every written note is read once more: one that no longer
-    holds what was written (an editor saved over it) is reported as a
-    conflict, not counted as written.
+    anything if any path would leave the vault.  Before any file changes,
+    the run's journal (``.graph/journal/<run-id>/``: the command, ``args``
+    (default ``sys.argv``), each change and the bytes before) is written and
+    fsynced, so the run can be undone and, if it is killed, rolled back.
+    ``undoes`` names the run an undo takes back; ``keep`` is ``(keep_days,
+    max_mb)`` for pruning old journals (default 30 days, 200 MB).
+
+    Each file that changed is a conflict and each file that cannot be
+    written is a failure, reported in the :class:`Result`; the run goes on
+    with the others.  A new note's folders are created inside the vault
+    unless ``make_folders`` is False.  At the end every written note is
+    read once more: one that no longer holds what was written (an editor
+    saved over it) is reported as a conflict, not counted as written.
     """
-    planned = [(edit, _vault_target(root, edit.path)) for edit in edits if edit.before != edit.after]
     result = Result(new_run_id())
+    planned = []
+    for change in changes:
+        if not _changes_something(change):
+            continue
+        target = _vault_target(root, change.path)
+        if isinstance(change, Move):
+            _vault_target(root, change.to)
+        planned.append((change, target))
     if not planned:
         return result
     inside = os.path.realpath(root)
     holds: dict[str, bytes] = {}  # written path -> the bytes it should now hold
-    watched: list[tuple[Edit, _Swap]] = []
+    watched: list[tuple[int, Edit, _Swap]] = []
+    outcomes: dict[int, dict] = {}
 
-    def settle(edit: Edit, late: _LateWrite) -> None:
+    def settle(n: int, edit: Edit, late: _LateWrite) -> None:
         outcome = _settle(late, lambda late: _save_conflict(root, result.run_id, edit.path, late))
         result.conflicts.append(Skipped(edit.path, outcome.message, outcome.copies[-1] if outcome.copies else None))
         if outcome.kept_ours is None:
             holds.pop(edit.path, None)
             result.written.remove(edit.path)
-        else:
-            holds[edit.path] = outcome.kept_ours
+            outcomes[n] = {"n": n, "result": "conflict", "now": digest(late.late)}
+            return
+        holds[edit.path] = outcome.kept_ours
+        outcomes[n] = {"n": n, "result": "merged", "now": digest(outcome.kept_ours)}
+        # what an undo puts back: the other writer's edit without ours (None: nothing safe)
+        theirs = merge3(edit.after, outcome.kept_ours, edit.before) if outcome.copies == [] else edit.before
+        if theirs is not None:
+            outcomes[n]["restore"] = list(journal.keep(theirs))
 
-    def look_again(edit: Edit, swap: _Swap) -> None:
+    def look_again(n: int, edit: Edit, swap: _Swap) -> None:
         late = _look_again(swap)
         if late is not None:
-            settle(edit, late)
+            settle(n, edit, late)
 
     with writer_lock(root, wait, command):
-        for edit, target in planned:
+        # a trashed file is a move into .trash/<run-id>/, its place chosen before the journal names it
+        planned = [(_as_move(root, result.run_id, c) if isinstance(c, Trash) else c, t) for c, t in planned]
+        journal = _JournalWriter.begin(root, result.run_id, command, sys.argv if args is None else args, undoes)
+        journal.record(
+            [(_journal_change(n, change, target), _before_of(change)) for n, (change, target) in enumerate(planned, 1)]
+        )
+        for n, (change, target) in enumerate(planned, 1):
             try:
-                swap = _swap(target, edit.before, edit.after, True, make_folders, inside)
+                if isinstance(change, Move):
+                    _move(root, change, inside)
+                    result.written.append(change.path)
+                    outcomes[n] = {"n": n, "result": "written", "now": digest(change.before)}
+                    continue
+                swap = _swap(target, change.before, change.after, True, make_folders, inside, change.mtime_ns)
             except Conflict as exc:
-                result.conflicts.append(Skipped(edit.path, str(exc)))
+                result.conflicts.append(Skipped(change.path, str(exc)))
+                outcomes[n] = {"n": n, "result": "conflict"}
                 continue
             except _LateWrite as late:
-                result.written.append(edit.path)
-                holds[edit.path] = edit.after
-                settle(edit, late)
+                result.written.append(change.path)
+                holds[change.path] = change.after
+                settle(n, change, late)
                 continue
             except TargetError as exc:
-                result.failed.append(Skipped(edit.path, str(exc)))
+                result.failed.append(Skipped(change.path, str(exc)))
+                outcomes[n] = {"n": n, "result": "failed"}
                 continue
             except OSError as exc:
-                result.failed.append(Skipped(edit.path, _os_error(exc)))
+                result.failed.append(Skipped(change.path, _os_error(exc)))
+                outcomes[n] = {"n": n, "result": "failed"}
                 continue
-            result.written.append(edit.path)
-            holds[edit.path] = edit.after
+            result.written.append(change.path)
+            holds[change.path] = change.after
+            outcomes[n] = {"n": n, "result": "written", "now": digest(change.after)}
             if swap is not None:
                 late = _late_now(swap)
                 if late is not None:
-                    settle(edit, late)
+                    settle(n, change, late)
                     continue
-                watched.append((edit, swap))  # looked at again at the end, by its descriptor alone
+                watched.append((n, change, swap))  # looked at again at the end, by its descriptor alone
                 if len(watched) > _WATCHED:
                     look_again(*watched.pop(0))
-        for edit, swap in watched:
-            look_again(edit, swap)
-        _verify(root, result, holds)
+        for n, edit, swap in watched:
+            look_again(n, edit, swap)
+        for n in _verify(root, result, holds, planned):
+            outcomes[n] = {"n": n, "result": "conflict", "now": None}
+        journal.finish([outcomes[n] for n in sorted(outcomes)])
+        prune_journals(root, *(keep or (journal_mod.KEEP_DAYS, journal_mod.MAX_MB)))
     return result
 
 
-def _verify(root: Path, result: Result, holds: dict[str, bytes]) -> None:
-    """Move every written path that no longer holds its bytes to conflicts."""
+def _changes_something(change) -> bool:
+    return not isinstance(change, Edit) or change.before != change.after
+
+
+def _before_of(change) -> bytes | None:
+    return change.before if isinstance(change, Edit) else None
+
+
+def _as_move(root: Path, run_id: str, trash: Trash) -> Move:
+    return Move(trash.path, _trash_path(root, run_id, trash.path), trash.before, "trash")
+
+
+def _trash_path(root: Path, run_id: str, path: str) -> str:
+    """``.trash/<run-id>/<path>``, or with ``.2``, ``.3``... if taken."""
+    candidate = f"{TRASH_DIR}/{run_id}/{path}"
+    n = 2
+    while os.path.lexists(os.path.join(root, candidate)):
+        candidate = f"{TRASH_DIR}/{run_id}/{path}.{n}"
+        n += 1
+    return candidate
+
+
+def _journal_change(n: int, change, target: Path) -> journal_mod.Change:
+    if isinstance(change, Edit):
+        entry = journal_mod.Change(n, "write", change.path, digest(change.before), digest(change.after))
+        if change.before is not None:
+            try:
+                entry.mtime = os.lstat(target).st_mtime_ns
+            except OSError:
+                pass  # gone: the write will be a conflict
+        return entry
+    op = "trash" if change.reason == "trash" and change.to.startswith(TRASH_DIR + "/") else "move"
+    return journal_mod.Change(n, op, change.path, digest(change.before), to=change.to)
+
+
+_RENAME_NOREPLACE = 1
+
+
+def _move(root: Path, move: Move, inside: str) -> None:
+    """Rename ``move.path`` to ``move.to`` if it still holds ``move.before``
+    and ``move.to`` does not exist (never over a file).  Raises
+    :class:`Conflict`, :class:`TargetError` or OSError."""
+    source = _vault_target(root, move.path)
+    dest = _vault_target(root, move.to)
+    _check_folder(source.parent, inside)
+    info = _check_target(source, follow_symlinks=False)
+    if info is None:
+        raise Conflict("moved or deleted since it was read; not moved")
+    with open(source, "rb") as handle:
+        if handle.read() != move.before:
+            raise Conflict("changed since it was read; not moved")
+    if os.path.lexists(dest):
+        raise Conflict(f"{move.to} exists; autograph never moves a file over another")
+    folder = dest.parent
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        owner = _owner_for_new(Path(inside))
+        if owner is not None:
+            top = Path(inside)
+            for part in Path(move.to).parent.parts:
+                top = top / part
+                if top.stat().st_uid != owner[0]:
+                    os.chown(top, *owner)
+    _check_folder(folder, inside)
+    if not _rename_noreplace(str(source), str(dest)):
+        if os.path.lexists(dest):
+            raise Conflict(f"{move.to} exists; autograph never moves a file over another")
+        os.rename(source, dest)
+    _fsync_dir(folder)
+    _fsync_dir(source.parent)
+    with open(dest, "rb") as handle:
+        moved = handle.read()
+    if moved != move.before:  # changed during the move: it goes back, theirs
+        if not os.path.lexists(source):
+            os.rename(dest, source)
+        raise Conflict("changed while being moved; left in place")
+
+
+def _rename_noreplace(a: str, b: str) -> bool:
+    """``renameat2(RENAME_NOREPLACE)``: rename unless ``b`` exists (then
+    FileExistsError); False when the system cannot."""
+    if not _renameat2():
+        return False
+    import ctypes
+
+    at_fdcwd = -100
+    if _exchange_fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_NOREPLACE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err == errno.EEXIST:
+        raise Conflict(f"{b} exists; autograph never moves a file over another")
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+        return False
+    raise OSError(err, os.strerror(err), a)
+
+
+def _verify(root: Path, result: Result, holds: dict[str, bytes], planned) -> list[int]:
+    """Move every written path that no longer holds its bytes to conflicts;
+    returns the change number of each."""
+    numbers = {change.path: n for n, (change, _) in enumerate(planned, 1)}
     reported = {item.path for item in result.conflicts}
+    moved = []
     for path in list(result.written):
+        if path not in holds:
+            continue  # a move or a trash: checked as it was made
         try:
             with open(_vault_target(root, path), "rb") as handle:
                 now = handle.read()
         except OSError:
             now = None
-        if now != holds.get(path):
+        if now != holds[path]:
             result.written.remove(path)
+            moved.append(numbers[path])
             if path not in reported:
-                result.conflicts.append(
-                    Skipped(
-                        path, "changed again after it was written (an editor saved over it); this edit is not in it"
-                    )
-                )
+                why = "changed again after it was written (an editor saved over it); this edit is not in it"
+                result.conflicts.append(Skipped(path, why))
+    return moved
+
+
+class _JournalWriter:
+    """Writes one run's journal (the format is :mod:`journal`'s)."""
+
+    def __init__(self, folder: Path, run: journal_mod.Run):
+        self.folder, self.run, self.size = folder, run, 0
+
+    @classmethod
+    def begin(cls, root: Path, run_id: str, command: str, args: list[str], undoes: str | None) -> _JournalWriter:
+        """Make ``.graph/journal/<run-id>/`` with ``run.json`` (running), fsynced."""
+        folder = derived_path(root, f"{journal_mod.FOLDER}/{run_id}/run.json").parent  # made here, ids are unique
+        run = journal_mod.Run(run_id, folder, command, [str(a) for a in args], _now(), None, "running", undoes)
+        writer = cls(folder, run)
+        writer._write_run()
+        _fsync_dir(folder.parent)
+        return writer
+
+    def _write_run(self) -> None:
+        replace_file(self.folder / "run.json", _read_or_none(self.folder / "run.json"), self._run_bytes())
+
+    def _run_bytes(self) -> bytes:
+        return (json.dumps(self.run.summary(), ensure_ascii=False) + "\n").encode("utf-8")
+
+    def _append(self, name: str, data: bytes) -> tuple[int, int]:
+        fd = _open_derived(self.folder / name, os.O_WRONLY | os.O_APPEND)
+        try:
+            offset = os.fstat(fd).st_size
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return offset, len(data)
+
+    def record(self, changes: list[tuple[journal_mod.Change, bytes | None]]) -> None:
+        """Write ahead: every change and the bytes before it, fsynced before
+        any file of the run is touched."""
+        blob = bytearray()
+        for change, data in changes:
+            if data is not None:
+                change.offset, change.length = self.size + len(blob), len(data)
+                blob += data
+        if blob:
+            self._append("before.bin", bytes(blob))
+            self.size += len(blob)
+        lines = "".join(json.dumps(c.as_dict(), ensure_ascii=False) + "\n" for c, _ in changes)
+        self._append("entries.jsonl", lines.encode("utf-8"))
+        self.run.changes.extend(change for change, _ in changes)
+        self._write_run()
+
+    def keep(self, data: bytes) -> tuple[int, int]:
+        """Keep more bytes (what an undo puts back); returns where."""
+        where = self._append("before.bin", data)
+        self.size += len(data)
+        return where
+
+    def finish(self, outcomes: list[dict]) -> None:
+        """What happened to each change; the run is done."""
+        lines = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outcomes)
+        if lines:
+            self._append("entries.jsonl", lines.encode("utf-8"))
+        self.run.finished = _now()
+        self.run.state = "done"
+        self._write_run()
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def mark_run(root: Path, run_id: str, state: str) -> None:
+    """Set a journaled run's ``state`` (``rolled-back`` after a recovery)."""
+    path = derived_path(root, f"{journal_mod.FOLDER}/{run_id}/run.json")
+    before = _read_or_none(path)
+    data = json.loads(before.decode("utf-8")) if before else {}
+    data["state"] = state
+    replace_file(path, before, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def prune_journals(root: Path, keep_days: float, max_mb: float) -> list[str]:
+    """Remove old journals (:func:`journal.prunable`); returns their run ids."""
+    import shutil
+
+    graph = Path(os.path.realpath(root)) / GRAPH_DIR
+    removed = journal_mod.prunable(graph, keep_days, max_mb)
+    for run_id in removed:
+        shutil.rmtree(graph / journal_mod.FOLDER / run_id, ignore_errors=True)
+    return removed
+
+
+def recover(root: Path) -> list[tuple[str, Result]]:
+    """Roll back every run that did not finish (killed mid-way): each file
+    it changed goes back to its bytes before, unless someone changed it
+    since (then it is reported, left alone).  Each rollback is itself a
+    journaled run (``undoes`` names the run).  Call under the writer lock
+    (:func:`writer_lock` calls it when its previous holder died)."""
+    graph = Path(os.path.realpath(root)) / GRAPH_DIR
+    done = []
+    for run in journal_mod.unfinished(graph):
+        from .undo import plan_undo  # undo plans with store's own kinds of change
+
+        changes, _ = plan_undo(root, run)
+        result = apply(root, changes, command="recover", args=["recover", run.id], undoes=run.id)
+        mark_run(root, run.id, "rolled-back")
+        done.append((run.id, result))
+    return done
 
 
 def _os_error(exc: OSError) -> str:

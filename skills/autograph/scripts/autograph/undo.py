@@ -1,0 +1,93 @@
+"""Taking a run back: the changes that undo a journaled run (``undo.py``),
+and the rollback of a run that did not finish (:func:`store.recover`).
+
+A file goes back only while it holds exactly what the run left in it (its
+SHA-256 in the journal): a file changed since is a conflict, reported and
+left alone, never forced.  What goes back:
+
+* a file the run changed: its bytes before and its modification time (for
+  a change merged on top of another writer's edit, that writer's version
+  without ours);
+* a file the run created: moved to ``.trash/<undo-run-id>/`` (nothing is
+  deleted);
+* a file the run moved or trashed: moved back to where it was, unless
+  something now stands there.
+
+Changes are undone newest first, so chains of moves unwind in order.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .journal import Change, Run, digest
+from .store import Edit, Move, Trash
+
+__all__ = ["plan_undo"]
+
+
+def _read(root: Path, path: str) -> bytes | None:
+    full = os.path.join(root, path)
+    if not os.path.isfile(full) or os.path.islink(full):
+        return None if not os.path.lexists(full) else b"\0not a regular file"
+    with open(full, "rb") as handle:
+        return handle.read()
+
+
+def plan_undo(root: Path, run: Run) -> tuple[list, list[dict]]:
+    """The store changes that take ``run`` back, and the files that cannot
+    go back: ``(changes, conflicts)``, each conflict ``{path, error}``.
+
+    Works for a finished run (each change's ``result`` and ``now``) and
+    for one that stopped mid-way (no results: a file is rolled back when it
+    holds the bytes the run planned, left when it still holds its bytes
+    before).  Raises OSError when the journal's saved bytes cannot be read.
+    """
+    changes: list = []
+    conflicts: list[dict] = []
+    for change in reversed(run.changes):
+        if change.result in ("conflict", "failed"):
+            continue  # the run did not change this file
+        if change.op == "write":
+            step = _undo_write(root, run, change)
+        else:
+            step = _undo_move(root, change)
+        if isinstance(step, str):
+            conflicts.append({"path": change.path, "error": step})
+        elif step is not None:
+            changes.append(step)
+    return changes, conflicts
+
+
+def _undo_write(root: Path, run: Run, change: Change):
+    current = _read(root, change.path)
+    now = digest(current)
+    left = change.now if change.result in ("written", "merged") else change.after
+    if now == change.before:
+        return None  # as before the run: never written, or already taken back
+    if now != left:
+        if change.result is None and now is not None:
+            return "changed since the run stopped; left as it is"
+        return "changed since the run; left as it is" if current is not None else "deleted since the run"
+    if change.before is None:
+        return Trash(change.path, current, "created by the run")
+    where = change.restore if change.result == "merged" else (change.offset, change.length)
+    if change.result == "merged" and change.restore is None:
+        return "the run merged its edit with another writer's; they cannot be told apart, so it is left as it is"
+    before = run.before_bytes(where)
+    if change.result != "merged" and digest(before) != change.before:
+        return "the journal's copy of the bytes before is damaged; left as it is"
+    return Edit(change.path, current, before, "undo", mtime_ns=change.mtime)
+
+
+def _undo_move(root: Path, change: Change):
+    moved = _read(root, change.to)
+    here = _read(root, change.path)
+    if moved is not None and digest(moved) == change.before and here is None:
+        return Move(change.to, change.path, moved, "undo")
+    if moved is None and digest(here) == change.before:
+        return None  # never moved, or already back
+    if here is not None:
+        return f"{change.path} exists again; {change.to} stays where it is"
+    return f"{change.to} changed or went away since the run; left as it is"

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""undo.py: list the runs that wrote a vault, and take any of them back."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from autograph import cli, journal, store  # noqa: E402
+from autograph.journal import digest  # noqa: E402
+from autograph.undo import plan_undo  # noqa: E402
+from autograph.vault import Vault  # noqa: E402
+
+DESCRIPTION = """\
+Every run that writes a vault (enforce.py --apply, engine.py init --apply,
+and every later writer) is journaled in VAULT/.graph/journal/<run-id>/ before
+it changes a file: the command, its arguments, the time, and for each file
+its path, its bytes before and the hash of what was written.  undo.py lists
+those runs and takes any of them back."""
+
+LIST_EPILOG = """\
+JSON keys (--json): runs[{run, command, args, started, finished, state,
+undoes, files, undone_by}], newest first.  state is "done", "running" (did
+not finish: recover rolls it back) or "rolled-back"; undoes names the run an
+undo or a recovery took back; undone_by the undo runs that took this one back.
+
+Kind: reads only.
+Exit codes: 0 done; 2 bad usage or vault; 3 I/O failure or bug.
+
+Examples:
+  undo.py list ~/vault
+  undo.py list --json | jq -r '.runs[0].run'
+"""
+
+SHOW_EPILOG = """\
+RUN is a run id from 'undo.py list', or "last" (the newest run).
+
+JSON keys (--json): run{run, command, args, started, finished, state, undoes,
+files}, changes[{n, op, path, to, result, status}].  op is write, trash or
+move; result is written, merged, conflict, failed, or null (the run stopped
+first); status is where the file is now: "as the run left it" (undo takes it
+back), "as before" (nothing to undo), "changed since", "absent".
+
+Kind: reads only.
+Exit codes: 0 done; 2 bad usage, vault or unknown RUN; 3 I/O failure or bug.
+"""
+
+UNDO_EPILOG = """\
+Takes RUN back: every file it changed that still holds exactly what the run
+left in it gets its bytes before; a file the run created goes to
+.trash/<undo-run-id>/ (nothing is deleted); moved and trashed files come
+back.  A file changed since the run is a conflict: listed, left as it is.
+The undo is itself a journaled run, so it can be undone too.
+
+Kind: changes what people's files hold, so a dry run unless --apply.
+
+JSON keys (--json): undone (RUN's id), edits[{path, reason}], written[],
+conflicts[{path, error, copy}] (changed since the run, or during the undo),
+failed[{path, error}], run (the undo's own run id, or null).
+
+Exit codes: 0 done; 2 bad usage, vault or unknown RUN; 3 I/O failure,
+another run writing, or a bug; 4 finished, but some files were not taken
+back (conflicts, failures).
+
+Examples:
+  undo.py undo last ~/vault                # what would go back
+  undo.py undo 20261201T040501Z-4242-a1b2c3 ~/vault --apply
+"""
+
+RECOVER_EPILOG = """\
+Rolls back every run that did not finish (killed, crashed): each file it
+changed goes back to its bytes before, unless someone changed it since
+(then it is reported and left).  Every writing command does this first by
+itself when the run before it died; recover does it now.
+
+Kind: repairs autograph's own interrupted writes, so it writes unless
+--dry-run.
+
+JSON keys (--json): recovered[{undone, edits[], written[], conflicts[],
+failed[], run}] (one per unfinished run).
+
+Exit codes: 0 done (also when there was nothing to recover); 2 bad usage or
+vault; 3 I/O failure, another run writing, or a bug; 4 some files could not
+be rolled back.
+"""
+
+
+def _graph(vault: Vault) -> Path:
+    return Path(vault.root).resolve() / store.GRAPH_DIR
+
+
+def _find(vault: Vault, name: str) -> journal.Run:
+    runs = journal.runs(_graph(vault))
+    if name == "last":
+        if not runs:
+            raise cli.UsageError("this vault has no journaled run yet")
+        return runs[0]
+    for run in runs:
+        if run.id == name:
+            return run
+    hint = f"; the newest is {runs[0].id}" if runs else "; this vault has no journaled run yet"
+    raise cli.UsageError(f"no run {name!r} in {_graph(vault) / journal.FOLDER}{hint} (undo.py list shows them)")
+
+
+def cmd_list(args) -> int:
+    vault = Vault.check_folder(args.vault)
+    runs = journal.runs(Path(vault).resolve() / store.GRAPH_DIR)
+    undone_by: dict[str, list[str]] = {}
+    for run in runs:
+        if run.undoes:
+            undone_by.setdefault(run.undoes, []).append(run.id)
+    items = [{**run.summary(), "undone_by": undone_by.get(run.id, [])} for run in runs]
+    if args.json:
+        cli.print_json({"runs": items})
+        return cli.EXIT_OK
+    if not items:
+        print("no journaled runs")
+    for item in items:
+        note = f"  (undone by {', '.join(item['undone_by'])})" if item["undone_by"] else ""
+        note += f"  (undoes {item['undoes']})" if item["undoes"] else ""
+        state = "" if item["state"] == "done" else f"  [{item['state']}]"
+        print(
+            f"{item['run']}  {cli.printable(item['command'] or '?')}  {cli.plural(item['files'], 'file')}{state}{note}"
+        )
+    return cli.EXIT_OK
+
+
+def _status(root: Path, change: journal.Change) -> str:
+    where = change.to if change.op != "write" else change.path
+    try:
+        with open(root / where, "rb") as handle:
+            now = digest(handle.read())
+    except OSError:
+        now = None
+    if change.op != "write":
+        return "as the run left it" if now == change.before else ("absent" if now is None else "changed since")
+    left = change.now if change.result in ("written", "merged") else change.after
+    if now == left and change.result not in ("conflict", "failed"):
+        return "as the run left it"
+    if now == change.before:
+        return "as before"
+    return "absent" if now is None else "changed since"
+
+
+def cmd_show(args) -> int:
+    vault = Vault.open(args.vault)
+    run = _find(vault, args.run)
+    changes = [
+        {
+            "n": c.n,
+            "op": c.op,
+            "path": c.path,
+            "to": c.to,
+            "result": c.result,
+            "status": _status(Path(vault.root), c),
+        }
+        for c in run.changes
+    ]
+    if args.json:
+        cli.print_json({"run": run.summary(), "changes": changes})
+        return cli.EXIT_OK
+    info = run.summary()
+    print(f"{info['run']}  {cli.printable(' '.join(info['args']) or info['command'])}")
+    print(f"started {info['started']}, finished {info['finished'] or '-'}, {info['state']}")
+    for item in changes:
+        target = f" -> {item['to']}" if item["to"] else ""
+        print(
+            f"  {item['op']:<5} {cli.printable(item['path'])}{cli.printable(target)}  "
+            f"{item['result'] or 'not reached'}; now {item['status']}"
+        )
+    return cli.EXIT_OK
+
+
+def cmd_undo(args) -> int:
+    with cli.writing(args, "undo.py undo"):
+        report = _undo(args)
+    return report()
+
+
+def _undo(args):
+    vault = Vault.open(args.vault)
+    run = _find(vault, args.run)
+    changes, not_undone = plan_undo(Path(vault.root), run)
+    outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py undo", undoes=run.id)
+    outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]
+    code = cli.outcome_code(outcome)
+
+    def report() -> int:
+        if args.json:
+            cli.print_json({"undone": run.id, **outcome})
+        else:
+            print(f"undo {run.id} ({cli.printable(run.command or '?')})")
+            cli.print_outcome(outcome, changes, cli.writes(args), args.diff)
+        return code
+
+    return report
+
+
+def cmd_recover(args) -> int:
+    with cli.writing(args, "undo.py recover"):
+        report = _recover(args)
+    return report()
+
+
+def _recover(args):
+    vault = Vault.open(args.vault)
+    # a dead writer's run was rolled back as the lock was taken (cli.writing)
+    recovered = [{"undone": run_id, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
+    for run in journal.unfinished(_graph(vault)):
+        changes, not_undone = plan_undo(Path(vault.root), run)
+        outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
+        outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]
+        if cli.writes(args):
+            store.mark_run(vault.root, run.id, "rolled-back")
+        recovered.append({"undone": run.id, **outcome})
+    code = max((cli.outcome_code(item) for item in recovered), default=cli.EXIT_OK)
+
+    def report() -> int:
+        if args.json:
+            cli.print_json({"recovered": recovered})
+        elif not recovered:
+            print("nothing to recover: every journaled run finished")
+        for item in recovered if not args.json else ():
+            print(f"rolled back {item['undone']}: {cli.plural(len(item['written']), 'file')} restored")
+            for conflict in item["conflicts"]:
+                print(f"  left as it is: {cli.printable(conflict['path'])}: {cli.printable(conflict['error'])}")
+        return code
+
+    return report
+
+
+def build_parser():
+    parser = cli.make_parser(
+        "undo.py", DESCRIPTION, "Run 'undo.py COMMAND --help' for each command's options, JSON keys and examples."
+    )
+    commands = parser.add_subparsers(metavar="COMMAND")
+    p = cli.subparser(commands, "list", "the journaled runs, newest first", "List the journaled runs.", LIST_EPILOG)
+    cli.add_common(p, schema=False, dry_run_help="changes nothing (list only reads)")
+    p.set_defaults(func=cmd_list)
+
+    p = cli.subparser(commands, "show", "what one run changed", "Show what one run changed.", SHOW_EPILOG)
+    p.add_argument("run", metavar="RUN", help='a run id, or "last"')
+    cli.add_common(p, schema=False, dry_run_help="changes nothing (show only reads)")
+    p.set_defaults(func=cmd_show)
+
+    p = cli.subparser(commands, "undo", "take a run back", "Take one run back.", UNDO_EPILOG)
+    p.add_argument("run", metavar="RUN", help='a run id, or "last"')
+    cli.add_common(p, schema=False, dry_run_help="write nothing, even with --apply")
+    cli.add_writes(p, changes_people_text=True)
+    p.add_argument("--diff", action="store_true", help="show each change as a unified diff")
+    p.set_defaults(func=cmd_undo)
+
+    p = cli.subparser(
+        commands, "recover", "roll back runs that did not finish", "Roll back unfinished runs.", RECOVER_EPILOG
+    )
+    cli.add_common(p, schema=False, dry_run_help="write nothing; show what would be rolled back")
+    cli.add_writes(p, changes_people_text=False)
+    p.set_defaults(func=cmd_recover)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli.run(build_parser(), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
