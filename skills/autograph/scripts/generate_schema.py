@@ -161,6 +161,7 @@ def build_parser():
         help="share of a type's notes that must have a property for it to be required (default 0.9)",
     )
     parser.add_argument("--dry-run", action="store_true", help="write nothing; say what would be written")
+    cli.add_quiet(parser)  # it reads no notes: accepted so that every command takes it
     parser.set_defaults(func=cmd_generate)
     return parser
 

@@ -33,6 +33,8 @@ __all__ = [
     "EXIT_USAGE",
     "UsageError",
     "add_common",
+    "add_quiet",
+    "progress_for",
     "add_writes",
     "writing",
     "outcome_code",
@@ -121,11 +123,91 @@ def add_common(
             "--schema", metavar="PATH", help="schema.json to use (default: VAULT/schema.json, else built-in defaults)"
         )
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout (keys below)")
+    add_quiet(parser)
     parser.add_argument(
         "--dry-run",
         action="store_true",
         help=dry_run_help or "write nothing, not even the parsed-note cache in .graph/",
     )
+
+
+def add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress line on stderr (shown only on a terminal, for long reads)"
+    )
+
+
+# A progress line appears once a read has taken this long (seconds); tests set it to 0.
+PROGRESS_AFTER = 1.0
+
+
+class Progress:
+    """A progress line on stderr while notes are read: ``reading notes:
+    1,234/6,571 (2,100/s)``, redrawn at most ten times a second and cleared
+    at the end.  Shown only when stderr is a terminal, the output is not
+    ``--json`` and ``--quiet`` is not given, and only once the read has taken
+    :data:`PROGRESS_AFTER` seconds: quick runs and pipes never see it."""
+
+    def __init__(self, total: int, label: str = "reading notes"):
+        import time
+
+        self._clock = time.monotonic
+        self.total, self.label, self.count = total, label, 0
+        self.start = self._clock()
+        self.drawn_at = 0.0
+        self.width = 0
+
+    def step(self, n: int = 1) -> None:
+        self.count += n
+        now = self._clock()
+        if now - self.start < PROGRESS_AFTER or now - self.drawn_at < 0.1:
+            return
+        self.drawn_at = now
+        rate = self.count / max(now - self.start, 1e-6)
+        line = f"{self.label}: {self.count:,}/{self.total:,} ({rate:,.0f}/s)"
+        self.width = max(self.width, len(line))
+        sys.stderr.write("\r" + line.ljust(self.width))
+        sys.stderr.flush()
+
+    def done(self) -> None:
+        if self.width:
+            sys.stderr.write("\r" + " " * self.width + "\r")
+            sys.stderr.flush()
+            self.width = 0
+
+
+_progress: list[Progress] = []
+
+
+def progress_for(args, total: int, label: str = "reading notes") -> Progress | None:
+    """A :class:`Progress` when this run may show one (see there), else None."""
+    if getattr(args, "json", False) or getattr(args, "quiet", False) or total == 0:
+        return None
+    try:
+        if sys.stderr is None or not sys.stderr.isatty():
+            return None
+    except (AttributeError, ValueError):
+        return None
+    bar = Progress(total, label)
+    _progress.append(bar)
+    if not isinstance(sys.stdout, _ClearsProgress) and sys.stdout is not None:
+        sys.stdout = _ClearsProgress(sys.stdout)
+    return bar
+
+
+class _ClearsProgress:
+    """stdout that first clears a progress line drawn on the same terminal."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        for bar in _progress:
+            bar.done()
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def seconds(text: str) -> float:
@@ -169,6 +251,7 @@ def load(args) -> tuple[Vault, object]:
     """Open ``args.vault`` and load its schema (``args.schema`` if given)."""
     vault = Vault.open(args.vault)
     schema = load_schema(vault.root, getattr(args, "schema", None))
+    vault.progress = progress_for(args, len(vault.notes))
     for warning in vault.warnings:
         print(f"warning: {printable(warning)}", file=sys.stderr)
     return vault, schema
@@ -237,6 +320,14 @@ def _readable_streams() -> None:
 def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     """Parse ``argv`` and call ``args.func(args)``; map expected errors to exit 2."""
     _readable_streams()
+    try:
+        return _run(parser, argv)
+    finally:
+        while _progress:
+            _progress.pop().done()
+
+
+def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     args, extra = parser.parse_known_args(argv)
     if extra:
         getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")

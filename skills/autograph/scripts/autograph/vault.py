@@ -136,6 +136,7 @@ class Vault:
     warnings: list[str] = field(default_factory=list)
     _notes: dict[str, Note] = field(default_factory=dict, repr=False)
     _resolver: Resolver | None = field(default=None, repr=False)
+    progress: object | None = field(default=None, repr=False)  # has step(): told each note read
 
     @staticmethod
     def check_folder(root: str | os.PathLike) -> Path:
@@ -176,6 +177,8 @@ class Vault:
             except OSError as exc:
                 note = Note(path, b"", None, False, f"cannot read: {exc.strerror or exc}")
             self._notes[path] = note
+            if self.progress is not None:
+                self.progress.step()
         return note
 
     @cached_property
