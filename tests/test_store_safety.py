@@ -698,3 +698,182 @@ def test_a_fifo_under_graph_never_hangs_a_run(tmp_path, name):
     else:
         assert apply_run.returncode == 0 and (root / "people" / "a.md").read_bytes() == FIXED
     assert stat.S_ISFIFO((root / ".graph" / name).lstat().st_mode)
+
+
+# ---------------------------------------------------------------------------
+# Found by the second round of trying to break it
+
+
+def replace_with(kind: str, tmp_path: Path):
+    def act(path):
+        os.rename(path, str(tmp_path / "displaced.md"))
+        if kind == "fifo":
+            os.mkfifo(path)
+        elif kind == "folder":
+            os.mkdir(path)
+            Path(path, "inside.md").write_bytes(b"theirs\n")
+        elif kind == "symlink-to-device":
+            if os.geteuid() != 0:
+                pytest.skip("device nodes need root (CI runs as root)")
+            os.mknod(tmp_path / "zero", 0o666 | stat.S_IFCHR, os.makedev(1, 5))
+            os.symlink(tmp_path / "zero", path)
+
+    return act
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "symlink-to-device"])
+def test_a_note_replaced_by_something_else_in_the_last_moment_gets_it_back(tmp_path, kind):
+    root = vault_with(tmp_path, {"people/a.md": CARD, "people/b.md": CARD})
+    script = textwrap.dedent(
+        f"""
+        import sys, os, json
+        sys.path.insert(0, {str(SCRIPTS)!r})
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from pathlib import Path
+        from autograph import store
+        import test_store_safety as t
+        act = t.replace_with({kind!r}, Path({str(tmp_path)!r}))
+        done = []
+        def hook(stage, path):
+            if stage == "checked" and path.endswith("a.md") and not done:
+                done.append(1)
+                act(path)
+        store._test_hook = hook
+        edits = [store.Edit(f"people/{{n}}.md", t.CARD, t.FIXED) for n in "ab"]
+        r = store.apply(Path({str(root)!r}), edits)
+        print(json.dumps([r.written, [c.error for c in r.conflicts], [f.error for f in r.failed]]))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+    written, conflicts, failed = json.loads(proc.stdout)
+    assert written == ["people/b.md"] and len(conflicts) == 1 and "left as it is" in conflicts[0] and not failed
+    mode = (root / "people" / "a.md").lstat().st_mode
+    expected = {"fifo": stat.S_ISFIFO, "folder": stat.S_ISDIR, "symlink-to-device": stat.S_ISLNK}[kind]
+    assert expected(mode)
+    assert not [p for p in (root / "people").iterdir() if p.name.startswith(".autograph-")]
+
+
+@pytest.mark.parametrize("change", ["chmod", "hardlink"])
+def test_permissions_or_links_changed_in_the_last_moment_put_the_note_back(tmp_path, change):
+    root = vault_with(tmp_path, {"n.md": CARD})
+
+    def act(path):
+        if change == "chmod":
+            os.chmod(path, 0o444)
+        else:
+            os.link(path, tmp_path / "other-link.md")
+
+    result = hooked({"checked": [act]}, root, [Edit("n.md", CARD, FIXED)])
+    assert result.written == [] and "permissions, owner or links changed" in result.conflicts[0].error
+    assert (root / "n.md").read_bytes() == CARD
+    if change == "chmod":
+        assert stat.S_IMODE((root / "n.md").stat().st_mode) == 0o444
+    else:
+        assert os.path.samefile(root / "n.md", tmp_path / "other-link.md")
+
+
+def test_a_merge_that_would_write_a_key_twice_is_refused(tmp_path):
+    """The agent adds `type: contact` at the top while we add `type: person` at the end."""
+    base = b"---\nname: Ann\n---\nbody\n"
+    ours = b"---\nname: Ann\ntype: person\n---\nbody\n"
+    theirs = b"---\ntype: contact\nname: Ann\n---\nbody\n"
+    assert merge3(base, ours, theirs) is not None  # lines apart, so a line merge takes it
+    assert store.merge_note(base, ours, theirs) is None
+    root = vault_with(tmp_path, {"n.md": base})
+    result = hooked({"checked": [lambda p: Path(p).write_bytes(theirs)]}, root, [Edit("n.md", base, ours)])
+    everything = kept_everywhere(root, result, "n.md")
+    assert theirs in everything and "saved as" in result.conflicts[0].error
+
+
+@pytest.mark.parametrize(
+    "base, ours, theirs, merged",
+    [
+        # far apart, both mean what they meant: kept
+        (
+            b"---\na: 1\n---\nx\ny\n",
+            b"---\na: 2\n---\nx\ny\n",
+            b"---\na: 1\n---\nx\ny\nz\n",
+            b"---\na: 2\n---\nx\ny\nz\n",
+        ),
+        # the agent removed the opening ---: our key would land in the body
+        (b"---\na: 1\nb: 2\n---\nx\n", b"---\na: 1\nb: 3\n---\nx\n", b"a: 1\nb: 2\n---\nx\n", None),
+        # init adds a block while the agent writes ---/--- after blank lines: that stays body, as in theirs
+        (
+            b"\n\nbody\n",
+            b"---\ntype: x\n---\n\n\nbody\n",
+            b"\n\n---\nk: v\n---\nbody\n",
+            b"---\ntype: x\n---\n\n\n---\nk: v\n---\nbody\n",
+        ),
+        # both changed one key (a list), on lines apart
+        (
+            b"---\na:\n  - x\n  - y\n  - z\nb: 1\n---\n",
+            b"---\na:\n  - X\n  - y\n  - z\nb: 1\n---\n",
+            b"---\na:\n  - x\n  - y\n  - Z\nb: 1\n---\n",
+            None,
+        ),
+    ],
+    ids=["apart", "opening-removed", "block-after-blank-lines", "same-key"],
+)
+def test_a_note_merge_keeps_only_what_both_meant(base, ours, theirs, merged):
+    assert store.merge_note(base, ours, theirs) == merged
+
+
+def test_a_run_never_writes_on_once_its_lock_is_gone(tmp_path):
+    root = vault_with(tmp_path, {f"people/p{i}.md": CARD for i in range(4)})
+    result = hooked(
+        {"swapped": [lambda p: shutil.rmtree(root / ".graph", ignore_errors=True)]},
+        root,
+        [Edit(f"people/p{i}.md", CARD, FIXED) for i in range(4)],
+    )
+    assert result.written == ["people/p0.md"]
+    assert len(result.failed) == 3 and all("writer lock was removed" in f.error for f in result.failed)
+    assert any("journal" in w for w in result.warnings)  # and the run says its journal went with .graph/
+
+
+def test_a_low_descriptor_limit_costs_no_write(tmp_path):
+    root = vault_with(tmp_path, {f"people/p{i:03d}.md": CARD for i in range(300)})
+    script = (
+        "import resource, sys, runpy; resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)); "
+        f"sys.argv = ['enforce.py', {str(root)!r}, '--apply', '--json']; "
+        f"runpy.run_path({str(ENFORCE)!r}, run_name='__main__')"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["written"]) == 300
+
+
+def test_a_save_left_in_a_temporary_file_by_a_killed_run_is_kept(tmp_path):
+    """The agent's save lands in the swap window, then the run is killed before it
+    settles it: the save sits in a temporary file, which the next run must not delete."""
+    root = vault_with(tmp_path, {"people/a.md": CARD, "people/b.md": CARD})
+    script = textwrap.dedent(
+        f"""
+        import os, signal, sys
+        sys.path.insert(0, {str(SCRIPTS)!r})
+        from autograph import store
+        def hook(stage, path):
+            if "/.graph/" in path:
+                return
+            if stage == "checked" and path.endswith("a.md"):
+                data = open(path, "rb").read() + b"AGENT-EDIT\\n"
+                open(path + ".agent", "wb").write(data)
+                os.rename(path + ".agent", path)
+            if stage == "read" and path.endswith("b.md"):
+                os.kill(os.getpid(), signal.SIGKILL)
+        store._test_hook = hook
+        import runpy
+        sys.argv = ["enforce.py", {str(root)!r}, "--apply"]
+        store._settle = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+        runpy.run_path({str(ENFORCE)!r}, run_name="__main__")
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    left = [p for p in (root / "people").iterdir() if p.name.startswith(".autograph-")]
+    assert any(b"AGENT-EDIT" in p.read_bytes() for p in left)
+    rerun = run(ENFORCE, root, "--apply")
+    assert rerun.returncode == 0 and "kept" in rerun.stderr
+    kept = [p for p in (root / ".graph" / "conflicts").rglob("*") if p.is_file()]
+    assert any(b"AGENT-EDIT" in p.read_bytes() for p in kept)
+    assert not [p for p in (root / "people").iterdir() if p.name.startswith(".autograph-")]

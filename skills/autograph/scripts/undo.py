@@ -79,7 +79,9 @@ Kind: repairs autograph's own interrupted writes, so it writes unless
 --dry-run.
 
 JSON keys (--json): recovered[{undone, edits[], written[], conflicts[],
-failed[], run}] (one per unfinished run).
+failed[], run}] (one per unfinished run; an entry with undone null lists
+saves another writer made while the killed run wrote, kept under
+.graph/conflicts/recovered-<time>/: conflicts[{path, error, copy}]).
 
 Exit codes: 0 done (also when there was nothing to recover); 2 bad usage or
 vault; 3 I/O failure, another run writing, or a bug; 4 some files could not
@@ -207,7 +209,7 @@ def cmd_recover(args) -> int:
 def _recover(args):
     vault = Vault.open(args.vault)
     # a dead writer's run was rolled back as the lock was taken (cli.writing)
-    recovered = [{"undone": run_id, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
+    recovered = [{"undone": run_id or None, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
     for run in journal.unfinished(_graph(vault)):
         changes, not_undone = plan_undo(Path(vault.root), run)
         outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
@@ -223,6 +225,10 @@ def _recover(args):
         elif not recovered:
             print("nothing to recover: every journaled run finished")
         for item in recovered if not args.json else ():
+            if item["undone"] is None:
+                for kept in item["conflicts"]:
+                    print(f"kept {cli.printable(kept['path'])} as {cli.printable(kept['copy'])}: {kept['error']}")
+                continue
             print(f"rolled back {item['undone']}: {cli.plural(len(item['written']), 'file')} restored")
             for conflict in item["conflicts"]:
                 print(f"  left as it is: {cli.printable(conflict['path'])}: {cli.printable(conflict['error'])}")

@@ -386,6 +386,8 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", sc
     result = store.apply(root, edits, wait=wait, command=command, undoes=undoes, keep=keep) if apply else None
     if result is not None and result.skipped:
         _outcome = EXIT_SKIPPED  # told even if the report cannot be printed
+    for warning in result.warnings if result is not None else ():
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     return outcome_of(edits, result)
 
 
@@ -438,6 +440,13 @@ def writing(args, command: str):
     Vault.check_folder(args.vault)
     with store.writer_lock(Path(args.vault), getattr(args, "wait", 0.0), command):
         for run_id, result in store.last_recovery:
+            if not run_id:  # saves that landed while the killed run wrote
+                for item in result.conflicts:
+                    print(
+                        f"{command}: kept {printable(item.path)} as {printable(item.copy)}: {item.error}",
+                        file=sys.stderr,
+                    )
+                continue
             print(
                 f"{command}: the run {run_id} did not finish; rolled back {plural(len(result.written), 'file')}"
                 + (f", {len(result.conflicts) + len(result.failed)} left as they are" if result.skipped else ""),

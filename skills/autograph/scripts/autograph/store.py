@@ -60,6 +60,7 @@ __all__ = [
     "confine",
     "diff",
     "merge3",
+    "merge_note",
     "recover",
     "new_run_id",
     "replace_file",
@@ -78,6 +79,21 @@ _TMP_NAME = re.compile(r"\.autograph-[A-Za-z0-9_]+\.tmp\Z")
 # Old files kept open after their swap, to look for late writes once more at
 # the end of the run (bounded: a process may hold only so many descriptors).
 _WATCHED = 128
+
+
+def _watch_limit() -> int:
+    """At most :data:`_WATCHED`, and an eighth of the descriptors this
+    process may open (``ulimit -n 64`` leaves room for the writes)."""
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ImportError, OSError, ValueError):
+        return 16
+    if soft == resource.RLIM_INFINITY:
+        return _WATCHED
+    return max(0, min(_WATCHED, soft // 8 - 4))
+
 
 # A test seam, never set by the product: called as hook(stage, path) at
 # "read" (the file opened and its bytes checked), "temp-written" (the new
@@ -174,6 +190,7 @@ class Result:
     written: list[str] = field(default_factory=list)
     conflicts: list[Skipped] = field(default_factory=list)
     failed: list[Skipped] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. the journal could not be finished
 
     @property
     def skipped(self) -> bool:
@@ -239,6 +256,7 @@ def _vault_target(root: Path, path: str) -> Path:
 
 
 _held: dict[str, int] = {}  # real vault path -> nesting depth (this process)
+_lock_files: dict[str, tuple[int, Path]] = {}  # real vault path -> (locked descriptor, its path)
 last_recovery: list = []  # (run id, Result) of the runs the last writer_lock rolled back
 
 
@@ -265,7 +283,8 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
             _held[key] -= 1
         return
     try:
-        fd = _open_derived(derived_path(root, LOCK_NAME), os.O_RDWR)
+        lock_path = derived_path(root, LOCK_NAME)
+        fd = _open_derived(lock_path, os.O_RDWR)
     except OSError as exc:
         raise OSError(
             exc.errno, f"cannot take the vault's writer lock in {GRAPH_DIR}/ ({exc.strerror}); nothing was written"
@@ -282,18 +301,35 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
                 time.sleep(0.05)
         previous = _read_state(fd)
         _held[key] = 1
+        _lock_files[key] = (fd, lock_path)
         try:
             last_recovery.clear()
             if previous.get("state") == "running":  # its holder was killed
-                sweep_temporary_files(root)
+                kept = sweep_temporary_files(root)
                 last_recovery.extend(recover(root))
+                if kept:
+                    last_recovery.append(("", Result("", conflicts=kept)))
             _write_state(fd, {"state": "running", "pid": os.getpid(), "command": command, "since": _now()})
             yield
         finally:
             del _held[key]
+            del _lock_files[key]
             _write_state(fd, {"state": "done", "pid": os.getpid(), "command": command, "until": _now()})
     finally:
         os.close(fd)  # releases the flock
+
+
+def _lock_intact(root: Path) -> bool:
+    """The lock this process holds is still the file at its path (someone
+    deleting ``.graph/`` mid-run would let a second writer take a new one)."""
+    held = _lock_files.get(os.path.realpath(root))
+    if held is None:
+        return True
+    try:
+        there, mine = os.lstat(held[1]), os.fstat(held[0])
+    except OSError:
+        return False
+    return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 def _now() -> str:
@@ -327,27 +363,50 @@ def _busy_message(fd: int, wait: float) -> str:
     )
 
 
-def sweep_temporary_files(root: Path) -> list[str]:
-    """Remove the temporary files a killed run left in the vault (names
-    ``.autograph-*.tmp``, regular files only).  Called under the writer lock,
-    when no other run can own them.  Returns their vault paths."""
-    swept = []
+def sweep_temporary_files(root: Path) -> list[Skipped]:
+    """Clear the temporary files a killed run left in the vault (names
+    ``.autograph-*.tmp``, regular files only).  Called under the writer
+    lock, when no other run can own them.  One that holds bytes a journaled
+    run wrote or replaced is removed (the journal keeps them); any other
+    (another writer's save that landed during the killed run's swap) is
+    kept under ``.graph/conflicts/recovered-<time>/`` and returned."""
+    graph = Path(os.path.realpath(root)) / GRAPH_DIR
+    known: set[str | None] = set()
+    for run in journal_mod.unfinished(graph):
+        for change in run.changes:
+            known.update((change.before, change.after))
+    kept: list[Skipped] = []
     derived = os.path.join(root, GRAPH_DIR)
     old = time.time() - 600
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in (".git", ".trash")]
         for name in files:
-            if _TMP_NAME.match(name):
-                path = os.path.join(folder, name)
-                try:
-                    info = os.lstat(path)
-                    # derived files are written without the lock: only old temporaries there
-                    if stat.S_ISREG(info.st_mode) and (not path.startswith(derived) or info.st_mtime < old):
+            if not _TMP_NAME.match(name):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                if path.startswith(derived + os.sep):  # derived files are written without the lock
+                    if stat.S_ISREG(os.lstat(path).st_mode) and os.lstat(path).st_mtime < old:
                         os.unlink(path)
-                        swept.append(os.path.relpath(path, root))
+                    continue
+                data = _read_regular(path)
+                if digest(data) in known:
+                    os.unlink(path)
+                    continue
+                rel = os.path.relpath(path, root)
+                where = f"{CONFLICTS_DIR}/recovered-{stamp}/{os.path.dirname(rel) or '.'}/{name[1:]}"
+                dest = derived_path(root, where)
+                try:
+                    os.rename(path, dest)
                 except OSError:
-                    pass
-    return swept
+                    replace_file(dest, None, data)
+                    os.unlink(path)
+                why = "a save that landed while a killed run was writing; kept"
+                kept.append(Skipped(rel, why, f"{GRAPH_DIR}/{where}"))
+            except (OSError, PathError, TargetError, Conflict):
+                pass  # not ours to judge: left where it is
+    return kept
 
 
 # ---------------------------------------------------------------------------
@@ -383,6 +442,19 @@ def _read_fd(fd: int, size_hint: int = 0) -> bytes:
             return b"".join(chunks)
         chunks.append(chunk)
         offset += len(chunk)
+
+
+def _read_regular(path) -> bytes:
+    """The bytes of ``path`` if it is a regular file (never through a
+    symlink, never waiting on a FIFO); else OSError."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, f"not a regular file ({_kind(info.st_mode)})", str(path))
+        return _read_fd(fd, info.st_size)
+    finally:
+        os.close(fd)
 
 
 def _umask_mode() -> int:
@@ -517,16 +589,20 @@ class _Swap:
     before: bytes
     after: bytes
     held: str | None
+    meta: tuple = ()  # (mode, uid, gid) of the old file when it was checked
 
 
 class _LateWrite(Exception):
     """Another writer's version appeared after the last check: ``late``
     holds its bytes, ``held`` the temporary name its file is still linked
-    at (or None), ``info`` its stat.  Our ``after`` is in the file."""
+    at (or None), ``info`` its stat; ``meta``: what changed is its mode,
+    owner or links, so it must go back in place whole.  Our ``after`` is in
+    the file."""
 
-    def __init__(self, target: Path, before: bytes, after: bytes, late: bytes, held: str | None, info):
+    def __init__(self, target: Path, before: bytes, after: bytes, late: bytes, held: str | None, info, meta=False):
         super().__init__(str(target))
         self.target, self.before, self.after, self.late, self.held, self.info = target, before, after, late, held, info
+        self.meta = meta
 
 
 def _check_target(target: Path, follow_symlinks: bool) -> os.stat_result | None:
@@ -614,6 +690,9 @@ def _swap(
             _test_hook("read", str(target))
         owner = (opened.st_uid, opened.st_gid)
         tmp = _write_temporary(folder, after, durable, stat.S_IMODE(opened.st_mode), owner, fd, mtime_ns)
+        # the folder itself, so the temporary file is removed even if the folder moves meanwhile
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        tmp_name = os.path.basename(tmp)
         held = None
         try:
             if _test_hook:
@@ -631,22 +710,35 @@ def _swap(
                 held = tmp  # the old file, still linked: a late write to it can be moved, not copied
                 swapped_in = os.lstat(tmp)  # what was at the path at the instant of the swap
                 if (swapped_in.st_dev, swapped_in.st_ino) != (opened.st_dev, opened.st_ino):
+                    if not stat.S_ISREG(swapped_in.st_mode):
+                        # a folder, FIFO or link put in the note's place: it goes back there, ours goes
+                        held = None if _exchange(tmp, str(target)) else tmp
+                        raise Conflict(
+                            f"replaced by {_kind(swapped_in.st_mode)} while being written; left as it is"
+                            + (f" (it is at {tmp})" if held else "")
+                        )
                     # another writer renamed its file over the path after our last check
-                    late = Path(tmp).read_bytes()
+                    late = _read_regular(tmp)
                     raise _LateWrite(target, before, after, late, tmp, swapped_in)
             else:
                 os.replace(tmp, target)
         except _LateWrite:
+            os.close(dir_fd)
             raise
         except BaseException:
             if held is None:
-                _unlink_quietly(tmp)
+                try:
+                    os.unlink(tmp_name, dir_fd=dir_fd)
+                except FileNotFoundError:
+                    pass
+            os.close(dir_fd)
             raise
+        os.close(dir_fd)
         if durable:
             _fsync_dir(folder)
         if _test_hook:
             _test_hook("swapped", str(target))
-        swap, fd = _Swap(target, fd, before, after, held), -1
+        swap, fd = _Swap(target, fd, before, after, held, (opened.st_mode, opened.st_uid, opened.st_gid)), -1
         return swap
     finally:
         if fd >= 0:
@@ -694,8 +786,15 @@ def _look_again(swap: _Swap) -> _LateWrite | None:
 def _late_now(swap: _Swap) -> _LateWrite | None:
     """Look at the old file right after its swap: its late version (the old
     file let go), or None, and then only its descriptor stays open (its
-    temporary name is removed) for :func:`_look_again` later."""
+    temporary name is removed) for :func:`_look_again` later.  A change of
+    its mode, owner or links (a chmod 444, a new hard link) in the last
+    moment counts too: then it goes back in place (``meta``)."""
     now = os.fstat(swap.fd)
+    links = 1 if swap.held is not None else 0
+    if (now.st_mode, now.st_uid, now.st_gid, now.st_nlink) != (*swap.meta, links) and swap.held is not None:
+        late = _read_fd(swap.fd, now.st_size)
+        os.close(swap.fd)
+        return _LateWrite(swap.target, swap.before, swap.after, late, swap.held, now, meta=True)
     if _read_fd(swap.fd, now.st_size) != swap.before:
         return _look_again(swap)
     if swap.held is not None:
@@ -774,8 +873,10 @@ def _settle(late: _LateWrite, save) -> _Settled:
     a version lost, and the message says so."""
     copies: list[str] = []
     current = late
+    if late.meta:
+        return _put_back(current, "its permissions, owner or links changed while it was being written", copies)
     for _ in range(3):
-        merged = merge3(current.before, current.after, current.late)
+        merged = merge_note(current.before, current.after, current.late) if _is_note(current.target) else None
         if merged is None:
             break
         try:
@@ -803,20 +904,81 @@ def _settle(late: _LateWrite, save) -> _Settled:
         return _Settled(message, copies, kept)
     except (OSError, TargetError, PathError, Conflict) as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    # no copy: their version goes back in place of ours
+    return _put_back(current, f"changed while being written ({why})", copies)
+
+
+def _put_back(current: _LateWrite, what: str, copies: list[str]) -> _Settled:
+    """The other writer's version goes back in place of ours (no copy, or
+    its mode, owner or links changed)."""
     try:
         if current.held is not None and _exchange(current.held, str(current.target)):
             _unlink_quietly(current.held)
         else:
             _finish(_swap(current.target, current.after, current.late))
-        return _Settled(f"changed while being written; left as the other writer made it ({why})", copies, None)
+        return _Settled(f"{what}; left as the other writer made it", copies, None)
     except (OSError, TargetError, Conflict, _LateWrite) as exc:
         lost = current.held or "nowhere"
-        return _Settled(
-            f"changed while being written; the other version could not be kept ({why}; {exc}); it is at {lost}",
-            copies,
-            kept,
-        )
+        message = f"{what}; the other version could not be put back ({exc}); it is at {lost}"
+        return _Settled(message, copies, current.after)
+
+
+def _is_note(path: Path) -> bool:
+    return path.name.lower().endswith(".md")
+
+
+def merge_note(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """:func:`merge3` for a note, kept only when the result means what both
+    edits meant: its frontmatter parses (as theirs does), it has one block
+    (a second would be body), its properties are theirs with our changed
+    keys (a key both changed, or a key written twice, refuses the merge),
+    and a body only one side changed is that side's body.  Else None: a
+    line merge that is not a note merge (``type`` twice) is a conflict."""
+    merged = merge3(base, ours, theirs)
+    if merged is None:
+        return None
+    from . import frontmatter
+    from .note import Note
+
+    notes = [Note.from_bytes("x.md", data) for data in (base, ours, theirs, merged)]
+    if any(note.text is None for note in notes):
+        return None
+    blocks = [note.frontmatter for note in notes]
+    b, o, t, m = blocks
+    if any(block is not None and not block.valid for block in (o, t, m)):
+        return None
+    if (m is not None) != (t is not None or (o is not None and b is None)):
+        return None
+    props = [block.properties if block is not None else {} for block in blocks]
+    pb, po, pt, pm = props
+    changed = {k for k in pb.keys() | po.keys() if k not in pb or k not in po or not _same_value(pb[k], po[k])}
+    expected = dict(pt)
+    for key in changed:
+        if key in pt and (key not in pb or not _same_value(pt[key], pb[key])):
+            return None  # both changed it
+        if key in po:
+            expected[key] = po[key]
+        else:
+            expected.pop(key, None)
+    if not _same_value(expected, pm):
+        return None
+    bodies = [note.body for note in notes]
+    if bodies[1] == bodies[0] and bodies[3] != bodies[2]:
+        return None
+    if bodies[2] == bodies[0] and bodies[3] != bodies[1]:
+        return None
+    if frontmatter.parse(bodies[3]) is not None and frontmatter.parse(bodies[2]) is None:
+        return None  # a second block at the top of the body
+    return merged
+
+
+def _same_value(a, b) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
 
 
 _MERGED = "changed while being written; that edit was kept and this one merged on top"
@@ -936,6 +1098,10 @@ def apply(
             [(_journal_change(n, change, target), _before_of(change)) for n, (change, target) in enumerate(planned, 1)]
         )
         for n, (change, target) in enumerate(planned, 1):
+            if not _lock_intact(root):
+                result.failed.append(Skipped(change.path, _LOCK_GONE))
+                outcomes[n] = {"n": n, "result": "failed"}
+                continue
             try:
                 if isinstance(change, Move):
                     _move(root, change, inside)
@@ -969,15 +1135,24 @@ def apply(
                     settle(n, change, late)
                     continue
                 watched.append((n, change, swap))  # looked at again at the end, by its descriptor alone
-                if len(watched) > _WATCHED:
+                if len(watched) > _watch_limit():
                     look_again(*watched.pop(0))
         for n, edit, swap in watched:
             look_again(n, edit, swap)
         for n in _verify(root, result, holds, planned):
             outcomes[n] = {"n": n, "result": "conflict", "now": None}
-        journal.finish([outcomes[n] for n in sorted(outcomes)])
-        prune_journals(root, *(keep or (journal_mod.KEEP_DAYS, journal_mod.MAX_MB)))
+        try:
+            journal.finish([outcomes[n] for n in sorted(outcomes)])
+            prune_journals(root, *(keep or (journal_mod.KEEP_DAYS, journal_mod.MAX_MB)))
+        except (OSError, PathError, TargetError, Conflict) as exc:
+            result.warnings.append(f"the run's journal could not be finished ({exc}); undo.py may not see this run")
     return result
+
+
+_LOCK_GONE = (
+    "not written: the vault's writer lock was removed while this ran (was .graph/ deleted?), "
+    "so another run could be writing; run again"
+)
 
 
 def _changes_something(change) -> bool:
@@ -1086,16 +1261,20 @@ def _verify(root: Path, result: Result, holds: dict[str, bytes], planned) -> lis
         if path not in holds:
             continue  # a move or a trash: checked as it was made
         try:
-            with open(_vault_target(root, path), "rb") as handle:
-                now = handle.read()
-        except OSError:
+            now = _read_regular(_vault_target(root, path))
+        except (OSError, PathError):
             now = None
         if now != holds[path]:
             result.written.remove(path)
             moved.append(numbers[path])
+            again = "changed again after it was written (an editor saved over it); this edit is not in it"
             if path not in reported:
-                why = "changed again after it was written (an editor saved over it); this edit is not in it"
-                result.conflicts.append(Skipped(path, why))
+                result.conflicts.append(Skipped(path, again))
+            else:
+                result.conflicts[:] = [
+                    Skipped(c.path, f"{c.error}; then it {again}", c.copy) if c.path == path else c
+                    for c in result.conflicts
+                ]
     return moved
 
 
