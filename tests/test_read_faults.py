@@ -307,3 +307,12 @@ def test_output_name_ending_in_a_slash(discovery_file, tmp_path):
     assert proc.returncode == 2, proc.stderr
     assert "slash" in proc.stderr
     assert not (tmp_path / "new").exists()
+
+
+def test_output_dash_is_stdout(discovery_file, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(GENERATE), str(discovery_file), "-o", "-"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "node_types" in json.loads(proc.stdout)
+    assert not (tmp_path / "-").exists()

@@ -116,7 +116,7 @@ def _kind(mode: int) -> str:
 
 
 def cmd_generate(args) -> int:
-    target = None if args.output is None else _check_output(args.output, args.force)
+    target = None if args.output in (None, "-") else _check_output(args.output, args.force)
     try:
         draft = drafting.draft_schema(_read_discovery(args.discovery), args.coverage)
     except ValueError as exc:
@@ -151,7 +151,7 @@ def _coverage(text: str) -> float:
 def build_parser():
     parser = cli.make_parser("generate_schema.py", "Draft a schema.json from a discovery.", EPILOG)
     parser.add_argument("discovery", metavar="DISCOVERY.json", help="output of discover.py --json ('-' for stdin)")
-    parser.add_argument("-o", "--output", metavar="SCHEMA", help="write the draft here (default: stdout)")
+    parser.add_argument("-o", "--output", metavar="SCHEMA", help="write the draft here (default, or '-': stdout)")
     parser.add_argument("--force", action="store_true", help="replace SCHEMA if it exists")
     parser.add_argument(
         "--coverage",

@@ -61,6 +61,7 @@ EXIT_CRASH = 3
 EXIT_SKIPPED = 4  # finished, but some planned writes were skipped; wins over EXIT_FOUND
 
 _outcome = EXIT_OK  # the exit code of what was written so far, for a run whose report cannot be printed
+_last_run: str | None = None  # the journaled run this command wrote, for a report that cannot be printed
 
 
 class UsageError(Exception):
@@ -354,7 +355,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # the disk or the output failed, not the check
-        print(f"{parser.prog}: cannot complete: {exc}", file=sys.stderr)
+        done = f"; the run {_last_run} was written (undo.py show {_last_run})" if _last_run else ""
+        print(f"{parser.prog}: cannot complete: {exc}{done}", file=sys.stderr)
         return EXIT_CRASH
     except Exception:  # a bug; 1 would read as "the check found something"
         import traceback
@@ -381,9 +383,11 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", sc
     never stops the writes half way."""
     from . import store
 
-    global _outcome
+    global _outcome, _last_run
     keep = schema.journal_keep if schema is not None else None
     result = store.apply(root, edits, wait=wait, command=command, undoes=undoes, keep=keep) if apply else None
+    if result is not None and (result.written or result.skipped):
+        _last_run = result.run_id
     if result is not None and result.skipped:
         _outcome = EXIT_SKIPPED  # told even if the report cannot be printed
     for warning in result.warnings if result is not None else ():
