@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""graph.py: the link health of an Obsidian vault (health, backlinks, orphans)."""
+"""graph.py: the link health of an Obsidian vault (health, backlinks, orphans, report)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, health, linkgraph, store  # noqa: E402
+from autograph import cli, health, linkgraph, report, store  # noqa: E402
 from autograph.index import NoteIndex  # noqa: E402
 
 HEALTH_EPILOG = f"""\
@@ -88,6 +88,43 @@ schema; 3 I/O failure or bug.
 
 Examples:
   graph.py orphans ~/vault
+"""
+
+REPORT_EPILOG = """\
+One HTML file, self-contained: inline CSS and SVG charts, no JavaScript,
+nothing loaded from the network (a Content-Security-Policy forbids it).  It
+reads at phone and desktop widths and follows the system's dark mode.
+Sections: the health score now and over time (one point per line of
+VAULT/.graph/health-history.jsonl, which each "graph.py health" run adds;
+the report itself adds none), tiers over time (from
+VAULT/.graph/decay-history.jsonl once decay has run), broken links and
+orphans by folder, the most and the least linked notes, and schema
+compliance by type (as enforce.py scores it).
+
+Writes: VAULT/.graph/report.html (a derived file, replaced each run) and
+the parsed-note cache; with -o FILE, that file instead of the derived one
+(a new file in an existing folder, or with --force an existing regular
+file; never a device, FIFO or symlink).  --dry-run writes nothing.
+
+JSON keys (--json):
+  path (the file written, or that would be written with --dry-run),
+  written (false with --dry-run), bytes, sections{health{score, notes,
+  links, broken_links, orphans}, trend{points}, tiers{points} (0 when decay
+  has not run), folders{folders, with_findings}, most_linked, least_linked
+  (notes listed), compliance{score, cards, findings, types}}
+
+Errors go to stderr with nothing on stdout, also with --json.
+
+Kind: reads the vault; writes nothing in it (only derived files under
+.graph/, or the -o file, and not with --dry-run).
+
+Exit codes: 0 done; 2 bad usage, vault or schema, or an -o file that exists
+(without --force) or is not a regular file; 3 I/O failure or bug.
+
+Examples:
+  graph.py report ~/vault && xdg-open ~/vault/.graph/report.html
+  graph.py report ~/vault -o ~/Desktop/vault.html --force
+  graph.py report --json | jq .sections.trend
 """
 
 SHOWN = 20
@@ -232,10 +269,43 @@ def cmd_orphans(args) -> int:
     return cli.EXIT_OK
 
 
+def cmd_report(args) -> int:
+    vault, schema = cli.load(args)
+    index = NoteIndex(vault, use_cache=not args.dry_run)
+    data = report.collect(vault, schema, index)
+    index.save()
+    page = report.render(data).encode("utf-8")
+    if args.output is not None:
+        path = report.output_path(args.output)
+    else:
+        path = str(report.default_path(vault.root, create=not args.dry_run))
+    if not args.dry_run:
+        try:
+            if args.output is not None:
+                store.write_output(args.output, page, overwrite=args.force)
+            else:
+                store.write_derived(vault.root, report.REPORT, page)
+        except store.Conflict as exc:
+            raise OSError(f"{path} changed while it was written; run again: {exc}") from None
+    sections = report.counts(data)
+    if args.json:
+        cli.print_json({"path": path, "written": not args.dry_run, "bytes": len(page), "sections": sections})
+    else:
+        done = "would write" if args.dry_run else "wrote"
+        trend, compliance = sections["trend"]["points"], sections["compliance"]
+        print(f"report: {done} {cli.printable(path)} ({len(page):,} bytes)")
+        print(
+            f"health {sections['health']['score']}/100 · {cli.plural(trend, 'run')} in the trend"
+            f" · compliance {compliance['score']}/100 over {cli.plural(compliance['types'], 'type')}"
+            + ("" if sections["tiers"]["points"] else " · decay has not run")
+        )
+    return cli.EXIT_OK
+
+
 def build_parser():
     parser = cli.make_parser(
         "graph.py",
-        "The link health of an Obsidian vault: a health score, backlinks and orphans.",
+        "The link health of an Obsidian vault: a health score, backlinks, orphans and an HTML report.",
         "Run 'graph.py COMMAND --help' for each command's options, JSON keys and examples.",
     )
     commands = parser.add_subparsers(metavar="COMMAND")
@@ -278,6 +348,24 @@ def build_parser():
     )
     cli.add_common(p)
     p.set_defaults(func=cmd_orphans)
+
+    p = cli.subparser(
+        commands,
+        "report",
+        "write an HTML report of the vault's health, trend and compliance",
+        "Write one self-contained HTML page: the health score and its trend, tiers over time, broken "
+        "links and orphans by folder, the most and least linked notes, and schema compliance by type.",
+        REPORT_EPILOG,
+    )
+    cli.add_common(p, dry_run_help="write nothing: no report, no cache")
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write the report to FILE (default: VAULT/.graph/report.html)",
+    )
+    p.add_argument("--force", action="store_true", help="replace FILE (-o) if it exists")
+    p.set_defaults(func=cmd_report)
     return parser
 
 
