@@ -228,7 +228,8 @@ def test_multiedit_applies_in_order_on_the_running_result():
     assert after("multiedit", {"edits": edits}, b"a") == b"c\nc"
     edits = [{"old_string": "nope", "new_string": "x"}, {"old_string": "a", "new_string": "a\na"}]
     assert after("multiedit", {"edits": edits}, b"a") == b"a\na"  # the failing edit is skipped
-    assert after("multiedit", {"edits": "junk"}, b"a") == b"a"
+    with pytest.raises(caps.InvalidCall, match="edits"):
+        after("multiedit", {"edits": "junk"}, b"a")  # the host rejects the call
 
 
 def test_edit_on_a_crlf_file_matches_lf_text_and_keeps_crlf():
@@ -241,7 +242,8 @@ def test_text_editor_commands():
     assert after("str_replace", {"old_str": "b", "new_str": "b\nc"}, b"a\nb\n") == b"a\nb\nc\n"
     assert after("insert", {"insert_line": 0, "new_str": "z"}, b"a\nb") == b"z\na\nb"
     assert after("insert", {"insert_line": 2, "new_str": "z"}, b"a\nb") == b"a\nb\nz"
-    assert after("insert", {"insert_line": 9, "new_str": "z"}, b"a\nb") == b"a\nb"  # out of range: refused
+    with pytest.raises(caps.InvalidCall, match="not a line of the file"):
+        after("insert", {"insert_line": 9, "new_str": "z"}, b"a\nb")  # out of range: the tool refuses it
     assert after("insert", {"insert_line": "1", "insert_text": "z"}, b"a\nb") == b"a\nz\nb"
 
 

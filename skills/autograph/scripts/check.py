@@ -39,7 +39,9 @@ JSON keys (--json):
 
 Exit codes: 0 every index under its hard caps (a warning line at a soft cap);
 1 an index over a hard cap; 2 bad usage, no index found, an unreadable file,
-a bad schema or a bad AUTOGRAPH_INDEX_* value; 3 I/O failure or bug.
+an index that is not a regular file (a FIFO or a device: never waited on) or
+is over 1 GiB, a bad schema or a bad AUTOGRAPH_INDEX_* value; 3 I/O failure
+or bug.
 
 Examples:
   check.py ~/.claude/projects/my-project/memory/MEMORY.md
@@ -105,6 +107,8 @@ def cmd_check(args) -> int:
     for shown, path in files:
         try:
             rows.append({"path": shown, **caps.check_file(path, limits)})
+        except caps.NotRegular as exc:  # a FIFO or a device: opened without blocking, never read
+            raise cli.UsageError(f"{shown}: {exc}; an index is a regular file, give its path") from None
         except OSError as exc:
             raise cli.UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
     status = (

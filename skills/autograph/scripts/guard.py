@@ -59,7 +59,13 @@ Output (the hook protocol, Claude Code 2.1.9+; always exit code 0):
   same notes go to stderr, one per line.
 Reads and other tools pass silently.  Input that is not JSON passes, with one
 line on stderr.  A missing index is sized as empty; an unreadable one never
-blocks.  The guard writes nothing (--dry-run changes nothing).
+blocks, and one that is not a regular file (a FIFO, a device) is never
+opened for a blocking read: the call passes and the output says why.  A call
+the host itself rejects passes with a note and no size check: a text field
+that is not a string, a replace_all that is not true or false (only the
+boolean true replaces every occurrence; "false", a string, is invalid), an
+insert_line that is not a line number of the file (NaN, Infinity, 1.5, -1,
+past the end).  The guard writes nothing (--dry-run changes nothing).
 --defer-to-plugin: answer nothing while the autograph Claude Code plugin is
 enabled ("enabledPlugins": {"autograph@...": true} in the project's
 .claude/settings.local.json, .claude/settings.json or the user's

@@ -45,9 +45,16 @@ a file that differs from autograph's and that no install record names (your
 own file, another skill called autograph, an installed file you edited), or
 a symbolic link (it never writes or removes through one there); when
 settings.json already runs another autograph guard.py; or when settings.json
-holds a key twice (Claude Code reads only the last one).  Move or merge what
-it names, then run it again.  settings.json and AGENTS.md themselves may be
-symbolic links: they are edited at the file they point to.
+holds a key twice (Claude Code reads only the last one) or is nested too
+deeply to parse; when settings.json, AGENTS.md or a file in the skill folder
+is not a regular file (a FIFO, a device: never waited on); or when the
+install record names a path outside the skill folder (".." or an absolute
+path; the record may come with a clone) or a folder init never creates.
+Move or merge what it names, then run it again.  settings.json and AGENTS.md
+themselves may be symbolic links: they are edited at the file they point to,
+but only when that file's folder exists (init never creates a folder where a
+link points).  A UTF-8 byte order mark at the start of settings.json is kept
+byte for byte (Claude Code's CLI reads such a file; its desktop app may not).
 
 JSON keys (--json): host, scope ("project" or "user"), root, skill, config
 (settings.json or AGENTS.md), store (null without one), schema (the schema
@@ -58,9 +65,11 @@ action is create, update, restore, remove, unchanged or kept; paths are
 relative to root when inside it.
 
 Exit codes: 0 done; 2 bad usage, a bad schema, a settings.json / AGENTS.md
-it cannot edit safely (not valid JSON, a key twice, markers that do not pair
-up, not UTF-8) or files it did not write in its way (the message says what
-to fix; nothing is written); 3 an I/O failure or a bug; 4 finished, but some
+it cannot edit safely (not valid JSON, a key twice, nested too deeply,
+markers that do not pair up, not UTF-8, not a regular file, a link into a
+missing folder), an install record naming paths outside the skill folder, or
+files it did not write in its way (the message says what to fix; nothing is
+written); 3 an I/O failure or a bug; 4 finished, but some
 planned writes were skipped (a file changed while it ran, or could not be
 written: listed in conflicts and failed, and left as they were; run it
 again).

@@ -23,6 +23,15 @@ This module holds everything the cap depends on, and nothing else, so that
   Each replacement's result size is worked out before it is built, so an
   edit that would grow the text past a limit raises :class:`TooLarge`
   instead of building it (40 ``replace_all`` edits can ask for gigabytes).
+  Input the host itself rejects (a ``replace_all`` that is not a boolean,
+  an ``insert_line`` that is not a line of the file, text that is not a
+  string) raises :class:`InvalidCall`: the guard lets such a call through
+  with a note, since it fails in the host anyway.
+* **Reading** (:func:`open_regular`): every file is opened without
+  blocking and checked to be a regular file before it is read, and read up
+  to a limit, so an index or settings file that is a FIFO or a device
+  (``/dev/zero``) never hangs the guard or fills memory
+  (:class:`NotRegular`, an ``OSError`` whose message says what it is).
 * **The decision** (:func:`judge`, :func:`review`): deny only when the
   result is over a hard cap **and** larger than the current file in that
   dimension, so compaction in steps is always allowed.  What the model
@@ -38,16 +47,20 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 
 __all__ = [
     "DEFAULT_FILES",
     "DEFAULT_HARD",
     "DEFAULT_SOFT",
     "ENV",
+    "MEASURE_LIMIT",
     "ENV_FILES",
     "UNREADABLE",
     "Caps",
     "CapsError",
+    "InvalidCall",
+    "NotRegular",
     "Size",
     "Verdict",
     "TooLarge",
@@ -62,8 +75,10 @@ __all__ = [
     "loaded_lines",
     "measure",
     "measure_file",
+    "open_regular",
     "plugin_enabled",
     "read_current",
+    "read_regular",
     "review",
     "tool_target",
 ]
@@ -90,6 +105,13 @@ ENV_FILES = "AUTOGRAPH_INDEX_FILES"
 # Files larger than this are sized by streaming; an edit of one is not
 # simulated (the guard then lets the call through and says why).
 EDIT_LIMIT = 32 << 20
+
+# Files larger than this are not sized at all: the guard lets the call
+# through and says why, check.py reports the size as too large to count.
+MEASURE_LIMIT = 1 << 30
+
+# The most the guard reads of a settings file (enabledPlugins).
+SETTINGS_LIMIT = 16 << 20
 
 # An edit is simulated only while its result stays within this many times
 # the hard byte cap (or the current size, if larger); past that it is
@@ -154,27 +176,106 @@ def measure(data: bytes) -> Size:
     return Size(count_lines(data), len(data))
 
 
-def measure_file(path: str | os.PathLike, chunk: int = 1 << 20) -> Size:
-    """``Size`` of a file, read in chunks so a planted multi-gigabyte file
-    costs time, not memory.  Raises OSError (missing, a folder, unreadable)."""
+class NotRegular(OSError):
+    """A path that is not a regular file (a FIFO, a device, a socket) or is
+    larger than autograph reads; ``strerror`` (and ``str``) say which."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.strerror = message
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def open_regular(path: str | os.PathLike) -> int:
+    """A read-only descriptor of ``path`` (symlinks followed), opened
+    without blocking and checked with ``fstat``: a FIFO would block the
+    open (or the read) for ever and a device never ends, so anything but a
+    regular file raises :class:`NotRegular` naming what it is; a folder
+    raises ``IsADirectoryError``.  The caller closes the descriptor."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory", os.fspath(path))
+        if not stat.S_ISREG(mode):
+            raise NotRegular(f"is {_kind(mode)}, not a regular file")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _too_large(size: int, limit: int) -> NotRegular:
+    return NotRegular(f"is {size:,} bytes, more than the {limit:,} autograph reads")
+
+
+def read_regular(path: str | os.PathLike, limit: int) -> bytes:
+    """The bytes of the regular file ``path`` (:func:`open_regular`), at
+    most ``limit`` of them: a larger file (or one that grows past it while
+    read) raises :class:`NotRegular`."""
+    fd = open_regular(path)
+    try:
+        size = os.fstat(fd).st_size
+        if size > limit:
+            raise _too_large(size, limit)
+        chunks, total = [], 0
+        while chunk := os.read(fd, min(max(size + 1, 1 << 16), limit + 1 - total)):
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise _too_large(total, limit)
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def _measure_fd(fd: int, chunk: int, limit: int) -> Size:
+    size = os.fstat(fd).st_size
+    if size > limit:
+        raise _too_large(size, limit)
     lines = total = 0
     last = b""
-    with open(path, "rb") as handle:
-        first = True
-        while True:
-            block = handle.read(max(chunk, 3) if first else chunk)  # a BOM is never split
-            if not block:
-                break
-            total += len(block)
-            if first and block.startswith(BOM):
-                block = block[3:]
-            first = False
-            if block:
-                lines += block.count(b"\n")
-                last = block[-1:]
+    first = True
+    while True:
+        block = os.pread(fd, max(chunk, 3) if first else chunk, total)  # a BOM is never split
+        if not block:
+            break
+        total += len(block)
+        if total > limit:  # grown while read
+            raise _too_large(total, limit)
+        if first and block.startswith(BOM):
+            block = block[3:]
+        first = False
+        if block:
+            lines += block.count(b"\n")
+            last = block[-1:]
     if last and last != b"\n":
         lines += 1
     return Size(lines, total)
+
+
+def measure_file(path: str | os.PathLike, chunk: int = 1 << 20, limit: int = MEASURE_LIMIT) -> Size:
+    """``Size`` of a file, read in chunks so a planted multi-gigabyte file
+    costs time, not memory.  Raises OSError (missing, a folder, unreadable),
+    and :class:`NotRegular` for a FIFO, a device or a file over ``limit``
+    bytes (never blocks, never reads without end)."""
+    fd = open_regular(path)
+    try:
+        return _measure_fd(fd, chunk, limit)
+    finally:
+        os.close(fd)
 
 
 def loaded_lines(data: bytes, hard_lines: int, hard_bytes: int) -> int:
@@ -310,8 +411,44 @@ def tool_target(tool_name, tool_input) -> tuple[str, str] | None:
     return None
 
 
-def _text(value) -> str:
-    return value if isinstance(value, str) else ""
+class InvalidCall(ValueError):
+    """Tool input the host rejects before it writes anything (Claude Code
+    validates every call against the tool's schema; the text-editor tool
+    refuses a line number that is not in the file): the message says which
+    field is wrong."""
+
+
+def _field(tool_input: dict, *names: str) -> str:
+    """The text of the first of ``names`` present in ``tool_input`` (``""``
+    when none is); a value of another type (a number, null, a list) is an
+    :class:`InvalidCall`."""
+    for name in names:
+        if name in tool_input:
+            value = tool_input[name]
+            if isinstance(value, str):
+                return value
+            raise InvalidCall(f"{name} is {_shown(value)}, not a string")
+    return ""
+
+
+def _replace_all(tool_input: dict) -> bool:
+    """Only the JSON boolean ``true`` replaces every occurrence; absent is
+    false; anything else (``"false"``, ``1``, null) is an invalid call, which
+    Claude Code rejects ("expected boolean") before the edit runs."""
+    value = tool_input.get("replace_all", False)
+    if isinstance(value, bool):
+        return value
+    raise InvalidCall(f"replace_all is {_shown(value)}, not true or false")
+
+
+def _shown(value) -> str:
+    """A wrong value as a note shows it, short."""
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return f"a number of {len(str(abs(value)))} digits"
+    text = json.dumps(value[:40] if isinstance(value, str) else value, ensure_ascii=False)
+    return f"the string {text}" + ("..." if len(value) > 40 else "") if isinstance(value, str) else text
 
 
 class TooLarge(Exception):
@@ -356,18 +493,32 @@ def _replace(text: str, old: str, new: str, replace_all: bool, limit: int | None
     return text
 
 
-def _insert(text: str, line, new: str) -> str:
-    """A text-editor ``insert``: ``new`` as whole lines after line ``line``
-    (0 = before the first).  A line number out of range changes nothing (the
-    tool refuses it)."""
-    if isinstance(line, bool) or not isinstance(line, int):
-        try:
-            line = int(line)
-        except (TypeError, ValueError):
-            return text
+def _line_number(value) -> int | None:
+    """``insert_line`` as a whole number: an int, a float without a
+    fraction (JSON ``3.0``) or a short string of digits; None for anything
+    else (NaN, Infinity, 1.5, true, null, other text)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None  # False for NaN and the infinities
+    if isinstance(value, str) and len(value) < 20 and value.strip().lstrip("+-").isdigit():
+        return int(value.strip())
+    return None
+
+
+def _insert(text: str, value, new: str) -> str:
+    """A text-editor ``insert``: ``new`` as whole lines after line ``value``
+    (0 = before the first).  A line number that is not a whole number from
+    0 to the file's line count raises :class:`InvalidCall` (the tool
+    refuses it and writes nothing)."""
     lines = text.split("\n")
+    line = _line_number(value)
+    if line is None:
+        raise InvalidCall(f"insert_line is {_shown(value)}, not a line number")
     if not 0 <= line <= len(lines):
-        return text
+        raise InvalidCall(f"insert_line is {_shown(line)}, not a line of the file (0 to {len(lines):,})")
     return "\n".join(lines[:line] + new.split("\n") + lines[line:])
 
 
@@ -388,39 +539,36 @@ def after_call(operation: str, tool_input: dict, current: bytes, limit: int | No
     :class:`TooLarge` before it is built (``step`` says which edit of a
     MultiEdit); so simulating never needs more than a few times ``limit``
     of memory, whatever the edits ask for.
+
+    Input the host rejects raises :class:`InvalidCall`: a text field that
+    is there but not a string, a ``replace_all`` that is not a boolean,
+    ``edits`` that are not a list of objects, an ``insert_line`` that is not
+    a line number of the file.  (Only the boolean ``true`` replaces all.)
     """
     if operation in ("write", "create"):
-        content = tool_input.get("content", tool_input.get("file_text"))
-        return _encode(_text(content))
+        return _encode(_field(tool_input, "content", "file_text"))
     text = current.decode("utf-8", "surrogateescape")
     if operation == "edit":
-        text = _replace(
-            text,
-            _text(tool_input.get("old_string")),
-            _text(tool_input.get("new_string")),
-            bool(tool_input.get("replace_all")),
-            limit,
-        )
+        old, new, every = _field(tool_input, "old_string"), _field(tool_input, "new_string"), _replace_all(tool_input)
+        text = _replace(text, old, new, every, limit)
     elif operation == "multiedit":
-        edits = tool_input.get("edits")
-        for step, edit in enumerate(edits if isinstance(edits, list) else (), 1):
-            if isinstance(edit, dict):
-                try:
-                    text = _replace(
-                        text,
-                        _text(edit.get("old_string")),
-                        _text(edit.get("new_string")),
-                        bool(edit.get("replace_all")),
-                        limit,
-                    )
-                except TooLarge as exc:
-                    exc.step = step
-                    raise
+        edits = tool_input.get("edits", [])
+        if not isinstance(edits, list) or not all(isinstance(edit, dict) for edit in edits):
+            raise InvalidCall(f"edits is {_shown(edits)}, not a list of edits")
+        steps = [
+            (step, _field(edit, "old_string"), _field(edit, "new_string"), _replace_all(edit))
+            for step, edit in enumerate(edits, 1)
+        ]  # the whole input is checked before any edit is simulated, as the host does
+        for step, old, new, every in steps:
+            try:
+                text = _replace(text, old, new, every, limit)
+            except TooLarge as exc:
+                exc.step = step
+                raise
     elif operation == "str_replace":
-        text = _replace(text, _text(tool_input.get("old_str")), _text(tool_input.get("new_str")), False, limit)
+        text = _replace(text, _field(tool_input, "old_str"), _field(tool_input, "new_str"), False, limit)
     elif operation == "insert":
-        new = tool_input.get("new_str", tool_input.get("insert_text"))
-        text = _insert(text, tool_input.get("insert_line"), _text(new))
+        text = _insert(text, tool_input.get("insert_line"), _field(tool_input, "new_str", "insert_text"))
     return _encode(text)
 
 
@@ -439,10 +587,11 @@ class _Unreadable:
     """Marker: the current file exists but cannot be read (or is too large to
     simulate an edit on)."""
 
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "special")
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, special: bool = False):
         self.reason = reason
+        self.special = special  # not a regular file (a FIFO, a device) or too large to size
 
     def __repr__(self) -> str:
         return f"UNREADABLE({self.reason!r})"
@@ -458,7 +607,9 @@ def read_current(path: str, need_bytes: bool) -> bytes | Size | _Unreadable:
     :data:`UNREADABLE` marker when it is over 32 MiB.  Otherwise (a whole
     file write) its :class:`Size`, streamed.  A file that does not exist is
     ``b""`` (a new index, size 0); one that exists but cannot be read (a
-    folder, no permission) is an :data:`UNREADABLE` marker.
+    folder, no permission) is an :data:`UNREADABLE` marker, and so is one
+    that is not a regular file (a FIFO, a device: never read, so never
+    waited on) or too large to size, with ``special`` set.
     """
     try:
         if not need_bytes:
@@ -466,10 +617,11 @@ def read_current(path: str, need_bytes: bool) -> bytes | Size | _Unreadable:
         size = os.stat(path).st_size
         if size > EDIT_LIMIT:
             return _Unreadable(f"it is {size:,} bytes, too large to simulate an edit on")
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular(path, EDIT_LIMIT)
     except (FileNotFoundError, NotADirectoryError):
         return b""  # no such file yet (or a parent is a file: the write itself will fail)
+    except NotRegular as exc:
+        return _Unreadable(f"it {exc}", special=True)
     except (OSError, MemoryError) as exc:
         return _Unreadable(getattr(exc, "strerror", None) or exc.__class__.__name__)
 
@@ -567,7 +719,8 @@ def plugin_enabled(environ, project: str | None = None) -> str | None:
     over ``project/.claude/settings.json`` over the user's
     ``$CLAUDE_CONFIG_DIR/settings.json`` (``~/.claude/settings.json``); the
     first that names the plugin decides.  ``project``:
-    ``$CLAUDE_PROJECT_DIR`` when set.  Unreadable files are passed over."""
+    ``$CLAUDE_PROJECT_DIR`` when set.  Unreadable files (and a FIFO or
+    device of that name) are passed over."""
     project = environ.get("CLAUDE_PROJECT_DIR") or project
     paths = []
     if project:
@@ -578,9 +731,8 @@ def plugin_enabled(environ, project: str | None = None) -> str | None:
     home = environ.get("HOME") or os.path.expanduser("~")
     paths.append(os.path.join(environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "settings.json"))
     for path in paths:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
+        try:  # never blocks on a FIFO; a BOM is skipped, as Claude Code's CLI does
+            data = json.loads(read_regular(path, SETTINGS_LIMIT).decode("utf-8-sig"))
         except (OSError, ValueError, RecursionError):
             continue
         plugins = data.get("enabledPlugins") if isinstance(data, dict) else None
@@ -607,6 +759,13 @@ def _answer(reason: str | None, context: list[str]) -> str:
             "autograph " + note if note.startswith("guard: ") else note for note in context
         )
     return json.dumps({"hookSpecificOutput": spec})
+
+
+def _invalid_note(name: str, tool: str, exc: InvalidCall) -> str:
+    return (
+        f"guard: this {tool} call on {name} is not valid input ({exc}); the host rejects it without writing, "
+        f"so it is allowed without a size check"
+    )
 
 
 def _one_line(exc: BaseException) -> str:
@@ -700,6 +859,7 @@ def review(
     caps, warnings = caps_from(section, environ, strict=False)
     notes += [f"guard: {w}" for w in warnings]
     whole = operation not in ("write", "create")
+    tool = data.get("tool_name") if isinstance(data.get("tool_name"), str) else operation
     current = read_current(real, need_bytes=whole)
     if isinstance(current, _Unreadable):
         if whole:
@@ -708,20 +868,29 @@ def review(
                 f"its size; run check.py on it"
             )
             return _answer(None, notes), notes
-        after = measure(after_call(operation, tool_input, b""))
+        try:
+            after = measure(after_call(operation, tool_input, b""))
+        except InvalidCall as exc:
+            notes.append(_invalid_note(name, tool, exc))
+            return _answer(None, notes), notes
         verdict = judge(None, after, caps)
         if verdict.over:
             notes.append(
                 f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked, "
                 f"but its result is over the hard cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')})"
             )
+        elif current.special:
+            notes.append(f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked")
         return _answer(None, notes), notes
     before = current if isinstance(current, Size) else measure(current)
     limit = max(SIMULATION_FACTOR * caps.hard["bytes"], before.bytes)
     try:
         after = measure(after_call(operation, tool_input, current if isinstance(current, bytes) else b"", limit))
     except TooLarge as exc:
-        return _answer(too_large_reason(name, exc, before, caps, data.get("tool_name") or operation), notes), notes
+        return _answer(too_large_reason(name, exc, before, caps, tool), notes), notes
+    except InvalidCall as exc:
+        notes.append(_invalid_note(name, tool, exc))
+        return _answer(None, notes), notes
     verdict = judge(before, after, caps)
     if verdict.deny:
         return _answer(deny_reason(name, verdict, caps), notes), notes
@@ -754,11 +923,16 @@ def check_file(path: str | os.PathLike, caps: Caps) -> dict:
     the dimensions; ``loaded_lines`` is how many whole lines the host loads
     (all of them unless over).  The file is streamed, and only its first
     ``hard bytes`` are read to find ``loaded_lines``.  Raises OSError when the
-    file cannot be read.
+    file cannot be read, :class:`NotRegular` (an OSError naming what it is)
+    for a FIFO, a device or a file over :data:`MEASURE_LIMIT` bytes: it is
+    opened without blocking and never read without end.
     """
-    size = measure_file(path)
-    with open(path, "rb") as handle:
-        head = handle.read(caps.hard["bytes"] + 1)
+    fd = open_regular(path)
+    try:
+        size = _measure_fd(fd, 1 << 20, MEASURE_LIMIT)
+        head = os.pread(fd, caps.hard["bytes"] + 1, 0)
+    finally:
+        os.close(fd)
     over, near = caps.over(size), caps.near(size)
     loaded = loaded_lines(head, caps.hard["lines"], caps.hard["bytes"]) if over else size.lines
     return {

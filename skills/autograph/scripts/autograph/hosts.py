@@ -41,7 +41,20 @@ no install record names (a user's file, another skill called
 inside the skill folder (never written or removed through); a hook that
 runs an ``autograph/scripts/guard.py`` other than the one recorded; a
 ``settings.json`` that holds a key twice (JSON readers keep only the last
-one, so an edit of the first would be lost).
+one, so an edit of the first would be lost), or is nested too deeply to
+parse; a ``settings.json`` or ``AGENTS.md`` that is not a regular file (a
+FIFO, a device: opened without blocking, never waited on) or is a symbolic
+link into a folder that does not exist (init never creates folders where
+a link points).  A UTF-8 byte order mark at the start of ``settings.json``
+is kept byte for byte (Claude Code's CLI reads such a file).
+
+The install record is data that may arrive with a clone (``.claude/`` is
+often committed), so it is checked before anything is planned
+(:func:`_checked_record`): every skill file it names must be a relative
+path inside the skill folder (no ``..``, nothing absolute), every folder
+one init could have created (the skill folder, a folder in it, or one on
+the way to it or to the settings file), the index path without ``..``; a
+record that names anything else is refused (HostError), nothing removed.
 
 Every write goes through :func:`store.replace_file` (atomic, change-checked,
 mode kept); only ``settings.json`` and ``AGENTS.md`` are written through a
@@ -50,14 +63,16 @@ symlink, at their real path, so the link stays.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import shlex
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import store
+from . import jsonfile, store
 
 __all__ = [
     "BEGIN",
@@ -131,13 +146,42 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+BOM_CHAR = "\ufeff"
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
 def _read(path: Path) -> bytes | None:
+    """The bytes of ``path`` (None: it does not exist), read only when it is
+    a regular file (symlinks followed) of at most :data:`jsonfile.MAX_BYTES`:
+    it is opened without blocking and checked first, so a FIFO or a device
+    never hangs init.  Anything else raises HostError naming it."""
     try:
-        return path.read_bytes()
+        return jsonfile.read_bytes(path)
     except FileNotFoundError:
         return None
     except IsADirectoryError:
         raise HostError(f"{path}: is a folder; move it away, this file is written here") from None
+    except jsonfile.NotAFile as exc:
+        raise HostError(
+            f"{path}: {exc}; init reads and writes only regular files: move it away (or replace it with a "
+            f"file), then run init again"
+        ) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise HostError(f"{path}: a loop of symbolic links; fix or remove it, then run init again") from None
+        raise
 
 
 def layout(
@@ -338,16 +382,21 @@ def _guard_handlers(group: _Node) -> list[tuple[int, _Node, str]]:
 
 def _locate_settings(text: str, where: Path) -> tuple[_Node, tuple | None, tuple | None]:
     """(top object, hooks member, PreToolUse member); raises HostError for a
-    file that is not a JSON object, holds a key twice, or whose hooks are
-    not the documented shape."""
+    file that is not a JSON object, holds a key twice, is nested too deeply
+    to parse, or whose hooks are not the documented shape."""
     try:
         json.loads(text)
+        top = _parse_value(text, 0)
+        twice = _duplicate_key(top) if top.kind == "object" else None
+    except RecursionError:
+        raise HostError(
+            f"{where}: nested too deeply to edit safely (hundreds of levels of lists or objects); "
+            f"fix it, then run init again"
+        ) from None
     except ValueError as exc:
         raise HostError(f"{where}: not valid JSON ({exc}); fix it, then run init again") from None
-    top = _parse_value(text, 0)
     if top.kind != "object":
         raise HostError(f"{where}: not a JSON object; fix it, then run init again")
-    twice = _duplicate_key(top)
     if twice is not None:
         raise HostError(
             f'{where}: the key "{twice}" is there more than once; Claude Code reads only the last one, so '
@@ -381,7 +430,10 @@ def settings_with_hook(text: str | None, command: str, where: Path, ours=()) -> 
     command), else a new group appended to ``hooks.PreToolUse``.  A handler
     that runs another ``autograph/scripts/guard.py`` is someone else's: it is
     never rewritten, and since two guards would answer every call, the
-    file is refused (HostError) naming it."""
+    file is refused (HostError) naming it.  A UTF-8 byte order mark at the
+    start stays there."""
+    if text is not None and text.startswith(BOM_CHAR):
+        return BOM_CHAR + settings_with_hook(text[1:], command, where, ours)
     if text is None or not text.strip():
         return json.dumps({"hooks": {"PreToolUse": [hook_group(command)]}}, indent=2) + "\n"
     earlier = _as_test(ours)
@@ -417,7 +469,10 @@ def settings_without_hook(text: str, where: Path, ours=()) -> str:
     """``settings.json`` text without our hook (``ours``: the commands init
     wrote, or a test of a command): the whole group when our handler is its
     only one, else just our handler; an emptied ``PreToolUse`` list and an
-    emptied ``hooks`` object go too.  Other guards' hooks stay."""
+    emptied ``hooks`` object go too.  Other guards' hooks stay, and so
+    does a byte order mark at the start."""
+    if text.startswith(BOM_CHAR):
+        return BOM_CHAR + settings_without_hook(text[1:], where, ours)
     mine = _as_test(ours)
     top, hooks, pre = _locate_settings(text, where)
     if pre is None:
@@ -554,14 +609,105 @@ def _skill_files(source: Path) -> dict[str, Path]:
 
 
 def _load_record(skill: Path) -> dict:
+    """The install record as read (unchecked: see :func:`_checked_record`);
+    ``{}`` when there is none or it cannot be read as a JSON object.  A FIFO
+    or device there is never waited on."""
     path = skill / RECORD
     if _link_at(skill, path) is not None:
         return {}  # never read (or trust) a record through a link
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(jsonfile.read_bytes(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def _bad_part(rel: str) -> str | None:
+    """Why a path from the record is not a plain relative path, else None."""
+    if not rel or "\x00" in rel:
+        return "an empty name" if not rel else "a NUL byte in the name"
+    if os.path.isabs(rel) or rel.startswith(("/", "\\")) or (len(rel) > 1 and rel[1] == ":"):
+        return "an absolute path"
+    if ".." in rel.replace("\\", "/").split("/"):
+        return "a '..' that leaves the folder"
+    return None
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """``path`` resolved (symlinks and all) is ``folder`` resolved or below it."""
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def _creatable_dirs(layout: Layout) -> list[Path]:
+    """The folders outside the skill folder an install may create: those on
+    the way to the skill folder and to the settings or rules file."""
+    out: list[Path] = []
+    for start in (layout.skill, layout.config.parent):
+        for folder in [start, *start.parents]:
+            if folder == layout.root or folder == folder.parent:
+                break
+            if folder not in out:
+                out.append(folder)
+    return out
+
+
+def _checked_record(layout: Layout) -> dict:
+    """The install record, every path in it confined: a skill file must be
+    a relative path in the skill folder (no ``..``, not absolute, not
+    resolving out of it); a folder must be the skill folder, one in it, or
+    one on the way to it or to the config file; the index path has no
+    ``..``; an edit's ``original`` is text.  A record that breaks any of this
+    (it may come with a clone, and a hand-made one could name any file)
+    raises HostError listing what it names, so nothing is planned or
+    removed."""
+    record = _load_record(layout.skill)
+    where = _ref(layout.skill / RECORD, layout.root)
+    problems: list[str] = []
+    files = record.get("files")
+    if isinstance(files, dict):
+        for rel in files:
+            why = _bad_part(rel) if isinstance(rel, str) else "not a path"
+            target = layout.skill / rel if why is None else None
+            if target is not None and _link_at(layout.skill, target) is None and not _inside(target, layout.skill):
+                why = "outside the skill folder"
+            if why is not None:
+                problems.append(f"files: {json.dumps(rel, ensure_ascii=False)[:200]} ({why})")
+    dirs = record.get("dirs")
+    if isinstance(dirs, list):
+        allowed = _creatable_dirs(layout)
+        for rel in dirs:
+            why = None
+            if not isinstance(rel, str) or not rel or "\x00" in rel:
+                why = "not a path"
+            elif ".." in rel.replace("\\", "/").split("/"):
+                why = "a '..' that leaves the folder"
+            else:
+                folder = Path(os.path.normpath(layout.root / rel))
+                inside = folder == layout.skill or layout.skill in folder.parents
+                if not inside and folder not in allowed:
+                    why = "not a folder init creates"
+                elif inside and not _inside(folder, layout.skill) and _link_at(layout.skill, folder) is None:
+                    why = "outside the skill folder"
+            if why is not None:
+                problems.append(f"dirs: {json.dumps(rel, ensure_ascii=False)[:200]} ({why})")
+    index = record.get("index")
+    if index is not None and (not isinstance(index, str) or not index or ".." in index.replace("\\", "/").split("/")):
+        problems.append(f"index: {json.dumps(index, ensure_ascii=False)[:200]} (not the path of the store's index)")
+    edits = record.get("edits")
+    if isinstance(edits, dict):
+        for key, edit in edits.items():
+            if not isinstance(edit, dict) or not isinstance(edit.get("original", ""), (str, type(None))):
+                problems.append(f"edits: {json.dumps(key, ensure_ascii=False)[:200]} (not a recorded edit)")
+    if problems:
+        shown = problems[:10] + ([f"... and {len(problems) - 10} more"] if len(problems) > 10 else [])
+        raise HostError(
+            f"{where}: the install record names what init never writes, so init changed nothing:\n"
+            + "".join(f"  {line}\n" for line in shown)
+            + f"init removes only files and folders it wrote in {_ref(layout.skill, layout.root)} and on the way "
+            "to it; delete the record (or those entries), then run init again"
+        )
+    return record
 
 
 def _link_at(top: Path, target: Path) -> Path | None:
@@ -591,7 +737,37 @@ def _skill_path_problem(layout: Layout, target: Path) -> str | None:
         current = current / part
     if os.path.lexists(current) and not current.is_dir():
         return f"{_ref(current, layout.root)}: is a file where init puts a folder"
+    try:
+        mode = os.lstat(target).st_mode
+    except OSError:
+        return None
+    if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        return f"{_ref(target, layout.root)}: is {_kind(mode)}, not a regular file; init writes only regular files"
     return None
+
+
+def _config_problem(layout: Layout) -> None:
+    """Raise HostError when the settings or rules file cannot be written
+    where it is without creating a folder outside the project: a symbolic
+    link whose target's folder does not exist (init never creates folders
+    where a link points), or a link that does not resolve on the way to
+    the file or to the skill folder."""
+    config = layout.config
+    for path in (layout.skill, config.parent):
+        for folder in [*reversed(path.parents), path]:
+            if os.path.islink(folder) and not os.path.exists(folder):
+                raise HostError(
+                    f"{folder}: a symbolic link to {os.readlink(folder)}, which does not exist; init never creates "
+                    f"folders where a link points: create that folder (or remove the link), then run init again"
+                )
+    if os.path.islink(config):
+        real = Path(os.path.realpath(config))
+        if not real.parent.is_dir():
+            raise HostError(
+                f"{config}: a symbolic link to {real}, whose folder {real.parent} does not exist; init never "
+                f"creates folders where a link points: create that folder (or replace the link with a file), "
+                f"then run init again"
+            )
 
 
 def _missing_dirs(path: Path, stop: Path) -> list[Path]:
@@ -696,9 +872,11 @@ def plan_install(
     a settings or rules file we cannot edit safely and for anything at a
     skill path init did not write (see the module's notes)."""
     actions: list[Action] = []
-    record = _load_record(layout.skill)
+    record = _checked_record(layout)
+    _config_problem(layout)
     recorded = record.get("files") if isinstance(record.get("files"), dict) else {}
-    created_dirs = {d for d in record.get("dirs", []) if isinstance(d, str)}
+    dirs = record.get("dirs") if isinstance(record.get("dirs"), list) else []
+    created_dirs = {d for d in dirs if isinstance(d, str)}
     same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
     files: dict[str, str] = {}
     problems: list[str] = []
@@ -756,7 +934,9 @@ def plan_install(
         original = previous["original"] if isinstance(previous, dict) and "original" in previous else config_text
         edits[key] = {"original": original, "written": _sha(after)}
     kind = "unchanged" if after == config_before else "create" if config_before is None else "update"
-    actions.append(Action(layout.config, kind, what, config_before, after, follow=True))
+    bom = layout.host == "claude" and (config_text or "").startswith(BOM_CHAR)
+    note = "its UTF-8 byte order mark is kept" if bom else ""
+    actions.append(Action(layout.config, kind, what, config_before, after, note=note, follow=True))
     index_ref = record.get("index") if isinstance(record.get("index"), str) else None  # created by us earlier
     if layout.store is not None:
         index = layout.store / "MEMORY.md"
@@ -800,7 +980,7 @@ def plan_uninstall(
     is removed through a symbolic link in the skill folder.  ``python`` and
     ``schema`` give the hook command to look for when there is no record."""
     actions: list[Action] = []
-    record = _load_record(layout.skill)
+    record = _checked_record(layout)
     recorded = record.get("files") if isinstance(record.get("files"), dict) else None
     same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
     if recorded is None:  # no record: our files are the ones equal to the source's
@@ -813,6 +993,11 @@ def plan_uninstall(
         if link is not None:
             note = "a symbolic link" if link == target else f"inside {_ref(link, layout.root)}, a symbolic link"
             actions.append(Action(target, "kept", "skill", note=f"{note}; init never removes through a link"))
+            continue
+        mode = os.lstat(target).st_mode
+        if not stat.S_ISREG(mode):
+            note = f"{_kind(mode)}, not a regular file; init removes only files it wrote"
+            actions.append(Action(target, "kept", "skill", note=note))
             continue
         before = _read(target)
         if before is None:
@@ -866,10 +1051,14 @@ def plan_uninstall(
     record_path = layout.skill / RECORD
     if os.path.lexists(record_path):
         link = _link_at(layout.skill, record_path)
+        mode = os.lstat(record_path).st_mode
         if link is not None:
             actions.append(
                 Action(record_path, "kept", "install record", note="a symbolic link; init never removes through one")
             )
+        elif not stat.S_ISREG(mode):
+            note = f"{_kind(mode)}, not a regular file; init removes only files it wrote"
+            actions.append(Action(record_path, "kept", "install record", note=note))
         else:
             actions.append(Action(record_path, "remove", "install record", _read(record_path), None))
     index_ref = record.get("index")
@@ -884,14 +1073,14 @@ def removable_dirs(layout: Layout) -> list[Path]:
     """Folders to remove after an uninstall, deepest first, if empty then:
     the skill folder and its subfolders, and the folders the install created.
     Nothing inside a symbolic link."""
-    record = _load_record(layout.skill)
+    record = _checked_record(layout)  # every folder it names is one init creates
     out = []
     if layout.skill.is_dir() and not layout.skill.is_symlink():
         for folder, _dirs, _files in os.walk(layout.skill, topdown=False):
             out.append(Path(folder))
-    for rel in sorted(record.get("dirs") or [], key=lambda r: -r.count("/")):
-        if isinstance(rel, str) and ".." not in rel.split("/"):
-            out.append(layout.root / rel)
+    dirs = record.get("dirs") if isinstance(record.get("dirs"), list) else []
+    for rel in sorted((d for d in dirs if isinstance(d, str)), key=lambda r: -len(Path(r).parts)):
+        out.append(Path(os.path.normpath(layout.root / rel)))
     seen: list[Path] = []
     for path in out:
         if path not in seen:
@@ -902,7 +1091,7 @@ def removable_dirs(layout: Layout) -> list[Path]:
 # ---------------------------------------------------------------------------
 # Applying
 
-_REFUSED = (OSError, store.TargetError)
+_REFUSED = (OSError, store.TargetError, HostError)
 
 
 def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Action]:
@@ -933,8 +1122,15 @@ def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Acti
                     raise store.Conflict(f"{action.path}: changed since it was read; not removed")
                 real.unlink()
             else:
-                # skill files are copies that a re-run restores: atomic, but not fsynced one by one
-                store.replace_file(real, action.before, action.after, durable=action.what != "skill")
+                # skill files are copies that a re-run restores: atomic, but not fsynced one by one;
+                # no folder is created where a symbolic link points (settings.json, AGENTS.md)
+                store.replace_file(
+                    real,
+                    action.before,
+                    action.after,
+                    durable=action.what != "skill",
+                    make_folders=not (action.follow and os.path.islink(action.path)),
+                )
                 if action.before is None and action.mode is not None:
                     os.chmod(real, action.mode)
         except store.Conflict as exc:
