@@ -734,7 +734,7 @@ def _label_pattern(label: str) -> re.Pattern:
 def _has_label(body: str, label: str) -> bool:
     """Whether ``body`` has a line labelled ``label:`` (``Why:``, ``**Why:**``,
     ``- How to apply:``, ``## Why:``), outside code and comments."""
-    from .links import code_regions
+    from .regions import code_regions
 
     pattern = _label_pattern(label)
     regions = None
