@@ -630,20 +630,33 @@ def test_br18_backlinks_cli(case):
 @pytest.mark.parametrize(
     "source, link, target",
     [
+        # full ties (same rank, same length): code-point order of the path as written
         ("index.md", "Foo", "a/Foo.md"),
-        ("index.md", "foo", "b/foo.md"),
-        ("b/src.md", "Foo", "a/Foo.md"),
-        ("a/src.md", "foo", "b/foo.md"),
+        ("index.md", "foo", "a/Foo.md"),
+        ("c/src.md", "FOO", "a/Foo.md"),
+        # the source's folder decides, whatever the letter case
+        ("b/src.md", "Foo", "b/foo.md"),
+        ("a/src.md", "foo", "a/Foo.md"),
         ("a/src.md", "FOO", "a/Foo.md"),
         ("b/src.md", "FOO", "b/foo.md"),
     ],
 )
-def test_br18_case_tie_break(make_vault, source, link, target):
-    """Two files differ only by case (`a/Foo.md`, `b/foo.md`): prefer an exact-case match, then apply BR-19."""
+def test_br18_no_letter_case_preference(make_vault, source, link, target):
+    """No letter-case preference anywhere in resolution: `[[foo]]` with `a/Foo.md`
+    and `b/foo.md` is decided by BR-19's rules alone; only a full tie is broken by
+    code-point order of the vault path in its original letter case."""
     root = make_vault({"a/Foo.md": "A\n", "b/foo.md": "B\n", source: f"[[{link}]]\n"})
     graph = linkgraph.build(Vault.open(root))
     [edge] = edges_from(graph, source)
     assert edge.target == target
+
+
+def test_br18_same_folder_note_wins_over_exact_case(make_vault):
+    """A `[[bookfusion]]` written inside `People/BookFusion.md` goes to that
+    same-folder note, not to `Plugins/bookfusion.md`."""
+    root = make_vault({"People/BookFusion.md": "[[bookfusion]]\n", "Plugins/bookfusion.md": "plugin\n"})
+    [edge] = linkgraph.build(Vault.open(root)).edges
+    assert edge.target == "People/BookFusion.md"
 
 
 # ---------------------------------------------------------------------------
@@ -881,3 +894,110 @@ def test_br31_symlink_outside_vault_skipped_with_warning(br31_vault):
     vault = open_vault(br31_vault)
     assert [path for path in vault.files if path.startswith("elsewhere")] == []
     assert [warning for warning in vault.warnings if "elsewhere" in warning] != []
+
+
+# ---------------------------------------------------------------------------
+# BR-39 - heading anchors compared the way Obsidian compares them
+
+BR39_TABLE = [
+    ("[[Target#MCP Server]]", True),
+    ("[[Target#mcp server]]", True),
+    ("[[Target#mcp-server]]", False),
+    ("[[Target#Step 1 install]]", True),
+    ("[[Target#Step 1: install]]", True),
+    ("[[Target#What's new]]", True),
+    ("[[Target#Whats new]]", False),
+    ("[[Target#Fájl-tulajdonságok]]", True),
+    ("[[Target#Fájl tulajdonságok]]", False),
+    ("[[Target#Part A#Details]]", True),
+    ("[[Target#Part B#Details]]", False),
+    ("[[Target#^PARA-1]]", True),
+    ("[server](Target.md#MCP%20Server)", True),
+    ("[server slug](Target.md#mcp-server)", False),
+]
+
+
+def br39_broken_lines(root: Path) -> set[int]:
+    report = health_report(Vault.open(root), load_schema(root))
+    assert report["broken_links"] == []
+    return {row["line"] for row in report["broken_anchors"]}
+
+
+@pytest.mark.parametrize("link, resolves", BR39_TABLE, ids=[link for link, _ in BR39_TABLE])
+def test_br39_anchor(case, link, resolves):
+    """Each link of `Source.md` to `Target.md`: its anchor resolves or is broken
+    as Obsidian's stripHeading and heading walk say."""
+    root = case("BR-39") / "vault"
+    lines = (root / "Source.md").read_text(encoding="utf-8").split("\n")
+    [line] = [number for number, text in enumerate(lines, 1) if text == f"- {link}"]
+    assert (line not in br39_broken_lines(root)) is resolves
+
+
+def test_br39_exactly_five_broken_anchors(case):
+    """`graph.py health` reports exactly 5 broken anchors for this vault and no broken link."""
+    out = run_graph("health", str(case("BR-39") / "vault"))
+    assert len(out["broken_anchors"]) == 5
+    assert out["broken_links"] == []
+    assert {row["resolved"] for row in out["broken_anchors"]} == {"Target.md"}
+
+
+# ---------------------------------------------------------------------------
+# BR-40 - relative paths stop at the vault root; candidates below the source's folder come first
+
+BR40_TABLE = [
+    ("docs/guide/deep/page.md", "../../../images/shot.png", "images/shot.png"),
+    ("docs/guide/deep/page.md", "../../../../../images/shot.png", "images/shot.png"),
+    ("docs/guide/deep/page.md", "../../../images/missing.png", None),
+    ("docs/guide/deep/page.md", "./sibling.md", "docs/guide/deep/sibling.md"),
+    ("projects/alpha/overview.md", "Plan", "projects/alpha/sub/Plan.md"),
+]
+
+
+@pytest.mark.parametrize("source, link, target", BR40_TABLE)
+def test_br40_resolution(case, source, link, target):
+    """Relative paths stop at the vault root; a candidate below the source's folder
+    comes before a shorter path elsewhere."""
+    graph = linkgraph.build(Vault.open(case("BR-40") / "vault"))
+    edges = [edge for edge in edges_from(graph, source) if edge.link.target == link]
+    assert edges
+    assert {edge.target for edge in edges} == {target}
+
+
+def test_br40_wikilink_relative_path(case):
+    """`[[../../../images/shot.png]]` in `docs/guide/deep/page.md` is `images/shot.png`."""
+    graph = linkgraph.build(Vault.open(case("BR-40") / "vault"))
+    [edge] = [e for e in edges_from(graph, "docs/guide/deep/page.md") if e.link.kind == "wikilink"]
+    assert edge.link.target == "../../../images/shot.png"
+    assert edge.target == "images/shot.png"
+
+
+def test_br40_exactly_one_broken_link(case):
+    """Health reports exactly 1 broken link (`../../../images/missing.png`)."""
+    out = run_graph("health", str(case("BR-40") / "vault"))
+    assert [row["target"] for row in out["broken_links"]] == ["../../../images/missing.png"]
+
+
+# ---------------------------------------------------------------------------
+# BR-41 - template placeholders in frontmatter
+
+
+def test_br41_placeholders_are_valid_frontmatter(case):
+    """Neither template is listed under invalid frontmatter; their property links
+    count: `[[Cities]]` is broken, `[[Acme]]` resolves; exactly 1 broken link."""
+    out = run_graph("health", str(case("BR-41") / "vault"))
+    assert out["invalid_frontmatter"] == []
+    assert [row["target"] for row in out["broken_links"]] == ["Cities"]
+    graph = linkgraph.build(Vault.open(case("BR-41") / "vault"))
+    [acme] = [edge for edge in graph.edges if edge.link.target == "Acme"]
+    assert acme.source == "Templates/Person Template.md"
+    assert acme.target == "Acme.md"
+
+
+# ---------------------------------------------------------------------------
+# BR-42 - code regions follow CommonMark
+
+
+def test_br42_exactly_three_broken_links(case):
+    """Health reports exactly these 3 broken links: `after-fence`, `after-code`, `real-link`."""
+    out = run_graph("health", str(case("BR-42") / "vault"))
+    assert sorted(row["target"] for row in out["broken_links"]) == ["after-code", "after-fence", "real-link"]

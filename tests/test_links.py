@@ -12,7 +12,7 @@ import unicodedata
 
 import pytest
 from autograph.index import note_links
-from autograph.links import Resolver, anchor_key, block_ids, headings, property_links, scan
+from autograph.links import Resolver, anchor_key, block_ids, find_heading, headings, outline, property_links, scan
 from autograph.note import Note
 
 # ---------------------------------------------------------------------------
@@ -371,6 +371,54 @@ def test_anchor_key(heading, key):
     assert anchor_key(heading) == unicodedata.normalize("NFC", key)
 
 
+@pytest.mark.parametrize(
+    "heading, key",
+    [
+        # BR-39: Obsidian's stripHeading keeps "-", "'", "_" and non-ASCII characters
+        ("MCP Server", "mcp server"),
+        ("mcp-server", "mcp-server"),
+        ("What's new?", "what's new"),
+        ("snake_case", "snake_case"),
+        ("Fájl-tulajdonságok", "fájl-tulajdonságok"),
+        ("全角：句読点。", "全角：句読点。"),
+        ("a\u00a0\u3000b", "a b"),  # JavaScript's \s shrinks NBSP and ideographic space
+        ("a\u0085b", "a\u0085b"),  # NEL is not in \s
+        ('!"#$%&()*+,.:;<=>?@^`{|}~/[]\\x', "x"),
+        ("line\r\nbreak", "line break"),
+    ],
+)
+def test_anchor_key_is_obsidians_strip_heading(heading, key):
+    assert anchor_key(heading) == key
+
+
+@pytest.mark.parametrize(
+    "fragment, index",
+    [
+        ("Part A", 0),
+        ("Part A#Details", 1),
+        ("Part B#Details", None),  # no deeper "Details" after "Part B"
+        ("Details", 1),
+        ("Part A##Details", 1),
+        ("Part A#Later", 4),  # no section containment: any deeper heading after it
+        ("Part B#Later", 4),
+        ("Details#Part B", None),  # not deeper
+        ("Part B#Part A", None),  # not after
+        ("missing", None),
+    ],
+)
+def test_find_heading_walks_the_outline(fragment, index):
+    """BR-39: `#A#B` is A, then a deeper B somewhere after it, in document order."""
+    body = "# Part A\n## Details\n# Part B\nText\n# Part C\n## Later\n"
+    keys = [(level, anchor_key(text)) for level, text in outline(body)]
+    assert keys[4] == (2, "later")
+    assert find_heading(keys, fragment) == index
+
+
+def test_outline_levels():
+    body = "# One\n### Three\nSetext\n===\nTwo\n---\n```\n# code\n```\n"
+    assert outline(body) == [(1, "One"), (3, "Three"), (1, "Setext"), (2, "Two")]
+
+
 def test_anchor_key_matches_a_link_written_by_obsidian():
     # Obsidian drops ':' and '|' when it writes a link to "Q1: plan | v2"
     assert anchor_key("Q1: plan | v2") == anchor_key("Q1 plan  v2")
@@ -414,8 +462,11 @@ RESOLVE = [
     (["a/Note.md"], "../Note.md", "a/b/src.md", "a/Note.md"),
     (["a/img.png"], "./img.png", "a/src.md", "a/img.png"),
     (["x/Note.md"], "../x/note", "a/src.md", "x/Note.md"),
-    (["Note.md"], "../Note", "src.md", None),
-    (["Note.md"], "../../Note", "a/src.md", None),
+    # BR-40: "../" at the vault root drops nothing
+    (["Note.md"], "../Note", "src.md", "Note.md"),
+    (["Note.md"], "../../Note", "a/src.md", "Note.md"),
+    (["a/Note.md"], "../../../a/Note", "a/b/src.md", "a/Note.md"),
+    (["a/Note.md"], "../../../Note", "a/b/src.md", None),
     (["a/Note.md"], "./Missing", "a/src.md", None),
 ]
 
@@ -452,7 +503,8 @@ BR19 = ["a/b/Note.md", "b/Note.md", "zzzz/Note.md", "zzzz/deep/src1.md", "zzzz/s
         (BR19 + ["Note.md"], "zzzz/src2.md", "Note", "Note.md"),
         (BR19 + ["Note.md"], "zzzz/deep/src1.md", "Note", "Note.md"),
         (BR19 + ["Note.md"], "root-src.md", "b/Note", "b/Note.md"),
-        (["x/y/Note.md", "q/Note.md", "x/src.md"], "x/src.md", "Note", "q/Note.md"),
+        # a subfolder of the source's folder counts as its folder (BR-40)
+        (["x/y/Note.md", "q/Note.md", "x/src.md"], "x/src.md", "Note", "x/y/Note.md"),
         (["aa/Note.md", "b/long/Note.md", "b/long/src.md"], "b/long/src.md", "note", "b/long/Note.md"),
     ],
 )
@@ -463,15 +515,46 @@ def test_resolve_same_name_in_several_folders(files, source, target, expected):
 @pytest.mark.parametrize(
     "files, source, target, expected",
     [
+        # a full tie (same rank, same length): code-point order of the path
         (["a/Foo.md", "b/foo.md"], "c/src.md", "Foo", "a/Foo.md"),
-        (["a/Foo.md", "b/foo.md"], "c/src.md", "foo", "b/foo.md"),
-        (["a/Foo.md", "b/foo.md"], "b/src.md", "Foo", "a/Foo.md"),
-        (["a/Foo.md", "b/foo.md"], "a/src.md", "foo", "b/foo.md"),
+        (["a/Foo.md", "b/foo.md"], "c/src.md", "foo", "a/Foo.md"),
+        (["a/foo.md", "b/Foo.md"], "c/src.md", "Foo", "a/foo.md"),
+        # the source's folder wins over letter case
+        (["a/Foo.md", "b/foo.md"], "b/src.md", "Foo", "b/foo.md"),
+        (["a/Foo.md", "b/foo.md"], "a/src.md", "foo", "a/Foo.md"),
+        # the shorter path wins over letter case
+        (["People/BookFusion.md", "Plugins/bookfusion.md"], "x.md", "bookfusion", "People/BookFusion.md"),
+        (["People/BookFusion.md", "Plug/bookfusion.md"], "x.md", "BookFusion", "Plug/bookfusion.md"),
         (["notes/MyNote.md"], "index.md", "mynote", "notes/MyNote.md"),
     ],
 )
-def test_resolve_prefers_exact_letter_case(files, source, target, expected):
-    """BR-18 item 4: an exact-case match first, then BR-19's order."""
+def test_resolve_has_no_letter_case_preference(files, source, target, expected):
+    """BR-18 item 4 (revised): link and paths are compared lower-cased, so
+    letter case never decides; BR-19's order alone does."""
+    assert resolve(files, target, source) == expected
+
+
+@pytest.mark.parametrize(
+    "files, source, target, expected",
+    [
+        # BR-40: subfolders of the source's folder come first ...
+        (
+            ["projects/alpha/sub/Plan.md", "other/Plan.md"],
+            "projects/alpha/overview.md",
+            "Plan",
+            "projects/alpha/sub/Plan.md",
+        ),
+        # ... as a plain string prefix, as Obsidian compares
+        (["projects/alphabet/Plan.md", "x/Plan.md"], "projects/alpha/overview.md", "Plan", "projects/alphabet/Plan.md"),
+        (["Projects/Alpha/deep/Plan.md", "x/Plan.md"], "projects/alpha/o.md", "plan", "Projects/Alpha/deep/Plan.md"),
+        # an ancestor folder still gives no preference (BR-19)
+        (["projects/Plan.md", "x/Plan.md"], "projects/alpha/overview.md", "Plan", "x/Plan.md"),
+        # shortest in UTF-16 code units: an emoji counts 2
+        (["\U0001f600/Plan.md", "ab/Plan.md"], "x.md", "Plan", "ab/Plan.md"),
+        (["\U0001f600/Plan.md", "abc/Plan.md"], "x.md", "Plan", "\U0001f600/Plan.md"),
+    ],
+)
+def test_resolve_prefers_paths_below_the_source_folder(files, source, target, expected):
     assert resolve(files, target, source) == expected
 
 

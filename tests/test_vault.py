@@ -334,7 +334,7 @@ def index_everything(root: Path, use_cache: bool = True) -> dict:
             summary.error,
             summary.unreadable,
             [tuple(link) for link in summary.links],
-            (sorted(anchors[0]), sorted(anchors[1])),
+            ([tuple(entry) for entry in anchors[0]], sorted(anchors[1])),
         )
     index.save()
     return out
@@ -382,7 +382,7 @@ def test_cached_summaries_are_what_the_notes_hold(make_vault):
         ("b", "Part", None, False, "wikilink", 6),
         ("pic.png", "", "40", True, "wikilink", 6),
     ]
-    assert cached["b.md"][5] == (["part"], ["blk"])
+    assert cached["b.md"][5] == ([(2, "part")], ["blk"])
     state, (line, column, reason) = cached["c.md"][1:3]
     assert (state, line, column) == ("invalid", 2, 7)
     assert cached["bad.md"][3].startswith("not valid UTF-8")

@@ -22,13 +22,13 @@ import zlib
 from dataclasses import dataclass, field
 
 from . import jsonfile, store
-from .links import Link, anchor_key, block_ids, code_regions, headings, property_links, scan
+from .links import Link, anchor_key, block_ids, code_regions, outline, property_links, scan
 from .vault import Vault
 
 __all__ = ["NoteIndex", "Summary", "note_links"]
 
 CACHE_NAME = "cache/notes.json"
-CACHE_FORMAT = 4  # 4: lone-CR notes have lines
+CACHE_FORMAT = 5  # 5: anchors are the outline (level, key), keys as Obsidian's stripHeading
 _PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
 
@@ -65,7 +65,8 @@ class Summary:
     ``frontmatter`` is ``"none"``, ``"valid"`` or ``"invalid"``; ``error`` is
     ``(line, column, reason)`` for invalid frontmatter; ``unreadable`` the
     reason a note could not be decoded (then everything else is empty).
-    ``anchors`` is ``(heading keys, block ids)`` once computed.
+    ``anchors`` is ``(outline, block ids)`` once computed: the outline as
+    ``(level, anchor_key)`` per heading in document order.
     """
 
     path: str
@@ -74,7 +75,7 @@ class Summary:
     error: tuple[int, int, str] | None = None
     unreadable: str | None = None
     links: list[Link] = field(default_factory=list)
-    anchors: tuple[frozenset, frozenset] | None = None
+    anchors: tuple[tuple, frozenset] | None = None
     # where each link resolves, (path, candidates, ambiguous) per link; kept
     # only while the vault's file list is the one it was computed for
     targets: list[tuple] | None = None
@@ -100,15 +101,16 @@ def summarize(vault: Vault, path: str) -> Summary:
     return summary
 
 
-def _anchors(vault: Vault, path: str) -> tuple[frozenset, frozenset]:
+def _anchors(vault: Vault, path: str) -> tuple[tuple, frozenset]:
     body = vault.note(path).body
     regions = code_regions(body)
-    return frozenset(anchor_key(h) for h in headings(body, regions)), frozenset(block_ids(body, regions))
+    keys = tuple((level, anchor_key(title)) for level, title in outline(body, regions))
+    return keys, frozenset(block_ids(body, regions))
 
 
 def _encode(summary: Summary, stamp: list[int]) -> list:
     links = [list(link) for link in summary.links]
-    anchors = [sorted(summary.anchors[0]), sorted(summary.anchors[1])] if summary.anchors is not None else None
+    anchors = [summary.anchors[0], sorted(summary.anchors[1])] if summary.anchors is not None else None
     targets = None
     if summary.targets is not None:
         # a single candidate equal to the target (the usual case) is left out
@@ -163,7 +165,7 @@ def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
             tuple(error) if error else None,
             unreadable,
             [_make_link(item) for item in links],
-            (frozenset(anchors[0]), frozenset(anchors[1])) if anchors else None,
+            (tuple((level, key) for level, key in anchors[0]), frozenset(anchors[1])) if anchors else None,
             _decode_targets(targets, len(links)) if with_targets else None,
         )
     except (TypeError, ValueError):
@@ -238,11 +240,12 @@ class NoteIndex:
         self.summary(path).targets = targets
         self._dirty = True
 
-    def anchors(self, path: str) -> tuple[frozenset, frozenset]:
-        """Heading keys (:func:`links.anchor_key`) and block ids of a note."""
+    def anchors(self, path: str) -> tuple[tuple, frozenset]:
+        """A note's outline as ``(level, anchor_key(text))`` per heading in
+        document order (:func:`links.find_heading` walks it), and its block ids."""
         summary = self.summary(path)
         if summary.anchors is None:
-            summary.anchors = _anchors(self.vault, path) if summary.unreadable is None else (frozenset(), frozenset())
+            summary.anchors = _anchors(self.vault, path) if summary.unreadable is None else ((), frozenset())
             self._dirty = True
         return summary.anchors
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .index import NoteIndex, note_links  # noqa: F401  (note_links re-exported)
-from .links import Link, anchor_key
+from .links import Link, find_heading
 from .vault import Vault
 
 __all__ = ["Edge", "LinkGraph", "build", "same_target"]
@@ -78,19 +78,21 @@ class LinkGraph:
     def broken_anchors(self) -> list[Edge]:
         """Resolved links whose ``#heading`` or ``#^block`` is not in the target.
 
-        Headings compare by :func:`links.anchor_key`; ``A#B`` needs both
-        headings.  Anchors into attachments (``file.pdf#page=3``) are not checked.
+        Headings compare as Obsidian's ``stripHeading`` (:func:`links.anchor_key`);
+        ``A#B`` walks the outline (:func:`links.find_heading`, BR-39); block
+        ids ignore case.  Anchors into attachments (``file.pdf#page=3``) are
+        not checked.
         """
         found = []
         for edge in self.edges:
             fragment = edge.link.fragment
             if not fragment or edge.target is None or not edge.target.endswith(".md"):
                 continue
-            titles, ids = self.index.anchors(edge.target)
+            keys, ids = self.index.anchors(edge.target)
             if fragment.startswith("^"):
                 ok = fragment[1:].strip().lower() in ids
             else:
-                ok = all(anchor_key(part) in titles for part in fragment.split("#") if part.strip())
+                ok = find_heading(keys, fragment) is not None
             if not ok:
                 found.append(edge)
         return found

@@ -8,18 +8,22 @@ also unclosed: it runs to the end of the note), indented code blocks, inline
 code, ``%% comments %%`` and ``<!-- HTML comments -->``.  Links inside
 frontmatter string values count too (:func:`property_links`).
 
-Resolution (:class:`Resolver`) follows Obsidian: compare case-insensitively
-after Unicode NFC normalisation with ``.md`` optional; the candidates are the
-files whose path ends with the link path; an exact vault path wins, then a
-match in the linking note's own folder, then the shortest path (exact letter
-case first, BR-18).  Other files (images, PDFs, ``.canvas``, ``.base``)
-resolve by their full name.  A bare ``[[Alias]]`` does not resolve through
-``aliases``, as in Obsidian.
+Resolution (:class:`Resolver`) follows Obsidian's resolver: link and paths
+are compared lower-cased after Unicode NFC normalisation, with ``.md``
+optional, and letter case is never preferred (BR-18); the candidates are the
+files whose path ends with the link path; an exact vault path wins, then
+paths that start with the linking note's folder (subfolders included,
+BR-40), then the shortest path (BR-19).  ``./`` and ``../`` paths are joined
+to the linking note's folder and stop at the vault root.  Other files
+(images, PDFs, ``.canvas``, ``.base``) resolve by their full name.  A bare
+``[[Alias]]`` does not resolve through ``aliases``, as in Obsidian.
+
+Heading anchors compare as Obsidian's ``stripHeading`` does
+(:func:`anchor_key`), and ``#A#B`` walks the outline (:func:`find_heading`).
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 import unicodedata
 from typing import NamedTuple
@@ -34,8 +38,10 @@ __all__ = [
     "Resolver",
     "anchor_key",
     "block_ids",
+    "find_heading",
     "code_regions",
     "headings",
+    "outline",
     "property_links",
     "scan",
 ]
@@ -217,21 +223,28 @@ def property_links(properties: dict, lines: dict[str, int] | None = None) -> lis
 # Headings and block ids: targets of ``#heading`` and ``#^block`` links
 
 _ATX = re.compile(r"^[ ]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
-_SETEXT = re.compile(r"^[ ]{0,3}(\S[^\n]*)\r?\n[ ]{0,3}(?:=+|-+)[ \t]*\r?$", re.M)
+_SETEXT = re.compile(r"^[ ]{0,3}(\S[^\n]*)\r?\n[ ]{0,3}([=-])\2*[ \t]*\r?$", re.M)
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*\r?$", re.M)
 
 
-def headings(text: str, regions: list[tuple[int, int]] | None = None) -> list[str]:
-    """Heading texts of a note body (ATX and setext), outside code."""
+def outline(text: str, regions: list[tuple[int, int]] | None = None) -> list[tuple[int, str]]:
+    """``(level, text)`` of every heading of a note body, in document order,
+    outside code: ATX headings (level = number of ``#``) and setext headings
+    (``===`` level 1, ``---`` level 2)."""
     regions = code_regions(text) if regions is None else regions
     starts = [start for start, _ in regions]
-    found = [(m.start(), m.group(2) or "") for m in _ATX.finditer(text)]
+    found = [(m.start(), len(m.group(1)), m.group(2) or "") for m in _ATX.finditer(text)]
     found += [
-        (m.start(), m.group(1))
+        (m.start(), 1 if m.group(2) == "=" else 2, m.group(1))
         for m in _SETEXT.finditer(text)
         if not m.group(1).lstrip().startswith(("#", "-", "*", "+", ">", "|"))
     ]
-    return [title.strip() for start, title in sorted(found) if not _inside(regions, starts, start)]
+    return [(level, title.strip()) for start, level, title in sorted(found) if not _inside(regions, starts, start)]
+
+
+def headings(text: str, regions: list[tuple[int, int]] | None = None) -> list[str]:
+    """Heading texts of a note body (ATX and setext), outside code, in order."""
+    return [title for _, title in outline(text, regions)]
 
 
 def block_ids(text: str, regions: list[tuple[int, int]] | None = None) -> set[str]:
@@ -243,12 +256,52 @@ def block_ids(text: str, regions: list[tuple[int, int]] | None = None) -> set[st
     return {m.group(1).lower() for m in _BLOCK_ID.finditer(text) if not _inside(regions, starts, m.start(1))}
 
 
+# Obsidian's stripHeading: these ASCII characters and line breaks become
+# spaces; "-", "'", "_" and every non-ASCII character are kept.
+_HEADING_PUNCTUATION = str.maketrans({ch: " " for ch in '!"#$%&()*+,.:;<=>?@^`{|}~/[]\\\r\n'})
+# JavaScript's \s: ASCII whitespace, NBSP, the Unicode space separators, the
+# line and paragraph separators and the BOM
+_JS_SPACE = re.compile("[\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
+
+
 def anchor_key(heading: str) -> str:
-    """Comparison key for heading anchors: NFC, lower case, letters and
-    digits only, single spaces.  Lenient on purpose: Obsidian drops
-    characters such as ``: # | ^ [ ]`` when it writes a heading link."""
-    text = unicodedata.normalize("NFC", heading).lower()
-    return " ".join("".join(ch if ch.isalnum() else " " for ch in text).split())
+    """Comparison key of a heading or of a link's ``#heading`` part.
+
+    Obsidian's ``stripHeading`` (obsidian-api ``obsidian.d.ts``): the ASCII
+    characters ``! " # $ % & ( ) * + , . : ; < = > ? @ ^ ` { | } ~ / [ ] \\``
+    and line breaks become spaces, runs of whitespace (JavaScript's ``\\s``)
+    shrink to one space, the ends are trimmed; the comparison then ignores
+    letter case.  ``-``, ``'``, ``_`` and every non-ASCII character are kept,
+    so the slug ``mcp-server`` does not match ``MCP Server`` (BR-39).  Both
+    sides are NFC-normalised first (our addition, as for link paths: a
+    heading typed on macOS may be stored decomposed).
+    """
+    if not heading.isascii():
+        heading = unicodedata.normalize("NFC", heading)
+    return _JS_SPACE.sub(" ", heading.translate(_HEADING_PUNCTUATION)).strip(" ").lower()
+
+
+def find_heading(keys: list[tuple[int, str]], fragment: str) -> int | None:
+    """Index in ``keys`` of the heading a ``#A#B`` fragment names, or None.
+
+    ``keys`` is a note's outline as ``(level, anchor_key(text))``.  Obsidian
+    walks the headings in document order: ``A`` is the first heading whose
+    key matches; each next part is the first heading after the previous
+    match that is deeper (a higher level number) and matches; sections do
+    not contain it (BR-39).  Empty parts (``A##B``) are skipped.
+    """
+    index, level, found = 0, 0, None
+    for part in fragment.split("#"):
+        key = anchor_key(part)
+        if not key:
+            continue
+        while index < len(keys) and not (keys[index][0] > level and keys[index][1] == key):
+            index += 1
+        if index == len(keys):
+            return None
+        found, level = index, keys[index][0]
+        index += 1
+    return found
 
 
 # ---------------------------------------------------------------------------
@@ -259,6 +312,20 @@ def _key(text: str) -> str:
     if not text.isascii():
         text = unicodedata.normalize("NFC", text)
     return text.lower()
+
+
+def _join_relative(folder: str, target: str) -> str:
+    """``target`` (starting ``./`` or ``../``) joined to ``folder``: each
+    ``..`` drops one folder, and at the vault root drops nothing, so a path
+    never climbs out of the vault (Obsidian, BR-40)."""
+    parts = folder.split("/") if folder else []
+    for part in target.split("/"):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part and part != ".":
+            parts.append(part)
+    return "/".join(parts)
 
 
 class Resolution(NamedTuple):
@@ -319,10 +386,7 @@ class Resolver:
         return hit
 
     def _relative(self, target: str, folder: str) -> Resolution:
-        joined = posixpath.normpath(posixpath.join(folder, target))
-        if joined.startswith("../") or joined == "..":
-            return Resolution(None)
-        key = _key(joined)
+        key = _key(_join_relative(folder, target))
         for candidate in ((key if key.endswith(".md") else key + ".md"), key):
             if candidate in self._paths:
                 path = self._paths[candidate]
@@ -357,15 +421,20 @@ class Resolver:
 
     @staticmethod
     def _rank(found, folder: str) -> Resolution:
-        typed, key, candidates = found
+        """Obsidian's order (``getLinkpathDest``), on lower-cased paths: an
+        exact vault path, then paths that start with the source's folder (a
+        plain string prefix, so ``projects/alpha`` also favours
+        ``projects/alphabet/``, and subfolders count, BR-40), then the
+        shortest path in UTF-16 code units (an emoji counts 2).  No letter
+        case preference (BR-18); a full tie goes by code-point order of the
+        path as written (ours: Obsidian's depends on load order)."""
+        _, key, candidates = found
         folder_key = _key(folder)
 
         def rank(item: tuple[str, str]):
             ckey, path = item
-            parent = ckey.rsplit("/", 1)[0] if "/" in ckey else ""
-            written = unicodedata.normalize("NFC", path)
-            exact_case = written.endswith(typed) or written.endswith(typed + ".md")
-            return (not exact_case, ckey != key, parent != folder_key, len(path), path)
+            length = len(path) if path.isascii() else len(path.encode("utf-16-le")) // 2
+            return (ckey != key, not ckey.startswith(folder_key), length, path)
 
         ordered = sorted(candidates, key=rank)
         paths = tuple(path for _, path in ordered)
