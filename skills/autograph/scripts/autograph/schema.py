@@ -8,11 +8,27 @@ Validation reports every problem at once, each with the JSON path of the
 value (``$.node_types.person.status``) and what to do about it; a bad
 schema raises :class:`SchemaError`, which commands turn into exit code 2.
 Keys starting with ``_`` (``_comment``) are allowed anywhere and ignored.
+
+A ``schema.json`` written for the earlier autograph project loads too:
+
+* ``status_order`` may be an object of status -> rank (a number; lower
+  sorts first), as that project wrote it.  It is read as the list of its
+  statuses by rank, equal ranks in the order written.
+* ``decay.domain_rates`` (that project's per-type rates, keyed by type
+  despite the name) is read as ``decay.type_rates``.  Given both, their
+  rates are merged; a type with a different rate in each is an error.
+* Its keys this autograph does not read (:data:`EARLIER_KEYS`:
+  ``region_fixes``, ``description_max_chars``, ``dedup_policy``,
+  ``identity.fuzzy_name`` and a type's ``priority``, ``potential`` and
+  ``source``) are set aside with a warning naming each; the warnings are
+  :attr:`Schema.warnings`, which commands print on stderr.  Every other
+  unknown key is still an error.
 """
 
 from __future__ import annotations
 
 import copy
+import math
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -20,7 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from . import jsonfile
 
-__all__ = ["DEFAULTS", "Schema", "SchemaError", "load_schema", "validate"]
+__all__ = ["DEFAULTS", "EARLIER_KEYS", "Schema", "SchemaError", "load_schema", "validate"]
 
 
 class SchemaError(ValueError):
@@ -72,6 +88,28 @@ MEMORY_TYPES: dict = {
         "labels": [],
     },
 }
+
+# Keys of the earlier autograph project's schema.json that this autograph
+# does not read: where they sit ("" the top level, "identity", "node_types.*"
+# every type) -> key -> what to do instead.  Loading sets them aside with a
+# warning; every other unknown key stays an error.
+_REMOVE = "remove it to silence this warning"
+EARLIER_KEYS: dict[str, dict[str, str]] = {
+    "": {
+        "region_fixes": "field_fixes.region corrects region values the same way; move its entries there",
+        "description_max_chars": f"descriptions are not cut to a length; {_REMOVE}",
+        "dedup_policy": f"duplicates are found by identity (the identity key); {_REMOVE}",
+    },
+    "identity": {
+        "fuzzy_name": f"cards are never matched by name alone; {_REMOVE}",
+    },
+    "node_types.*": {
+        "priority": f"values of a property are corrected with field_fixes; {_REMOVE}",
+        "potential": f"values of a property are corrected with field_fixes; {_REMOVE}",
+        "source": f"values of a property are corrected with field_fixes; {_REMOVE}",
+    },
+}
+
 
 # ---------------------------------------------------------------------------
 # Validation: one small checker per shape
@@ -191,6 +229,15 @@ def _check_decay(value, path: str, problems: list[str]) -> None:
                 problems.append(f'{where}: expected type -> rate between 0 and 1, like {{"daily": 0.02}}')
         else:
             problems.append(f"{where}: unknown key; known keys are rate, floor, tiers, type_rates")
+    # domain_rates: the earlier autograph's name for type_rates (keyed by type)
+    earlier, rates = value.get("domain_rates"), value.get("type_rates")
+    for kind, rate in earlier.items() if isinstance(earlier, dict) and isinstance(rates, dict) else ():
+        other = rates.get(kind)
+        if not kind.startswith("_") and _is_number(rate) and _is_number(other) and other != rate:
+            problems.append(
+                f"{path}.domain_rates.{kind}: {rate} disagrees with {path}.type_rates.{kind} ({other}); "
+                f"domain_rates is the earlier autograph's name for type_rates, so give the rate once, in type_rates"
+            )
 
 
 def _check_folder_map(value, path: str, problems: list[str]) -> None:
@@ -249,6 +296,36 @@ def _check_fields_object(*keys: tuple[str, type, str]):
 def _check_str_list(value, path: str, problems: list[str]) -> None:
     if not _is_str_list(value):
         problems.append(f"{path}: expected a list of strings")
+
+
+def _is_rank(value) -> bool:
+    return _is_number(value) and math.isfinite(value)
+
+
+def _check_status_order(value, path: str, problems: list[str]) -> None:
+    """``status_order``: statuses from most to least current, as a list, or
+    as the earlier autograph wrote it, an object of status -> rank."""
+    if isinstance(value, dict):
+        for status, rank in value.items():
+            if not status.startswith("_") and not _is_rank(rank):
+                problems.append(
+                    f"{path}.{status}: expected a number, the status's rank (lower sorts first), like "
+                    f'{{"active": 1, "done": 2}}; or give status_order as a list, most current first'
+                )
+    elif not _is_str_list(value):
+        problems.append(
+            f'{path}: expected a list of strings, most current status first, like ["active", "done"] '
+            f'(or an object of status -> rank, like {{"active": 1, "done": 2}})'
+        )
+
+
+def status_list(value) -> list[str]:
+    """``status_order`` as a list, most current first: a list as it is; an
+    object of status -> rank by rank, equal ranks in the order written."""
+    if isinstance(value, dict):
+        ranked = [(rank, status) for status, rank in value.items() if not status.startswith("_") and _is_rank(rank)]
+        return [status for _, status in sorted(ranked, key=lambda pair: pair[0])]
+    return [status for status in value if isinstance(status, str)] if isinstance(value, list) else []
 
 
 def _check_folder_list(value, path: str, problems: list[str]) -> None:
@@ -424,7 +501,7 @@ _TOP_LEVEL = {
     "field_fixes": _check_field_fixes,
     "domain_inference": _check_folder_map,
     "path_type_hints": _check_str_map,
-    "status_order": _check_str_list,
+    "status_order": _check_status_order,
     "status_defaults": _check_str_map,
     "richness_fields": _check_fields_object(("bonus_fields", list, "a list of property names")),
     "conflict_fields": _check_fields_object(("fields", list, "a list of property names")),
@@ -447,8 +524,60 @@ _TOP_LEVEL = {
 }
 
 
+def _set_aside_earlier(data) -> tuple[object, list[str]]:
+    """``data`` without the earlier autograph's keys this one does not read
+    (:data:`EARLIER_KEYS`), and a warning ``"$.path: ..."`` for each, in the
+    order written.  ``data`` itself is not changed."""
+    if not isinstance(data, dict):
+        return data, []
+    warnings: list[str] = []
+
+    def without(section: dict, where: str, keys: dict[str, str]) -> dict:
+        kept = {}
+        for key, item in section.items():
+            if key in keys:
+                warnings.append(
+                    f"{where}.{key}: a key of the earlier autograph that this autograph does not read, "
+                    f"so it is ignored; {keys[key]}"
+                )
+            elif where == "$" and key == "identity" and isinstance(item, dict):
+                kept[key] = without(item, "$.identity", EARLIER_KEYS["identity"])
+            elif where == "$" and key == "node_types" and isinstance(item, dict):
+                kept[key] = {
+                    name: without(spec, f"$.node_types.{name}", EARLIER_KEYS["node_types.*"])
+                    if isinstance(spec, dict) and not name.startswith("_")
+                    else spec
+                    for name, spec in item.items()
+                }
+            else:
+                kept[key] = item
+        return kept
+
+    return without(data, "$", EARLIER_KEYS[""]), warnings
+
+
+def _current_forms(data: dict) -> dict:
+    """A validated schema with the earlier autograph's forms in this one's:
+    ``status_order`` as a list, ``decay.domain_rates`` merged into
+    ``decay.type_rates`` (which wins for a type in both; validation made
+    sure they agree)."""
+    data = dict(data)
+    if isinstance(data.get("status_order"), dict):
+        data["status_order"] = status_list(data["status_order"])
+    decay = data.get("decay")
+    if isinstance(decay, dict) and "domain_rates" in decay:
+        decay = dict(decay)
+        data["decay"] = decay
+        decay["type_rates"] = {**decay.pop("domain_rates"), **decay.get("type_rates", {})}
+    return data
+
+
 def validate(data) -> list[str]:
-    """Every problem of a parsed schema, as ``"$.json.path: what to do"``."""
+    """Every problem of a parsed schema, as ``"$.json.path: what to do"``.
+
+    The earlier autograph's keys in :data:`EARLIER_KEYS` are no problem
+    (loading warns about them)."""
+    data, _ = _set_aside_earlier(data)
     if not isinstance(data, dict):
         return ['$: expected a JSON object with keys such as "node_types"']
     problems: list[str] = []
@@ -500,12 +629,18 @@ def validate(data) -> list[str]:
 class Schema:
     """A validated schema merged over :data:`DEFAULTS`.
 
-    ``data`` is the merged dictionary; ``source`` the file it came from
-    (None for the built-in defaults).
+    ``data`` is the merged dictionary, with the earlier autograph's forms
+    in this one's (``status_order`` a list, ``decay.domain_rates`` merged
+    into ``decay.type_rates``, the keys of :data:`EARLIER_KEYS` left out);
+    ``source`` the file it came from (None for the built-in defaults);
+    ``warnings`` one line per key of the earlier autograph that was set
+    aside, ``"SOURCE: $.path: what to do"``, for commands to print on
+    stderr (never on stdout, which ``--json`` keeps for its object).
     """
 
     data: dict
     source: Path | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def node_types(self) -> dict:
@@ -573,6 +708,35 @@ class Schema:
     @property
     def type_aliases(self) -> dict[str, str]:
         return self.section("type_aliases")
+
+    @property
+    def status_order(self) -> list[str]:
+        """Statuses from most to least current (``status_order``; from an
+        object of status -> rank, by rank)."""
+        return status_list(self.data.get("status_order"))
+
+    @property
+    def type_rates(self) -> dict[str, float]:
+        """Type -> decay rate per day (``decay.type_rates``, and the earlier
+        autograph's ``decay.domain_rates``; type_rates wins for a type in both)."""
+        decay = self.section("decay")
+        rates: dict[str, float] = {}
+        for key in ("domain_rates", "type_rates"):
+            found = decay.get(key)
+            rates.update(
+                {k: v for k, v in found.items() if not k.startswith("_") and _is_number(v)}
+                if isinstance(found, dict)
+                else {}
+            )
+        return rates
+
+    def decay_rate(self, kind) -> float:
+        """The relevance a card of type ``kind`` loses per day: its type's rate
+        (:attr:`type_rates`), else ``decay.rate``."""
+        rate = self.type_rates.get(kind) if isinstance(kind, str) else None
+        if rate is None:
+            rate = self.section("decay").get("rate", DEFAULTS["decay"]["rate"])
+        return float(rate)
 
     @property
     def field_fixes(self) -> dict[str, dict[str, str]]:
@@ -657,6 +821,8 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
     Raises :class:`SchemaError` for a missing ``path``, one that is not a
     regular file (a FIFO, a device) or is over :data:`jsonfile.MAX_BYTES`,
     invalid JSON (with line and column) or a schema that does not validate.
+    A schema of the earlier autograph loads in this one's forms; the keys it
+    sets aside are named in :attr:`Schema.warnings` (it prints nothing).
     """
     if path is None and vault is not None and (Path(vault) / "schema.json").exists():
         path = Path(vault) / "schema.json"  # a folder or FIFO of that name is an error, not "no schema"
@@ -682,7 +848,8 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
         problems = validate(data)
         if problems:
             raise SchemaError(str(path), problems)
-        return Schema(_merge(DEFAULTS, data), path)
+        data, warnings = _set_aside_earlier(data)
+        return Schema(_merge(DEFAULTS, _current_forms(data)), path, tuple(f"{path}: {w}" for w in warnings))
     except jsonfile.JSONError as exc:
         raise SchemaError(str(path), [str(exc)]) from None
     except RecursionError:
