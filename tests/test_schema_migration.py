@@ -380,3 +380,24 @@ def test_other_unknown_keys_are_still_errors(tmp_path, data, path):
     found = problems(tmp_path, data)
     assert len(found) == 1, found
     assert found[0].startswith(f"{path}: unknown key; known keys are")
+
+
+def test_commands_print_each_warning_on_stderr_and_keep_json_clean(tmp_path):
+    """A vault command run with the earlier schema names each ignored key on
+    stderr; stdout stays one JSON object."""
+    import subprocess
+    import sys
+
+    (tmp_path / "schema.json").write_bytes((Path(__file__).parent / "fixtures" / "earlier-schema.json").read_bytes())
+    (tmp_path / "a.md").write_text("# A\n", encoding="utf-8")
+    graph = REPO / "skills" / "autograph" / "scripts" / "graph.py"
+    proc = subprocess.run(
+        [sys.executable, str(graph), "health", str(tmp_path), "--json", "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    json.loads(proc.stdout)
+    for key in ("$.region_fixes", "$.identity.fuzzy_name"):
+        assert any(line.startswith("warning: ") and key in line for line in proc.stderr.splitlines())

@@ -99,6 +99,7 @@ def cmd_check(args) -> int:
     else:
         schema = load_schema(target.parent, args.schema)
         files = [(args.target, target)]
+    cli.warn(schema.warnings)
     try:
         limits, _ = caps.caps_from(schema.section("index"))
     except caps.CapsError as exc:

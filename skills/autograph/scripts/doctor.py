@@ -125,6 +125,7 @@ def cmd_doctor(args) -> int:
     if not folder.is_dir():
         raise cli.UsageError(f"{args.store}: not a folder; give the memory store's folder (or a vault holding one)")
     schema = load_schema(folder, args.schema)
+    cli.warn(schema.warnings)
     settings = schema.memory
     try:
         limits, _ = caps.caps_from(schema.section("index"))

@@ -51,7 +51,7 @@ def plan_init(vault: Vault, schema: Schema) -> tuple[list[Edit], list[dict]]:
     """
     edits: list[Edit] = []
     skipped: list[dict] = []
-    for path in vault.cards(schema.ignore_folders):  # never a template: its notes would inherit the fields
+    for path in vault.cards(schema):  # never a template: its notes would inherit the fields
         note = vault.note(path)
         if note.text is None:
             skipped.append({"path": path, "reason": note.error or "cannot be read"})

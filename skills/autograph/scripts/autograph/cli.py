@@ -253,9 +253,16 @@ def load(args) -> tuple[Vault, object]:
     vault = Vault.open(args.vault)
     schema = load_schema(vault.root, getattr(args, "schema", None))
     vault.progress = progress_for(args, len(vault.notes))
-    for warning in vault.warnings:
-        print(f"warning: {printable(warning)}", file=sys.stderr)
+    warn(vault.warnings)
+    warn(schema.warnings)
     return vault, schema
+
+
+def warn(warnings) -> None:
+    """Print each warning on stderr as ``warning: ...`` (never on stdout,
+    which ``--json`` keeps for the report)."""
+    for warning in warnings:
+        print(f"warning: {printable(warning)}", file=sys.stderr)
 
 
 def print_json(data) -> None:

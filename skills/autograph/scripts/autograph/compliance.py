@@ -391,7 +391,7 @@ def check(vault: Vault, schema: Schema) -> Report:
     """Check every card of ``vault`` against ``schema`` (each note read once).
     Notes in templates folders and ``ignore_folders`` are not cards: they are
     neither checked nor fixed (:meth:`Vault.cards`)."""
-    cards = vault.cards(schema.ignore_folders)
+    cards = vault.cards(schema)
     report = Report(len(cards))
     for path in cards:
         report.findings.extend(check_note(vault.note(path), schema))

@@ -3,11 +3,12 @@
 The score (``SCORE_FORMULA``) starts at 100 and subtracts weighted shares,
 each between 0 and 1, so no single finding can push it below 0 on its own:
 
-* 30 x orphan share: notes no other note links to, of all notes that are not
-  hubs (index and Map-of-Content notes are never orphans);
+* 30 x orphan share: cards no other note links to, of all cards that are
+  not hubs (index and Map-of-Content notes are never orphans; notes in the
+  templates folders and ``ignore_folders`` are not cards, :meth:`Vault.cards`);
 * 30 x broken share: links that resolve to nothing, of all links;
 * 15 x link sparsity: ``max(0, 1 - average links per note / 3)``;
-* 10 x notes without a ``description`` property, of all notes;
+* 10 x cards without a ``description`` property, of all cards;
 * 10 x notes whose frontmatter does not parse, or that cannot be read or
   are not UTF-8 (``unreadable``);
 * 5 x broken anchors: ``#heading``/``#^block`` links whose target lacks it,
@@ -35,8 +36,8 @@ __all__ = ["HISTORY", "SCORE_FORMULA", "append_history", "health_report", "hubs"
 HISTORY = "health-history.jsonl"
 
 SCORE_FORMULA = (
-    "score = 100 - 30*orphans/non-hub notes - 30*broken links/links"
-    " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage)"
+    "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
+    " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage of cards)"
     " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links,"
     " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
 )
@@ -46,7 +47,8 @@ PENALTIES = ("orphans", "broken_links", "link_sparsity", "description", "invalid
 @dataclass(frozen=True)
 class Counts:
     notes: int
-    cards: int  # notes that are not hubs
+    cards: int  # cards (Vault.cards), hubs included
+    hub_cards: int  # cards that are hubs (never orphans)
     links: int
     orphans: int
     broken: int
@@ -62,10 +64,10 @@ def score(c: Counts) -> tuple[float, dict[str, float]]:
     links = max(c.links, 1)
     avg = c.links / c.notes
     penalties = {
-        "orphans": 30 * c.orphans / max(c.cards, 1),
+        "orphans": 30 * c.orphans / max(c.cards - c.hub_cards, 1),
         "broken_links": 30 * c.broken / links,
         "link_sparsity": 15 * max(0.0, 1 - avg / 3),
-        "description": 10 * (1 - c.described / c.notes),
+        "description": 10 * (1 - c.described / c.cards) if c.cards else 0.0,
         "invalid_frontmatter": 10 * c.invalid / c.notes,
         "broken_anchors": 5 * c.broken_anchors / links,
     }
@@ -94,27 +96,30 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
     graph = build(vault, index)
     index = graph.index
     notes = vault.notes
+    cards = vault.cards(schema)
     hub_list = hubs(vault, schema, index)
     described = 0
     invalid = []
-    for path in notes:
-        properties = index.summary(path).properties
-        description = properties.get("description")
+    for path in cards:
+        description = index.summary(path).properties.get("description")
         if isinstance(description, str) and description.strip():
             described += 1
+    for path in notes:
         error = index.summary(path).error
         if error is not None:
             line, column, reason = error
             invalid.append({"path": path, "line": line, "column": column, "error": reason})
-    hub_set = set(hub_list)
-    orphans = graph.orphans(exclude=hub_set.__contains__)
+    not_cards = set(notes).difference(cards) if len(cards) < len(notes) else set()
+    skip = set(hub_list) | not_cards
+    orphans = graph.orphans(exclude=skip.__contains__)
     broken = graph.broken()
     anchors = graph.broken_anchors()
     links = len(graph.edges)
     unreadable = [{"path": path, "error": error} for path, error in sorted(graph.unreadable.items())]
     counts = Counts(
         notes=len(notes),
-        cards=len(notes) - len(hub_list),
+        cards=len(cards),
+        hub_cards=len(set(hub_list).difference(not_cards)),
         links=links,
         orphans=len(orphans),
         broken=len(broken),
@@ -140,7 +145,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
             dict(_edge_row(edge), resolved=edge.target, candidates=list(edge.candidates)) for edge in graph.ambiguous()
         ],
         "broken_anchors": [dict(_edge_row(edge), resolved=edge.target) for edge in anchors],
-        "description_coverage": round(described / len(notes), 4) if notes else 1.0,
+        "description_coverage": round(described / len(cards), 4) if cards else 1.0,
         "invalid_frontmatter": invalid,
         "unreadable": unreadable,
         "warnings": list(vault.warnings),

@@ -178,7 +178,7 @@ def collect(vault: Vault, schema: Schema, index: NoteIndex | None = None, now: s
     for finding in checked.findings:
         by_path.setdefault(finding.path, []).append(finding)
     types: dict[str, dict] = {}
-    for path in vault.cards(schema.ignore_folders):
+    for path in vault.cards(schema):
         kind = _type_of(index.summary(path).properties)
         entry = types.setdefault(kind, {"type": kind, "cards": 0, "clean": 0, "findings": []})
         entry["cards"] += 1

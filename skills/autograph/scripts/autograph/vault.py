@@ -202,12 +202,18 @@ class Vault:
                 found.append(value.strip("/"))
         return found
 
-    def cards(self, ignore_folders: list[str] = ()) -> list[str]:
-        """The notes autograph may write: every note outside the templates
-        folders (:attr:`template_folders`) and ``ignore_folders``.  Templates
-        are read for links like every note, but a card's fields written into
-        a template would be copied into every note made from it."""
-        folders = [f.strip("/") + "/" for f in [*self.template_folders, *ignore_folders] if f.strip("/")]
+    def cards(self, schema=None) -> list[str]:
+        """The notes that are cards: every note outside the templates folders
+        (:attr:`template_folders`) and the schema's ``ignore_folders``.
+
+        The one place that decides what a card is.  Templates are read for
+        links like every note, but they are not cards: no command checks,
+        fixes, decays or counts them as orphans, since a card's fields
+        written into a template would be copied into every note made from it.
+        ``schema`` is a :class:`schema.Schema` (None: templates only).
+        """
+        ignore = schema.ignore_folders if schema is not None else []
+        folders = [f.strip("/") + "/" for f in [*self.template_folders, *ignore] if f.strip("/")]
         if not folders:
             return self.notes
         return [path for path in self.notes if not path.startswith(tuple(folders))]
