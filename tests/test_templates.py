@@ -106,3 +106,18 @@ def test_ignore_folders_is_validated(tmp_path, bad):
     path.write_text(json.dumps({"ignore_folders": bad}))
     with pytest.raises(SchemaError, match=r"\$\.ignore_folders"):
         load_schema(None, path)
+
+
+def test_health_counts_templates_as_notes_but_not_as_cards(make_vault):
+    """Issue 9, item 8: templates are read (their links count) but are not
+    cards: never orphans, not in the description coverage."""
+    root = vault_with(make_vault, {"templates.json": {"folder": "Templates"}}, dict(SCHEMA, ignore_folders=["Archive"]))
+    report = run_json(SCRIPTS / "graph.py", "health", root, "--dry-run")
+    assert report["notes"] == 6
+    orphans = set(report["orphans"])
+    assert not orphans & {"Templates/Person.md", "Templates/Bare.md", "Archive/Old.md"}
+    assert "tpl/Meeting.md" in orphans  # no Templater settings here: an ordinary note
+    # the template's link to people/Ann counts: Ann is no orphan
+    assert "people/Ann.md" not in orphans
+    # cards: people/Ann, people/Bare, tpl/Meeting; none has a description
+    assert report["description_coverage"] == 0.0
