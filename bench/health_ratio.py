@@ -62,9 +62,11 @@ def startup(env: dict[str, str], reps: int, graph: str) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("vault", nargs="?", default=str(DEFAULT_VAULT))
-    parser.add_argument("--graph", default=str(GRAPH),
-                        help="the graph.py to time (default: this checkout's; "
-                        "e.g. one from `git archive` of a fixed commit)")
+    parser.add_argument(
+        "--graph",
+        default=str(GRAPH),
+        help="the graph.py to time (default: this checkout's; e.g. one from `git archive` of a fixed commit)",
+    )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--startup-reps", type=int, default=20)
     parser.add_argument("--max-ratio", type=float)
@@ -97,13 +99,17 @@ def main() -> int:
     warm, warm_mb = best(warms)
     change, change_mb = best(changes)
     version = commit() if Path(args.graph).resolve() == GRAPH else args.graph
-    print(f"vault: {args.vault} (copied, {len(notes)} notes); autograph {version}; "
-          f"{sys.executable} {sys.version.split()[0]}; {args.rounds} rounds")
+    print(
+        f"vault: {args.vault} (copied, {len(notes)} notes); autograph {version}; "
+        f"{sys.executable} {sys.version.split()[0]}; {args.rounds} rounds"
+    )
     print(f"floor (walk + read + decode, fresh process): {floor:.3f} s              peak {floor_mb:.0f} MB")
     print(f"graph.py health, cold (no cache):           {cold:.3f} s  ratio {cold / floor:5.2f}  peak {cold_mb:.0f} MB")
     print(f"graph.py health, warm (cache valid):        {warm:.3f} s  ratio {warm / floor:5.2f}  peak {warm_mb:.0f} MB")
-    print(f"graph.py health, 1% changed ({changed} notes):   {change:.3f} s  ratio {change / floor:5.2f}  "
-          f"peak {change_mb:.0f} MB")
+    print(
+        f"graph.py health, 1% changed ({changed} notes):   {change:.3f} s  ratio {change / floor:5.2f}  "
+        f"peak {change_mb:.0f} MB"
+    )
     bare = starts.pop("bare")
     print(f"start-up, min of {args.startup_reps}: {sys.executable} -c pass {bare * 1000:.1f} ms")
     for name, seconds in starts.items():

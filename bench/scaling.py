@@ -49,7 +49,8 @@ def measure(size: int, rounds: int, seed: int, tmpdir: str | None, graph: str) -
             f"{summary['folders']} folders, {summary['attachments']} attachments, "
             f"median {summary['median_bytes']:.0f} B, mean {summary['mean_bytes']} B, "
             f"{summary['total_mb']} MB)",
-            file=sys.stderr, flush=True,
+            file=sys.stderr,
+            flush=True,
         )
         notes = notes_of(vault)
         floor_cmd = [sys.executable, "-c", FLOOR, str(vault)]
@@ -68,7 +69,8 @@ def measure(size: int, rounds: int, seed: int, tmpdir: str | None, graph: str) -
             print(
                 f"  {size}: round {r + 1}/{rounds}: "
                 + ", ".join(f"{k} {v[-1].seconds:.2f} s" for k, v in kinds.items()),
-                file=sys.stderr, flush=True,
+                file=sys.stderr,
+                flush=True,
             )
     result = {"size": size, "changed": changed}
     for kind, runs in kinds.items():
@@ -81,9 +83,11 @@ def measure(size: int, rounds: int, seed: int, tmpdir: str | None, graph: str) -
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000,10000,100000", help="comma-separated note counts")
-    parser.add_argument("--graph", default=str(GRAPH),
-                        help="the graph.py to time (default: this checkout's; "
-                        "e.g. one from `git archive` of a fixed commit)")
+    parser.add_argument(
+        "--graph",
+        default=str(GRAPH),
+        help="the graph.py to time (default: this checkout's; e.g. one from `git archive` of a fixed commit)",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--tmpdir", help="where the vaults are generated (default: the system's temporary folder)")
@@ -93,8 +97,7 @@ def main() -> int:
     print(f"python: {sys.executable} {sys.version.split()[0]}; autograph {version}; rounds {args.rounds}", flush=True)
     results = [measure(size, args.rounds, args.seed, args.tmpdir, args.graph) for size in sorted(sizes)]
     print()
-    print(f"{'notes':>8} {'floor s':>8} {'cold':>7} {'unchanged':>9} {'1% chg':>7} "
-          f"{'peak MB cold/unch/1%':>22}")
+    print(f"{'notes':>8} {'floor s':>8} {'cold':>7} {'unchanged':>9} {'1% chg':>7} {'peak MB cold/unch/1%':>22}")
     for r in results:
         f = r["floor"]
         print(
@@ -102,8 +105,10 @@ def main() -> int:
             f"{r['changed'] / f:>7.2f} "
             f"{r['cold_mb']:>8.0f}/{r['unchanged_mb']:.0f}/{r['changed_mb']:.0f}"
         )
-    print("(ratios: health wall time / floor wall time, minimum of the rounds; "
-          "1% chg: a line appended to 1% of the notes)")
+    print(
+        "(ratios: health wall time / floor wall time, minimum of the rounds; "
+        "1% chg: a line appended to 1% of the notes)"
+    )
     if len(results) >= 2:
         small, big = results[-2], results[-1]
         factor = big["size"] / small["size"]

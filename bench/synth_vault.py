@@ -87,15 +87,44 @@ window winter wisdom wonder yellow zenith
 """.split()
 
 NON_ASCII = [
-    "Café Crème", "Übersicht", "Straße und Weg", "Résumé", "naïve Bayes",
-    "日本語のメモ", "読書ノート", "Ελληνικά σημειώσεις", "Москва заметки",
-    "Español — notas", "Zürich Reise", "🗂️ Hub", "📚 Reading List",
-    "Crème brûlée", "Ærø", "São Paulo", "Ångström", "Ça va",
+    "Café Crème",
+    "Übersicht",
+    "Straße und Weg",
+    "Résumé",
+    "naïve Bayes",
+    "日本語のメモ",
+    "読書ノート",
+    "Ελληνικά σημειώσεις",
+    "Москва заметки",
+    "Español — notas",
+    "Zürich Reise",
+    "🗂️ Hub",
+    "📚 Reading List",
+    "Crème brûlée",
+    "Ærø",
+    "São Paulo",
+    "Ångström",
+    "Ça va",
 ]
 SECTIONS = [
-    "Overview", "Details", "Notes", "Related", "References", "Background",
-    "How it works", "Usage", "Examples", "Open questions", "Summary",
-    "Ideas", "Log", "Tasks", "See also", "Sources", "Settings", "FAQ",
+    "Overview",
+    "Details",
+    "Notes",
+    "Related",
+    "References",
+    "Background",
+    "How it works",
+    "Usage",
+    "Examples",
+    "Open questions",
+    "Summary",
+    "Ideas",
+    "Log",
+    "Tasks",
+    "See also",
+    "Sources",
+    "Settings",
+    "FAQ",
 ]
 TYPES = ["note", "concept", "project", "person", "reference", "meeting", "source"]
 STATUSES = ["draft", "active", "done", "archived", "evergreen"]
@@ -125,8 +154,10 @@ def quantile_size(rng: random.Random) -> int:
 
 def png(k: int) -> bytes:
     """A valid 1x1 PNG whose colour depends on k."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     colour = bytes(((k * 37) % 256, (k * 91) % 256, (k * 53) % 256))
     raw = b"\x00" + colour
     return (
@@ -191,10 +222,17 @@ class Vault:
                     elif u < 0.91:
                         name = " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 4)))
                     else:
-                        name = rng.choice([
-                            "{a} ({b})", "{a}'s {b}", "Q&A - {a}", "v{d}.{e} {a}",
-                            "{d:02d}.{e:02d} {a}", "{a}, {b} and more", "{a} + {b}",
-                        ]).format(a=self._title(2), b=rng.choice(WORDS), d=rng.randint(0, 9), e=rng.randint(0, 20))
+                        name = rng.choice(
+                            [
+                                "{a} ({b})",
+                                "{a}'s {b}",
+                                "Q&A - {a}",
+                                "v{d}.{e} {a}",
+                                "{d:02d}.{e:02d} {a}",
+                                "{a}, {b} and more",
+                                "{a} + {b}",
+                            ]
+                        ).format(a=self._title(2), b=rng.choice(WORDS), d=rng.randint(0, 9), e=rng.randint(0, 20))
                     name = self._unique(name)
                 self.name.append(name)
                 self.folder.append(k)
@@ -202,9 +240,7 @@ class Vault:
                 self.folder_notes[k].append(i)
                 secs = ["Overview"] + rng.sample(SECTIONS[1:], rng.randint(1, 4))
                 self.sections.append(secs)
-                self.block.append(
-                    f"{rng.choice(WORDS)}-{rng.randint(0, 99)}" if rng.random() < 0.6 else None
-                )
+                self.block.append(f"{rng.choice(WORDS)}-{rng.randint(0, 99)}" if rng.random() < 0.6 else None)
         # a few notes everybody links to (the popular ones)
         self.popular = rng.sample(range(n), max(1, n // 100))
         n_assets = max(1, n // 80)
@@ -377,10 +413,14 @@ class Vault:
                 parts.append("".join(f"- {x}\n" for x in items) + "\n")
             elif u < 0.30:
                 lang = rng.choice(LANGS)
-                fake = rng.choice([
-                    f"[[{self.name[self._target(i)]}]]", "[[not a link]]",
-                    f"[text]({quote(self.name[self._target(i)])}.md)", "![[image.png]]",
-                ])
+                fake = rng.choice(
+                    [
+                        f"[[{self.name[self._target(i)]}]]",
+                        "[[not a link]]",
+                        f"[text]({quote(self.name[self._target(i)])}.md)",
+                        "![[image.png]]",
+                    ]
+                )
                 parts.append(f"```{lang}\nsee {fake} here\n{rng.choice(self.sentences)}\n```\n\n")
             elif u < 0.36:
                 parts.append(f"Use `[[{rng.choice(WORDS)}]]` or `{rng.choice(WORDS)}()` inline.\n\n")
