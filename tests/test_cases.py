@@ -984,10 +984,11 @@ def test_br40_exactly_one_broken_link(case):
 def test_br41_placeholders_are_valid_frontmatter(case):
     """Neither template is listed under invalid frontmatter; their property links
     count: `[[Cities]]` is broken, `[[Acme]]` resolves; exactly 1 broken link."""
-    out = run_graph("health", str(case("BR-41") / "vault"))
+    root = case("BR-41") / "vault"
+    out = run_graph("health", str(root))
     assert out["invalid_frontmatter"] == []
     assert [row["target"] for row in out["broken_links"]] == ["Cities"]
-    graph = linkgraph.build(Vault.open(case("BR-41") / "vault"))
+    graph = linkgraph.build(Vault.open(root))
     [acme] = [edge for edge in graph.edges if edge.link.target == "Acme"]
     assert acme.source == "Templates/Person Template.md"
     assert acme.target == "Acme.md"

@@ -20,8 +20,10 @@ scores 100.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,9 +33,19 @@ from .linkgraph import Edge, build
 from .schema import Schema
 from .vault import Vault
 
-__all__ = ["HISTORY", "SCORE_FORMULA", "append_history", "health_report", "hubs", "previous_entry", "score"]
+__all__ = [
+    "HISTORY",
+    "SCORE_FORMULA",
+    "append_history",
+    "health_report",
+    "hubs",
+    "previous_entry",
+    "report_for",
+    "score",
+]
 
 HISTORY = "health-history.jsonl"
+REPORT_CACHE = "cache/health.json"
 
 SCORE_FORMULA = (
     "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
@@ -150,6 +162,55 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
         "unreadable": unreadable,
         "warnings": list(vault.warnings),
     }
+
+
+def report_for(vault: Vault, schema: Schema, index: NoteIndex) -> dict:
+    """:func:`health_report`, reused from ``.graph/cache/health.json`` when
+    nothing it depends on changed: the vault's file list, every note's size,
+    modification and change time, the templates folders, the schema and
+    autograph's own code (one hash, :func:`_report_key`).  So a run on an
+    unchanged vault stats every note and reads none.  Otherwise the report is
+    computed (reading only changed notes, through ``index``) and stored."""
+    key = _report_key(vault, schema, index) if index.use_cache else None
+    if key is not None:
+        try:
+            data = json.loads(jsonfile.read_bytes(vault.root / store.GRAPH_DIR / REPORT_CACHE, limit=1 << 30))
+        except (OSError, ValueError, RecursionError):  # NotAFile is a ValueError
+            data = None
+        if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("report"), dict):
+            report = data["report"]
+            report["vault"] = str(vault.root)
+            report["warnings"] = list(vault.warnings)
+            return report
+    report = health_report(vault, schema, index)
+    index.save()
+    if key is not None:
+        try:
+            text = json.dumps({"key": key, "report": report}, ensure_ascii=False, separators=(",", ":"))
+            store.write_derived(vault.root, REPORT_CACHE, text.encode("utf-8", "backslashreplace"), durable=False)
+        except (OSError, store.Conflict, store.PathError, store.TargetError):
+            pass  # a result that cannot be stored is computed again next run
+    return report
+
+
+def _report_key(vault: Vault, schema: Schema, index: NoteIndex) -> str:
+    code = []
+    folder = Path(__file__).parent
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".py"):
+            info = os.stat(folder / name)
+            code.append([name, info.st_size, info.st_mtime_ns])
+    parts = [
+        str(vault.root.resolve()),
+        vault.files,
+        index.stamps(),
+        vault.template_folders,
+        schema.data,
+        str(schema.source),
+        code,
+    ]
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
 
 
 def previous_entry(root: Path) -> dict | None:

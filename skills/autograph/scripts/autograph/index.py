@@ -13,22 +13,28 @@ version differs; a damaged cache is ignored, never trusted.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import os
 import re
 import stat
 import sys
+import time
 import zlib
 from dataclasses import dataclass, field
 
 from . import jsonfile, store
-from .links import Link, anchor_key, block_ids, code_regions, outline, property_links, scan
+from .links import Link, anchor_key, property_links, scan, scan_body
 from .vault import Vault
 
-__all__ = ["NoteIndex", "Summary", "note_links"]
+__all__ = ["NoteIndex", "Summary", "gc_paused", "note_links"]
 
 CACHE_NAME = "cache/notes.json"
-CACHE_FORMAT = 5  # 5: anchors are the outline (level, key), keys as Obsidian's stripHeading
+DELTA_NAME = "cache/notes-delta.json"
+DELTA_SHARE = 0.1  # notes.json is written whole once the delta holds this share of the notes
+DELTA_MIN = 50
+CACHE_FORMAT = 5  # 5: every note's outline (level, heading) and block ids, parsed with its links
 _PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
 
@@ -37,6 +43,10 @@ def note_links(note) -> list[Link]:
 
     A link in a property gets the line of the list item or value that holds
     it (the key's line when it cannot be told, as in a flow list)."""
+    return _property_links(note) + scan(note.text, note.body_offset, note.body_line)
+
+
+def _property_links(note) -> list[Link]:
     found: list[Link] = []
     block = note.frontmatter
     if block is not None and block.valid and block.properties:
@@ -54,7 +64,6 @@ def note_links(note) -> list[Link]:
                     break
                 line, column = line + 1, 0
             found.append(link)
-    found.extend(scan(note.text, note.body_offset, note.body_line))
     return found
 
 
@@ -65,8 +74,8 @@ class Summary:
     ``frontmatter`` is ``"none"``, ``"valid"`` or ``"invalid"``; ``error`` is
     ``(line, column, reason)`` for invalid frontmatter; ``unreadable`` the
     reason a note could not be decoded (then everything else is empty).
-    ``anchors`` is ``(outline, block ids)`` once computed: the outline as
-    ``(level, anchor_key)`` per heading in document order.
+    ``outline`` is ``(level, heading text)`` per heading in document order;
+    ``blocks`` the note's block ids, lower-cased.
     """
 
     path: str
@@ -75,7 +84,8 @@ class Summary:
     error: tuple[int, int, str] | None = None
     unreadable: str | None = None
     links: list[Link] = field(default_factory=list)
-    anchors: tuple[tuple, frozenset] | None = None
+    outline: list = field(default_factory=list)
+    blocks: frozenset = frozenset()
     # where each link resolves, (path, candidates, ambiguous) per link; kept
     # only while the vault's file list is the one it was computed for
     targets: list[tuple] | None = None
@@ -87,12 +97,15 @@ class Summary:
 
 
 def summarize(vault: Vault, path: str) -> Summary:
-    """Read and parse one note into a :class:`Summary`."""
-    note = vault.note(path)
+    """Read and parse one note into a :class:`Summary`: frontmatter, links,
+    headings and block ids, with the note's code regions found once.  The
+    note's text is not kept."""
+    note = vault.note(path, keep=False)
     if note.text is None:
         return Summary(path, unreadable=note.error or "unreadable")
     block = note.frontmatter
-    summary = Summary(path, links=note_links(note))
+    links, outline, blocks = scan_body(note.text, note.body_offset, note.body_line)
+    summary = Summary(path, links=_property_links(note) + links, outline=outline, blocks=frozenset(blocks))
     if block is not None:
         summary.properties = block.properties
         summary.frontmatter = "valid" if block.valid else "invalid"
@@ -101,16 +114,9 @@ def summarize(vault: Vault, path: str) -> Summary:
     return summary
 
 
-def _anchors(vault: Vault, path: str) -> tuple[tuple, frozenset]:
-    body = vault.note(path).body
-    regions = code_regions(body)
-    keys = tuple((level, anchor_key(title)) for level, title in outline(body, regions))
-    return keys, frozenset(block_ids(body, regions))
-
-
 def _encode(summary: Summary, stamp: list[int]) -> list:
     links = [list(link) for link in summary.links]
-    anchors = [summary.anchors[0], sorted(summary.anchors[1])] if summary.anchors is not None else None
+    anchors = [summary.outline, sorted(summary.blocks)]
     targets = None
     if summary.targets is not None:
         # a single candidate equal to the target (the usual case) is left out
@@ -154,7 +160,8 @@ def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
             and (error is None or (isinstance(error, list) and len(error) == 3))
             and (unreadable is None or isinstance(unreadable, str))
             and isinstance(links, list)
-            and (anchors is None or (isinstance(anchors, list) and len(anchors) == 2))
+            and isinstance(anchors, list)
+            and len(anchors) == 2
         )
         if not ok:
             return None
@@ -165,7 +172,8 @@ def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
             tuple(error) if error else None,
             unreadable,
             [_make_link(item) for item in links],
-            (tuple((level, key) for level, key in anchors[0]), frozenset(anchors[1])) if anchors else None,
+            [(level, title) for level, title in anchors[0]],
+            frozenset(anchors[1]),
             _decode_targets(targets, len(links)) if with_targets else None,
         )
     except (TypeError, ValueError):
@@ -178,36 +186,61 @@ class NoteIndex:
     ``use_cache=False`` neither reads nor writes ``.graph/cache``.  Call
     :meth:`save` after use to store what was parsed (it writes only when
     something changed).
+
+    The cache is two files: ``notes.json`` (every note) and
+    ``notes-delta.json`` (the notes parsed since ``notes.json`` was written,
+    for the same file list).  A run that parsed a few notes writes only the
+    small delta; once the delta holds more than :data:`DELTA_SHARE` of the
+    notes, or the vault's file list changed, ``notes.json`` is written whole
+    and the delta no longer applies (it names the ``notes.json`` it extends).
     """
 
     def __init__(self, vault: Vault, use_cache: bool = True):
         self.vault = vault
         self.use_cache = use_cache
         self._summaries: dict[str, Summary] = {}
+        self._anchors: dict[str, tuple[tuple, frozenset]] = {}
         self._stamps: dict[str, list[int]] = {}
         self._root = str(vault.root)
         listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
         self._files_key = f"{len(vault.files)}:{zlib.crc32(listing):08x}"  # hashlib costs more to import
         self._targets_hold = False
-        self._cached: dict[str, list] = self._load() if use_cache else {}
+        self._cached: dict[str, list] | None = None if use_cache else {}
+        self._base_id: str | None = None  # "id" of the notes.json loaded
+        self._delta: dict[str, list] = {}  # rows of the delta loaded
+        self._parsed: set[str] = set()  # notes parsed (or resolved) in this run
         self._dirty = False
 
     def _header(self) -> dict:
         return {"format": CACHE_FORMAT, "python": list(sys.version_info[:2]), "vault": str(self.vault.root.resolve())}
 
-    def _load(self) -> dict[str, list]:
+    def _read(self, name: str) -> dict | None:
         try:
             # never a FIFO or device put there (it would hang the run); no size
             # limit, as the cache of a large vault is large
-            raw = jsonfile.read_bytes(self.vault.root / store.GRAPH_DIR / CACHE_NAME, limit=sys.maxsize)
+            raw = jsonfile.read_bytes(self.vault.root / store.GRAPH_DIR / name, limit=sys.maxsize)
             data = json.loads(raw.decode("utf-8", "surrogateescape"))  # an older cache wrote raw path bytes
         except (OSError, ValueError, RecursionError):
-            return {}
-        if not isinstance(data, dict) or data.get("header") != self._header():
-            return {}
-        self._targets_hold = data.get("files") == self._files_key
-        notes = data.get("notes")
-        return notes if isinstance(notes, dict) else {}
+            return None
+        if isinstance(data, dict) and data.get("header") == self._header() and isinstance(data.get("notes"), dict):
+            return data
+        return None
+
+    def _load(self) -> dict[str, list]:
+        with gc_paused():
+            data = self._read(CACHE_NAME)
+            if data is None:
+                return {}
+            self._targets_hold = data.get("files") == self._files_key
+            notes = data["notes"]
+            base = data.get("id")
+            self._base_id = base if isinstance(base, str) else None
+            if self._targets_hold and self._base_id:
+                delta = self._read(DELTA_NAME)
+                if delta is not None and delta.get("base") == self._base_id and delta.get("files") == self._files_key:
+                    self._delta = delta["notes"]
+                    notes.update(self._delta)
+            return notes
 
     def _stamp(self, path: str) -> list[int]:
         stamp = self._stamps.get(path)
@@ -220,17 +253,26 @@ class NoteIndex:
             self._stamps[path] = stamp
         return stamp
 
+    def stamps(self) -> list[list[int]]:
+        """``[size, mtime_ns, ctime_ns]`` of every note, in ``vault.notes``
+        order (``[-1, -1, -1]`` for a note that cannot be stat'ed): what
+        tells whether anything changed since a result was stored."""
+        return [self._stamp(path) for path in self.vault.notes]
+
     def summary(self, path: str) -> Summary:
         """The summary of note ``path`` (cached, or parsed now)."""
         summary = self._summaries.get(path)
         if summary is not None:
             return summary
+        if self._cached is None:
+            self._cached = self._load()
         row = self._cached.get(path)
         if isinstance(row, list) and row and row[0] == self._stamp(path):
             summary = _decode(path, row, self._targets_hold)
         if summary is None:
             self._stamp(path)  # before reading, so a change while reading shows next run
             summary = summarize(self.vault, path)
+            self._parsed.add(path)
             self._dirty = True
         self._summaries[path] = summary
         return summary
@@ -238,36 +280,53 @@ class NoteIndex:
     def set_targets(self, path: str, targets: list[tuple]) -> None:
         """Record where the links of note ``path`` resolve (cached with it)."""
         self.summary(path).targets = targets
+        self._parsed.add(path)
         self._dirty = True
 
     def anchors(self, path: str) -> tuple[tuple, frozenset]:
         """A note's outline as ``(level, anchor_key(text))`` per heading in
         document order (:func:`links.find_heading` walks it), and its block ids."""
-        summary = self.summary(path)
-        if summary.anchors is None:
-            summary.anchors = _anchors(self.vault, path) if summary.unreadable is None else ((), frozenset())
-            self._dirty = True
-        return summary.anchors
+        found = self._anchors.get(path)
+        if found is None:
+            summary = self.summary(path)
+            keys = tuple((level, anchor_key(title)) for level, title in summary.outline)
+            found = self._anchors[path] = (keys, summary.blocks)
+        return found
 
     def save(self) -> None:
-        """Write the cache if anything was parsed or computed since loading."""
+        """Write the cache if anything was parsed or computed since loading:
+        the delta when few notes changed, else ``notes.json`` whole."""
         if not self.use_cache or not self._dirty:
             return
-        notes = {path: _encode(s, self._stamp(path)) for path, s in self._summaries.items()}
+        cached = self._cached or {}
         files = set(self.vault.files)
-        for path, row in self._cached.items():
-            if path not in notes and path in files:
-                if not self._targets_hold and isinstance(row, list) and len(row) == 8:
-                    row = row[:7] + [None]  # its targets were for another file list
-                notes[path] = row
-        data = self._dump(notes)
+        changed = {path: _encode(self._summaries[path], self._stamp(path)) for path in self._parsed}
+        delta = {path: row for path, row in self._delta.items() if path in files and path not in changed}
+        delta.update(changed)
+        notes = self.vault.notes
+        small = len(delta) <= max(DELTA_MIN, DELTA_SHARE * len(notes))
+        if self._targets_hold and self._base_id and small and all(path in cached for path in notes):
+            self._write(DELTA_NAME, {"header": self._header(), "base": self._base_id, "files": self._files_key}, delta)
+        else:
+            rows = {path: _encode(s, self._stamp(path)) for path, s in self._summaries.items()}
+            for path, row in cached.items():
+                if path not in rows and path in files:
+                    if not self._targets_hold and isinstance(row, list) and len(row) == 8:
+                        row = row[:7] + [None]  # its targets were for another file list
+                    rows[path] = row
+            base = f"{time.time_ns():x}-{os.getpid()}"
+            self._write(CACHE_NAME, {"header": self._header(), "id": base, "files": self._files_key}, rows)
+        self._dirty = False
+
+    def _write(self, name: str, head: dict, notes: dict) -> None:
+        data = _dumps({**head, "notes": notes})
         if _PAIRED.search(data):
             # JSON cannot tell a lone high and low surrogate apart from the
             # character they pair into; such notes are parsed again each run
             notes = {path: row for path, row in notes.items() if not _PAIRED.search(_dumps([path, row]))}
-            data = self._dump(notes)
+            data = _dumps({**head, "notes": notes})
         try:
-            mode = os.lstat(self.vault.root / store.GRAPH_DIR / CACHE_NAME).st_mode
+            mode = os.lstat(self.vault.root / store.GRAPH_DIR / name).st_mode
         except OSError:
             mode = stat.S_IFREG  # absent (or unreadable: write_derived says)
         if not stat.S_ISREG(mode):
@@ -277,13 +336,23 @@ class NoteIndex:
             # vault path) is written as its JSON escape: the file stays UTF-8
             # and reads back as the same string
             encoded = data.encode("utf-8", "backslashreplace")
-            store.write_derived(self.vault.root, CACHE_NAME, encoded, durable=False)
+            store.write_derived(self.vault.root, name, encoded, durable=False)
         except (OSError, store.Conflict, store.PathError, store.TargetError):
             pass  # a cache that cannot be written only costs time next run
-        self._dirty = False
 
-    def _dump(self, notes: dict) -> str:
-        return _dumps({"header": self._header(), "files": self._files_key, "notes": notes})
+
+@contextlib.contextmanager
+def gc_paused():
+    """Pause the cyclic garbage collector while many small objects are made:
+    none of them form cycles, and its passes over a growing heap would
+    otherwise cost a large share of a run's time."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _dumps(data) -> str:

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .index import NoteIndex, note_links  # noqa: F401  (note_links re-exported)
+from .index import NoteIndex, gc_paused, note_links  # noqa: F401  (note_links re-exported)
 from .links import Link, find_heading
 from .vault import Vault
 
@@ -110,20 +110,21 @@ def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
     def resolve(target: str, source: str):
         return vault.resolver.resolve(target, source)  # built only if a note needs it
 
-    for path in vault.notes:
-        summary = index.summary(path)
-        if summary.unreadable is not None:
-            graph.unreadable[path] = summary.unreadable
-            continue
-        out = graph.outgoing.setdefault(path, [])
-        targets = summary.targets
-        if targets is None:
-            targets = [tuple(resolve(link.target, path)) for link in summary.links]
-            index.set_targets(path, targets)
-        for link, (target, candidates, ambiguous) in zip(summary.links, targets, strict=True):
-            edge = Edge(path, link, target, candidates, ambiguous)
-            graph.edges.append(edge)
-            out.append(edge)
-            if target is not None:
-                graph.incoming.setdefault(target, []).append(edge)
+    with gc_paused():
+        for path in vault.notes:
+            summary = index.summary(path)
+            if summary.unreadable is not None:
+                graph.unreadable[path] = summary.unreadable
+                continue
+            out = graph.outgoing.setdefault(path, [])
+            targets = summary.targets
+            if targets is None:
+                targets = [tuple(resolve(link.target, path)) for link in summary.links]
+                index.set_targets(path, targets)
+            for link, (target, candidates, ambiguous) in zip(summary.links, targets, strict=True):
+                edge = Edge(path, link, target, candidates, ambiguous)
+                graph.edges.append(edge)
+                out.append(edge)
+                if target is not None:
+                    graph.incoming.setdefault(target, []).append(edge)
     return graph

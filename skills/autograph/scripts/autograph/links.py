@@ -43,6 +43,7 @@ __all__ = [
     "headings",
     "outline",
     "property_links",
+    "scan_body",
     "scan",
 ]
 
@@ -142,19 +143,21 @@ def _markdown_links(body: str):
             yield start, dest.end(), body[start + 1 : match.start()], target, fragment
 
 
-def scan(text: str, offset: int = 0, first_line: int = 1) -> list[Link]:
+def scan(text: str, offset: int = 0, first_line: int = 1, regions: list[tuple[int, int]] | None = None) -> list[Link]:
     """All links in ``text[offset:]`` outside code and comments, in order.
 
     ``first_line`` is the file line number at ``offset``.  Markdown links
     with a URL scheme (``https:``, ``mailto:``, ``obsidian:``) are not vault
-    links and are skipped.
+    links and are skipped.  ``regions`` are the code regions of
+    ``text[offset:]`` when already known (:func:`regions.code_regions`).
     """
     body = text[offset:] if offset else text
     has_wiki = "[[" in body
     has_md = "](" in body
     if not (has_wiki or has_md):
         return []
-    regions = code_regions(body)
+    if regions is None:
+        regions = code_regions(body)
     starts = [start for start, _ in regions]
     found: list[tuple] = []
     if has_wiki:
@@ -231,14 +234,17 @@ def outline(text: str, regions: list[tuple[int, int]] | None = None) -> list[tup
     """``(level, text)`` of every heading of a note body, in document order,
     outside code: ATX headings (level = number of ``#``) and setext headings
     (``===`` level 1, ``---`` level 2)."""
+    found = [(m.start(), len(m.group(1)), m.group(2) or "") for m in _ATX.finditer(text)] if "#" in text else []
+    if "\n=" in text or "\n-" in text or "\n " in text:
+        found += [
+            (m.start(), 1 if m.group(2) == "=" else 2, m.group(1))
+            for m in _SETEXT.finditer(text)
+            if not m.group(1).lstrip().startswith(("#", "-", "*", "+", ">", "|"))
+        ]
+    if not found:
+        return []
     regions = code_regions(text) if regions is None else regions
     starts = [start for start, _ in regions]
-    found = [(m.start(), len(m.group(1)), m.group(2) or "") for m in _ATX.finditer(text)]
-    found += [
-        (m.start(), 1 if m.group(2) == "=" else 2, m.group(1))
-        for m in _SETEXT.finditer(text)
-        if not m.group(1).lstrip().startswith(("#", "-", "*", "+", ">", "|"))
-    ]
     return [(level, title.strip()) for start, level, title in sorted(found) if not _inside(regions, starts, start)]
 
 
@@ -251,9 +257,24 @@ def block_ids(text: str, regions: list[tuple[int, int]] | None = None) -> set[st
     """Block ids (``^id`` at the end of a line) of a note body, lower-cased."""
     if "^" not in text:
         return set()
+    found = [(m.start(1), m.group(1).lower()) for m in _BLOCK_ID.finditer(text)]
+    if not found:
+        return set()
     regions = code_regions(text) if regions is None else regions
     starts = [start for start, _ in regions]
-    return {m.group(1).lower() for m in _BLOCK_ID.finditer(text) if not _inside(regions, starts, m.start(1))}
+    return {key for start, key in found if not _inside(regions, starts, start)}
+
+
+def scan_body(text: str, offset: int = 0, first_line: int = 1):
+    """Links, outline and block ids of ``text[offset:]`` in one pass: the
+    code regions are found once (only when something needs them) and shared.
+
+    Returns ``(links, outline, block_ids)`` as :func:`scan`, :func:`outline`
+    and :func:`block_ids` give them.
+    """
+    body = text[offset:] if offset else text
+    regions = code_regions(body)
+    return scan(text, offset, first_line, regions), outline(body, regions), block_ids(body, regions)
 
 
 # Obsidian's stripHeading: these ASCII characters and line breaks become

@@ -159,8 +159,10 @@ class Vault:
     def notes(self) -> list[str]:
         return [path for path in self.files if path.endswith(".md")]
 
-    def note(self, path: str) -> Note:
-        """The parsed note at vault-relative ``path`` (read once, then cached).
+    def note(self, path: str, keep: bool = True) -> Note:
+        """The parsed note at vault-relative ``path`` (read once, then cached;
+        ``keep=False`` does not cache a note read now, so a pass over a large
+        vault does not hold every note's text to the end of the run).
 
         A note that cannot be read (permissions, deleted since the walk, too
         large) comes back with ``text = None`` and ``error`` saying why; it is
@@ -176,7 +178,8 @@ class Vault:
                     note = read_note(str(self.root), path)
             except OSError as exc:
                 note = Note(path, b"", None, False, f"cannot read: {exc.strerror or exc}")
-            self._notes[path] = note
+            if keep:
+                self._notes[path] = note
             if self.progress is not None:
                 self.progress.step()
         return note
