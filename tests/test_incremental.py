@@ -1,0 +1,131 @@
+"""Reading only what changed (issue 9, speed): the note cache's delta file
+and the stored health result.  Each test runs the library twice or more on
+one vault and checks what was parsed and what the report says."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import autograph.index
+import pytest
+from autograph import health
+from autograph.index import CACHE_NAME, DELTA_NAME, NoteIndex
+from autograph.schema import load_schema
+from autograph.vault import Vault
+
+
+def make_notes(make_vault, count: int = 60):
+    files = {
+        f"n{i:03}.md": f"---\ndescription: note {i}\n---\n# N{i}\n[[n{(i + 1) % count:03}]]\n" for i in range(count)
+    }
+    return make_vault(files)
+
+
+def run(root, parsed: list | None = None, monkeypatch=None) -> dict:
+    """One health run through the cache; ``parsed`` collects the notes read."""
+    vault = Vault.open(root)
+    if monkeypatch is not None and parsed is not None:
+        real = autograph.index.summarize
+
+        def counting(vault, path):
+            parsed.append(path)
+            return real(vault, path)
+
+        monkeypatch.setattr(autograph.index, "summarize", counting)
+    return health.report_for(vault, load_schema(root), NoteIndex(vault))
+
+
+def edit(path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+    os.utime(path, ns=(1, 1))  # a new ctime shows the change even if size and mtime match
+
+
+def test_unchanged_vault_reuses_the_stored_report_and_reads_no_note(make_vault, monkeypatch):
+    root = make_notes(make_vault)
+    first = run(root)
+    parsed: list = []
+    second = run(root, parsed, monkeypatch)
+    assert parsed == []
+    assert second == first
+
+
+def test_a_changed_note_is_read_again_and_the_report_follows(make_vault, monkeypatch):
+    root = make_notes(make_vault)
+    assert run(root)["broken_links"] == []
+    edit(root / "n005.md", "# N5\n[[missing]] [[n006]]\n")
+    parsed: list = []
+    report = run(root, parsed, monkeypatch)
+    assert parsed == ["n005.md"]
+    assert [row["target"] for row in report["broken_links"]] == ["missing"]
+    assert report["description_coverage"] == round(59 / 60, 4)
+
+
+def test_a_schema_change_recomputes_the_report(make_vault):
+    root = make_notes(make_vault)
+    assert run(root)["hubs"] == []
+    (root / "schema.json").write_text(json.dumps({"hubs": {"names": ["n000"]}}), encoding="utf-8")
+    assert run(root)["hubs"] == ["n000.md"]
+
+
+def test_a_new_file_recomputes_the_report(make_vault):
+    root = make_notes(make_vault)
+    (root / "n001.md").write_text("[[img.png]]\n", encoding="utf-8")
+    assert [row["target"] for row in run(root)["broken_links"]] == ["img.png"]
+    (root / "img.png").write_bytes(b"")
+    assert run(root)["broken_links"] == []
+
+
+def test_few_changes_write_only_the_delta(make_vault, monkeypatch):
+    root = make_notes(make_vault)
+    run(root)
+    base = (root / ".graph" / CACHE_NAME).read_bytes()
+    edit(root / "n010.md", "# N10\n[[n011]] [[n012]]\n")
+    run(root)
+    assert (root / ".graph" / CACHE_NAME).read_bytes() == base
+    delta = json.loads((root / ".graph" / DELTA_NAME).read_text(encoding="utf-8"))
+    assert sorted(delta["notes"]) == ["n010.md"]
+    # the next run takes n010 from the delta: nothing is parsed
+    (root / ".graph" / health.REPORT_CACHE).unlink()
+    parsed: list = []
+    report = run(root, parsed, monkeypatch)
+    assert parsed == []
+    assert report["links"] == 61
+
+
+def test_many_changes_rewrite_the_whole_cache(make_vault, monkeypatch):
+    root = make_notes(make_vault, 200)
+    run(root)
+    base = (root / ".graph" / CACHE_NAME).read_bytes()
+    for i in range(0, 200, 2):  # half the notes, over the delta's share
+        edit(root / f"n{i:03}.md", f"# N{i}\n")
+    run(root)
+    assert (root / ".graph" / CACHE_NAME).read_bytes() != base
+    (root / ".graph" / health.REPORT_CACHE).unlink()
+    parsed: list = []
+    run(root, parsed, monkeypatch)
+    assert parsed == []
+
+
+def test_a_delta_for_another_base_is_ignored(make_vault, monkeypatch):
+    root = make_notes(make_vault)
+    run(root)
+    edit(root / "n010.md", "# N10\n[[gone]]\n")
+    run(root)
+    delta_path = root / ".graph" / DELTA_NAME
+    delta = json.loads(delta_path.read_text(encoding="utf-8"))
+    delta["base"] = "another"
+    delta_path.write_text(json.dumps(delta), encoding="utf-8")
+    (root / ".graph" / health.REPORT_CACHE).unlink()
+    parsed: list = []
+    report = run(root, parsed, monkeypatch)
+    assert parsed == ["n010.md"]  # its base row is stale: read again
+    assert [row["target"] for row in report["broken_links"]] == ["gone"]
+
+
+@pytest.mark.parametrize("damage", [b"", b"{", b'{"key": 1}', b"[]", b'{"key": "x", "report": []}'])
+def test_a_damaged_stored_report_is_recomputed(make_vault, damage):
+    root = make_notes(make_vault)
+    first = run(root)
+    (root / ".graph" / health.REPORT_CACHE).write_bytes(damage)
+    assert run(root) == first
