@@ -16,10 +16,8 @@ from autograph.vault import Vault
 
 
 def make_notes(make_vault, count: int = 60):
-    files = {
-        f"n{i:03}.md": f"---\ndescription: note {i}\n---\n# N{i}\n[[n{(i + 1) % count:03}]]\n" for i in range(count)
-    }
-    return make_vault(files)
+    text = "---\ndescription: note {i}\n---\n# N{i}\n[[n{next:03}]]\n"
+    return make_vault({f"n{i:03}.md": text.format(i=i, next=(i + 1) % count) for i in range(count)})
 
 
 def run(root, parsed: list | None = None, monkeypatch=None) -> dict:
