@@ -116,10 +116,10 @@ def test_note_that_cannot_be_read_does_not_crash_any_command(make_vault, monkeyp
     root = make_vault({"a.md": "[[secret]]\n", "secret.md": "[[a]]\n"})
     real = autograph.vault.read_note
 
-    def refusing(folder, path):
+    def refusing(folder, path, *limit):
         if path == "secret.md":
             raise PermissionError(13, "Permission denied")
-        return real(folder, path)
+        return real(folder, path, *limit)
 
     monkeypatch.setattr(autograph.vault, "read_note", refusing)
     assert graph_script.main(["health", str(root), "--json", "--dry-run"]) == 0

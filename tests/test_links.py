@@ -8,12 +8,16 @@ code, and the shared cases BR-16 (code), BR-18 (letter case) and BR-19
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import pytest
 from autograph.index import note_links
 from autograph.links import Resolver, anchor_key, block_ids, find_heading, headings, outline, property_links, scan
 from autograph.note import Note
+from autograph.regions import code_regions
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -636,3 +640,38 @@ def test_resolve_answers_stay_correct_across_sources():
 def test_aliases_do_not_resolve_links():
     # BR-30 / DESIGN: a bare [[Alias]] does not resolve through `aliases`
     assert resolve(["people/Dana Reyes.md"], "Dana") is None
+
+
+# The plain definitions of headings and block ids (a regex tried at every
+# line start); the library finds the same from cheap str.find probes.
+_REF_ATX = re.compile(r"^[ ]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
+_REF_SETEXT = re.compile(r"^[ ]{0,3}(\S[^\n]*)\r?\n[ ]{0,3}([=-])\2*[ \t]*\r?$", re.M)
+_REF_BLOCK = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*\r?$", re.M)
+
+
+def _reference_outline(text: str) -> list[tuple[int, str]]:
+    found = [(m.start(), len(m.group(1)), m.group(2) or "") for m in _REF_ATX.finditer(text)]
+    found += [
+        (m.start(), 1 if m.group(2) == "=" else 2, m.group(1))
+        for m in _REF_SETEXT.finditer(text)
+        if not m.group(1).lstrip().startswith(("#", "-", "*", "+", ">", "|"))
+    ]
+    regions = code_regions(text)
+    return [
+        (level, title.strip()) for start, level, title in sorted(found) if not any(a <= start < b for a, b in regions)
+    ]
+
+
+_PIECES = st.sampled_from(
+    ["#", "# ", "=", "-", "\n", " ", "a", "^b", "\t", "\r\n", "```", "==", "--", "x\n==\n", "    #"]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=40).map("".join))
+def test_outline_and_block_ids_match_their_plain_definitions(text):
+    assert outline(text) == _reference_outline(text)
+    regions = code_regions(text)
+    ids = _REF_BLOCK.finditer(text)
+    expected = {m.group(1).lower() for m in ids if not any(a <= m.start(1) < b for a, b in regions)}
+    assert block_ids(text) == expected

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import autograph.index
+import autograph.note
 import autograph.vault
 import pytest
 from autograph.frontmatter import FrontmatterError
@@ -210,17 +211,17 @@ def test_health_report_lists_a_note_deleted_after_the_walk_as_unreadable(make_va
 
 
 def test_note_larger_than_the_limit_is_reported_and_not_read(make_vault, monkeypatch):
-    """With MAX_NOTE_BYTES = 100, a 200-byte note is unreadable ('larger than ...') and never opened."""
+    """With MAX_NOTE_BYTES = 100, a 200-byte note is unreadable ('larger than ...') and its bytes never read."""
     root = make_vault({"big.md": "[[a]]" + "x" * 195, "a.md": "[[big]]\n"})
     monkeypatch.setattr(autograph.vault, "MAX_NOTE_BYTES", 100)
     opened: list[str] = []
-    real = autograph.vault.read_note
+    real = autograph.note.Note.from_bytes.__func__
 
-    def recording(folder, path):
+    def recording(cls, path, data):
         opened.append(path)
-        return real(folder, path)
+        return real(cls, path, data)
 
-    monkeypatch.setattr(autograph.vault, "read_note", recording)
+    monkeypatch.setattr(autograph.note.Note, "from_bytes", classmethod(recording))
     vault = Vault.open(root)
     note = vault.note("big.md")
     assert (note.text, note.data) == (None, b"")

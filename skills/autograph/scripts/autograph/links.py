@@ -225,22 +225,60 @@ def property_links(properties: dict, lines: dict[str, int] | None = None) -> lis
 # ---------------------------------------------------------------------------
 # Headings and block ids: targets of ``#heading`` and ``#^block`` links
 
-_ATX = re.compile(r"^[ ]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
-_SETEXT = re.compile(r"^[ ]{0,3}(\S[^\n]*)\r?\n[ ]{0,3}([=-])\2*[ \t]*\r?$", re.M)
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*\r?$", re.M)
+# Each is matched only where a cheap str.find says it could start: a regex
+# anchored by "^" under re.M is tried at every character of the text.
+_ATX = re.compile(r"[ ]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)  # at a line start
+_UNDERLINE = re.compile(r"\n[ ]{0,3}([=-])\1*[ \t]*\r?$", re.M)  # a setext underline, from the "\n" before it
+_SETEXT_TEXT = re.compile(r"[ ]{0,3}(\S[^\n]*)")  # the line above it (fullmatch)
+_BLOCK_ID = re.compile(r"\^([A-Za-z0-9-]+)[ \t]*\r?$", re.M)  # after a space, a tab or a line start
+
+
+def _atx_headings(text: str) -> list[tuple[int, int, str]]:
+    """``(line start, level, text)`` of ATX headings: lines of at most three
+    spaces, then 1-6 ``#``, found from each ``#`` rather than each line."""
+    found = []
+    find = text.find
+    pos = find("#")
+    while pos >= 0:
+        start = text.rfind("\n", 0, pos) + 1
+        if pos - start <= 3 and text.count(" ", start, pos) == pos - start:
+            match = _ATX.match(text, start)
+            if match:
+                found.append((start, len(match.group(1)), match.group(2) or ""))
+        end = find("\n", pos)
+        if end < 0:
+            break
+        pos = find("#", end)
+    return found
+
+
+def _setext_headings(text: str) -> list[tuple[int, int, str]]:
+    """``(line start, level, text)`` of setext headings (a line of text, then
+    a line of ``=`` or ``-``), found from each underline."""
+    found = []
+    taken = 0  # end of the last heading: its underline is no text line
+    for match in _UNDERLINE.finditer(text):
+        end = match.start()
+        start = text.rfind("\n", 0, end) + 1
+        if start < taken:
+            continue
+        line = _SETEXT_TEXT.fullmatch(text, start, end)
+        if line is None:
+            continue
+        title = line.group(1)
+        taken = match.end()  # also when refused below: such a line pair is no heading, and no text line
+        if not title.lstrip().startswith(("#", "-", "*", "+", ">", "|")):
+            found.append((start, 1 if match.group(1) == "=" else 2, title))
+    return found
 
 
 def outline(text: str, regions: list[tuple[int, int]] | None = None) -> list[tuple[int, str]]:
     """``(level, text)`` of every heading of a note body, in document order,
     outside code: ATX headings (level = number of ``#``) and setext headings
     (``===`` level 1, ``---`` level 2)."""
-    found = [(m.start(), len(m.group(1)), m.group(2) or "") for m in _ATX.finditer(text)] if "#" in text else []
+    found = _atx_headings(text) if "#" in text else []
     if "\n=" in text or "\n-" in text or "\n " in text:
-        found += [
-            (m.start(), 1 if m.group(2) == "=" else 2, m.group(1))
-            for m in _SETEXT.finditer(text)
-            if not m.group(1).lstrip().startswith(("#", "-", "*", "+", ">", "|"))
-        ]
+        found += _setext_headings(text)
     if not found:
         return []
     regions = code_regions(text) if regions is None else regions
@@ -257,7 +295,11 @@ def block_ids(text: str, regions: list[tuple[int, int]] | None = None) -> set[st
     """Block ids (``^id`` at the end of a line) of a note body, lower-cased."""
     if "^" not in text:
         return set()
-    found = [(m.start(1), m.group(1).lower()) for m in _BLOCK_ID.finditer(text)]
+    found = [
+        (m.start(1), m.group(1).lower())
+        for m in _BLOCK_ID.finditer(text)
+        if m.start() == 0 or text[m.start() - 1] in " \t\n"
+    ]
     if not found:
         return set()
     regions = code_regions(text) if regions is None else regions

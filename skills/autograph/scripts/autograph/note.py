@@ -132,13 +132,18 @@ class Note:
         return self.text
 
 
-def read_note(root: Path | str, path: str) -> Note:
+def read_note(root: Path | str, path: str, limit: int | None = None) -> Note:
     """Read the note at vault-relative ``path`` under ``root``.
 
     Raises OSError when it cannot be read, or is not a regular file (a FIFO
-    put in its place after the walk would otherwise block the read)."""
+    put in its place after the walk would otherwise block the read).  A
+    note larger than ``limit`` bytes comes back unread, with ``text = None``
+    and an ``error`` saying so."""
     fd = os.open(os.path.join(root, path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
+        if limit is not None and info.st_size > limit:
+            return Note(path, b"", None, False, f"larger than {limit:,} bytes; not read")
         return Note.from_bytes(path, handle.read())

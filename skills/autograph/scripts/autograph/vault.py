@@ -171,11 +171,7 @@ class Vault:
         note = self._notes.get(path)
         if note is None:
             try:
-                full = os.path.join(str(self.root), path)
-                if os.path.getsize(full) > MAX_NOTE_BYTES:
-                    note = Note(path, b"", None, False, f"larger than {MAX_NOTE_BYTES:,} bytes; not read")
-                else:
-                    note = read_note(str(self.root), path)
+                note = read_note(str(self.root), path, MAX_NOTE_BYTES)
             except OSError as exc:
                 note = Note(path, b"", None, False, f"cannot read: {exc.strerror or exc}")
             if keep:
