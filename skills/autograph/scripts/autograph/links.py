@@ -227,7 +227,7 @@ def property_links(properties: dict, lines: dict[str, int] | None = None) -> lis
 
 # Each is matched only where a cheap str.find says it could start: a regex
 # anchored by "^" under re.M is tried at every character of the text.
-_ATX = re.compile(r"[ ]{0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)  # at a line start
+_ATX = re.compile(r"[ ]{0,3}(#{1,6})")  # at a line start; the rest of the line by _atx_title
 _UNDERLINE = re.compile(r"\n[ ]{0,3}([=-])\1*[ \t]*\r?$", re.M)  # a setext underline, from the "\n" before it
 _SETEXT_TEXT = re.compile(r"[ ]{0,3}(\S[^\n]*)")  # the line above it (fullmatch)
 _BLOCK_ID = re.compile(r"\^([A-Za-z0-9-]+)[ \t]*\r?$", re.M)  # after a space, a tab or a line start
@@ -241,15 +241,29 @@ def _atx_headings(text: str) -> list[tuple[int, int, str]]:
     pos = find("#")
     while pos >= 0:
         start = text.rfind("\n", 0, pos) + 1
+        end = find("\n", pos)
         if pos - start <= 3 and text.count(" ", start, pos) == pos - start:
             match = _ATX.match(text, start)
-            if match:
-                found.append((start, len(match.group(1)), match.group(2) or ""))
-        end = find("\n", pos)
+            rest = text[match.end() : end if end >= 0 else len(text)]
+            if rest.endswith("\r"):
+                rest = rest[:-1]
+            if not rest or rest[0] in " \t":
+                found.append((start, len(match.group(1)), _atx_title(rest)))
         if end < 0:
             break
         pos = find("#", end)
     return found
+
+
+def _atx_title(rest: str) -> str:
+    """An ATX heading's text from what follows its ``#`` run: trimmed, and
+    without a closing run of ``#`` that follows a space or tab (``# a ##`` is
+    ``a``; ``# ##`` and ``# a\\#`` keep theirs)."""
+    title = rest.strip(" \t")
+    core = title.rstrip("#")
+    if core and len(core) < len(title) and core[-1] in " \t":
+        return core.rstrip(" \t")
+    return title
 
 
 def _setext_headings(text: str) -> list[tuple[int, int, str]]:
