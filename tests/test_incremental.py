@@ -127,3 +127,36 @@ def test_a_damaged_stored_report_is_recomputed(make_vault, damage):
     first = run(root)
     (root / ".graph" / health.REPORT_CACHE).write_bytes(damage)
     assert run(root) == first
+
+
+def sequential_and_parallel(root, monkeypatch):
+    schema = load_schema(root)
+    monkeypatch.setattr(autograph.index, "PARALLEL_MIN", 10**9)
+    one = health.health_report(Vault.open(root), schema, NoteIndex(Vault.open(root), use_cache=False))
+    monkeypatch.setattr(autograph.index, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(autograph.index, "_can_fork", lambda: True)
+    vault = Vault.open(root)
+    two = health.health_report(vault, schema, NoteIndex(vault, use_cache=False))
+    return one, two
+
+
+def test_two_processes_read_the_same_as_one(make_vault, monkeypatch):
+    root = make_notes(make_vault, 41)
+    (root / "odd.md").write_text("---\nx: [\n---\n[[gone#h]] [[n001#N1]] [[n002#nope]]\n", encoding="utf-8")
+    (root / "latin1.md").write_bytes(b"caf\xe9 [[n003]]\n")
+    one, two = sequential_and_parallel(root, monkeypatch)
+    assert two == one
+    assert len(two["broken_anchors"]) == 1 and len(two["unreadable"]) == 1
+
+
+def test_a_failing_second_process_leaves_its_notes_to_the_first(make_vault, monkeypatch):
+    import pickle
+
+    root = make_notes(make_vault, 30)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the child cannot send")
+
+    monkeypatch.setattr(pickle, "dumps", broken)  # the forked child uses it; this process does not
+    one, two = sequential_and_parallel(root, monkeypatch)
+    assert two == one

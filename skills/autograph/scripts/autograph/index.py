@@ -34,6 +34,7 @@ CACHE_NAME = "cache/notes.json"
 DELTA_NAME = "cache/notes-delta.json"
 DELTA_SHARE = 0.1  # notes.json is written whole once the delta holds this share of the notes
 DELTA_MIN = 50
+PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
 CACHE_FORMAT = 5  # 5: every note's outline (level, heading) and block ids, parsed with its links
 _PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
@@ -277,6 +278,30 @@ class NoteIndex:
         self._summaries[path] = summary
         return summary
 
+    def prefetch(self, paths: list[str]) -> None:
+        """Make the summaries of ``paths`` ready: from the cache where valid,
+        the rest parsed, by two processes when there are at least
+        :data:`PARALLEL_MIN` of them and a second core (a forked child parses
+        every other note and sends its summaries back through a pipe)."""
+        if self._cached is None:
+            self._cached = self._load()
+        todo = []
+        for path in paths:
+            if path in self._summaries:
+                continue
+            row = self._cached.get(path)
+            if isinstance(row, list) and row and row[0] == self._stamp(path):
+                summary = _decode(path, row, self._targets_hold)
+                if summary is not None:
+                    self._summaries[path] = summary
+                    continue
+            todo.append(path)
+        if len(todo) >= PARALLEL_MIN and _can_fork():
+            for path, summary in _summarize_in_two(self.vault, todo):
+                self._summaries[path] = summary
+                self._parsed.add(path)
+                self._dirty = True
+
     def set_targets(self, path: str, targets: list[tuple]) -> None:
         """Record where the links of note ``path`` resolve (cached with it)."""
         self.summary(path).targets = targets
@@ -339,6 +364,51 @@ class NoteIndex:
             store.write_derived(self.vault.root, name, encoded, durable=False)
         except (OSError, store.Conflict, store.PathError, store.TargetError):
             pass  # a cache that cannot be written only costs time next run
+
+
+def _can_fork() -> bool:
+    # Linux only: fork without exec is what macOS discourages, and Windows lacks it
+    return sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1
+
+
+def _summarize_in_two(vault: Vault, paths: list[str]) -> list[tuple[str, Summary]]:
+    """Summaries of ``paths``: every other one parsed by a forked child while
+    this process parses the rest.  The child's summaries come back pickled
+    through a pipe (safe: our own fork wrote them, not a file someone could
+    hand us).  If the child fails, its share is parsed here."""
+    import pickle
+
+    theirs, ours = paths[1::2], paths[0::2]
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: parse, send, and leave without running any cleanup of the parent's
+        status = 1
+        try:
+            os.close(read_end)
+            vault.progress = None
+            data = pickle.dumps([summarize(vault, path) for path in theirs], pickle.HIGHEST_PROTOCOL)
+            with open(write_end, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    found = [(path, summarize(vault, path)) for path in ours]
+    with open(read_end, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    received = None
+    if status == 0:
+        try:
+            received = pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a broken payload is parsed again here
+            received = None
+    if not (isinstance(received, list) and len(received) == len(theirs)):
+        received = [summarize(vault, path) for path in theirs]
+    elif vault.progress is not None:
+        vault.progress.step(len(theirs))
+    found.extend(zip(theirs, received, strict=True))
+    return found
 
 
 @contextlib.contextmanager

@@ -111,6 +111,7 @@ def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
         return vault.resolver.resolve(target, source)  # built only if a note needs it
 
     with gc_paused():
+        index.prefetch(vault.notes)
         for path in vault.notes:
             summary = index.summary(path)
             if summary.unreadable is not None:
