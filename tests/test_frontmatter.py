@@ -383,9 +383,26 @@ def test_whole_block_as_a_flow_mapping():
     assert entries == []
 
 
-def test_template_placeholder_is_an_error():
-    # {{date}} is a flow mapping whose key is a mapping: not YAML Obsidian reads
-    error = error_of("---\ncreated: {{date}}\n---\n")
+def test_template_placeholder_is_its_text():
+    # BR-41: {{date}} is a flow mapping whose key is a mapping, which Obsidian's
+    # YAML library accepts; autograph reads the text it shows (tests/test_placeholders.py)
+    value = load("created: {{date}}\n")["created"]
+    assert value == "{{date}}" and isinstance(value, frontmatter.Placeholder)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "created: {{date}} later\n",  # not the whole value
+        "created: {{date}}: x\n",
+        "created: {{}}\n",  # nothing inside
+        "created: {{a}b}}\n",
+        "created: {{a}\n",
+        "created: { {{a}}: 1 }\n",  # a placeholder is never a key
+    ],
+)
+def test_template_placeholder_that_is_not_the_whole_value_is_an_error(source):
+    error = error_of("---\n" + source + "---\n")
     assert error.line == 2
 
 

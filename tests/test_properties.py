@@ -315,9 +315,10 @@ COMMENTS = st.sampled_from(["# comment", "#", "# key: value", "#  - item", "# --
 
 
 @st.composite
-def block_scalar(draw, key_col: int, head: str, nl_after_blank_lines: int) -> tuple[list[str], object, bool]:
+def block_scalar(draw, key_col: int, head: str, nl_after_blank_lines: int) -> tuple[list[str], object, bool, bool]:
     """The lines of ``head`` plus a literal or folded block scalar, its value,
-    and whether its header line has a comment."""
+    whether its header line has a comment, and whether it keeps the empty
+    lines after it (``+``: they are its value, and its key's lines)."""
     style = draw(st.sampled_from("|>"))
     chomp = draw(st.sampled_from(["", "-", "+"]))
     n = key_col + draw(st.sampled_from([1, 2, 4]))
@@ -374,35 +375,39 @@ def block_scalar(draw, key_col: int, head: str, nl_after_blank_lines: int) -> tu
         value = body + "\n" + "\n" * nl_after_blank_lines
     else:
         value = body + "\n"
-    return [header] + lines, value, bool(tail)
+    return [header] + lines, value, bool(tail), chomp == "+"
 
 
 @st.composite
-def entry_value(draw, key_col: int, head: str, blank_after: int, depth: int = 0) -> tuple[list[str], object, dict]:
+def entry_value(
+    draw, key_col: int, head: str, blank_after: int, depth: int = 0
+) -> tuple[list[str], object, dict, bool]:
     """The lines of one ``key: value`` (``head`` is the key with its colon),
-    its value, and the YAML comments on its lines (line index -> comment)."""
+    its value, the YAML comments on its lines (line index -> comment), and
+    whether the value ends in a keep-chomped block scalar, which holds the
+    empty lines after it."""
     kinds = ["scalar", "scalar", "comment", "multiline", "block_list", "flow", "block_scalar"]
     if depth == 0:
         kinds.append("map")
     kind = draw(st.sampled_from(kinds))
     if kind == "scalar":
         text, value = draw(scalar_nodes())
-        return [f"{head} {text}".rstrip(" ") if text else head], value, {}
+        return [f"{head} {text}".rstrip(" ") if text else head], value, {}, False
     if kind == "comment":
         text, value = draw(scalar_nodes().filter(lambda tv: tv[0] != ""))
         comment = draw(COMMENTS)
-        return [f"{head} {text} {comment}"], value, {0: comment}
+        return [f"{head} {text} {comment}"], value, {0: comment}, False
     if kind == "multiline":
         parts = draw(st.lists(words, min_size=2, max_size=3))
         pad = " " * (key_col + draw(st.sampled_from([1, 2, 4])))
-        return [f"{head} {parts[0]}"] + [pad + p for p in parts[1:]], " ".join(parts), {}
+        return [f"{head} {parts[0]}"] + [pad + p for p in parts[1:]], " ".join(parts), {}, False
     if kind == "flow":
         text, value = draw(flow_nodes(depth=1).filter(lambda tv: isinstance(tv[1], (list, dict))))
         tail = draw(st.sampled_from(["", " # c"]))
-        return [f"{head} {text}{tail}"], value, {0: tail[1:]} if tail else {}
+        return [f"{head} {text}{tail}"], value, {0: tail[1:]} if tail else {}, False
     if kind == "block_scalar":
-        lines, value, commented = draw(block_scalar(key_col, head, blank_after))
-        return lines, value, {0: "# note"} if commented else {}
+        lines, value, commented, keeps = draw(block_scalar(key_col, head, blank_after))
+        return lines, value, {0: "# note"} if commented else {}, keeps
     if kind == "block_list":
         col = key_col + draw(st.sampled_from([0, 2, 4]))
         items = draw(st.lists(st.one_of(scalar_nodes(), flow_nodes(depth=1)), min_size=1, max_size=4))
@@ -414,21 +419,22 @@ def entry_value(draw, key_col: int, head: str, blank_after: int, depth: int = 0)
                 comments[len(lines)] = draw(COMMENTS)
                 lines.append(" " * col + comments[len(lines)])
             lines.append(" " * col + ("- " + text if text else "-"))
-        return lines, [v for _, v in items], comments
+        return lines, [v for _, v in items], comments, False
     # a nested map
     col = key_col + draw(st.sampled_from([2, 4]))
     sub = draw(st.lists(keys(), min_size=1, max_size=3, unique_by=lambda kv: kv[1]))
     lines = [head]
     value = {}
     comments = {}
+    keeps = False
     for index, (written, key) in enumerate(sub):
         # only the last nested value is followed by the empty lines after the map
         after = blank_after if index == len(sub) - 1 else 0
-        sub_lines, sub_value, sub_comments = draw(entry_value(col, " " * col + written + ":", after, depth + 1))
+        sub_lines, sub_value, sub_comments, keeps = draw(entry_value(col, " " * col + written + ":", after, depth + 1))
         comments.update({len(lines) + i: c for i, c in sub_comments.items()})
         lines += sub_lines
         value[key] = sub_value
-    return lines, value, comments
+    return lines, value, comments, keeps
 
 
 @st.composite
@@ -463,12 +469,12 @@ def documents(draw) -> Document:
                 break
             blank_after += 1
         head = " " * base + written + draw(st.sampled_from([":", ":", " :"]))
-        value_lines, value, comments = draw(entry_value(base, head, blank_after))
+        value_lines, value, comments, keeps = draw(entry_value(base, head, blank_after))
         if any(i > 0 for i in comments):
             commented.add(key)
         if 0 in comments:
             key_comments[key] = comments[0]
-        spans[key] = (len(lines), len(lines) + len(value_lines))
+        spans[key] = (len(lines), len(lines) + len(value_lines) + (blank_after if keeps else 0))
         heads[key] = head
         if isinstance(value, list) and len(value_lines) > 1:  # a block list: line 2 is its first item
             list_indents.append(len(value_lines[1]) - len(value_lines[1].lstrip(" ")) - base)
@@ -779,7 +785,8 @@ def test_setting_one_key_changes_only_its_lines(doc, choice, value, bom):
         if isinstance(value, list) and value and len(set(doc.list_indents)) == 1:
             # a new list follows the indentation of the file's block lists
             column = len(written) - len(written.lstrip(" ")) + doc.list_indents[0]
-            items = written.split(doc.newline)[1:-1]
+            # (the lines of a block scalar item are indented deeper, or empty)
+            items = [line for line in written.split(doc.newline)[1:-1] if line[: column + 1].strip()]
             assert items and all(i[:column] == " " * column and i[column] == "-" for i in items), (
                 f"list items {items} not at column {column} like the file's lists"
             )

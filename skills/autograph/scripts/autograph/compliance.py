@@ -15,6 +15,9 @@ A fix writes its final value at once (a fixed note has nothing left to fix)
 and never drops a comment: a value that holds comments is reported, not
 fixed.  Property names are read as Obsidian reads them, ignoring letter
 case: a fix edits the note's ``Status``, never adds a second ``status``.
+A template placeholder (``{{date}}``, ``<% tp.file.title %>``:
+:func:`frontmatter.is_placeholder`) is never rewritten by a fix: no mapping
+applies to it, and a tags fix keeps such an item as it is written (BR-41).
 """
 
 from __future__ import annotations
@@ -159,7 +162,9 @@ def _normal_tags(value):
     if isinstance(value, list):
         cleaned = []
         for item in value:
-            if isinstance(item, str):
+            if frontmatter.is_placeholder(item):
+                pass  # kept as written: "- {{title}}" stays unquoted
+            elif isinstance(item, str):
                 item = _TAG_HASH.sub(r"\1", item).strip()
                 if not item:
                     continue
@@ -167,7 +172,7 @@ def _normal_tags(value):
                 continue
             cleaned.append(item)
         return cleaned
-    if isinstance(value, str) and "#" in value:
+    if isinstance(value, str) and "#" in value and not frontmatter.is_placeholder(value):
         cleaned = _TAG_HASH.sub(r"\1", value).strip()
         return cleaned or None
     return value
@@ -187,7 +192,7 @@ def _settled(schema: Schema, name: str, value):
     fixes = schema.field_fixes.get(name, {})
     aliases = schema.type_aliases if name == "type" else {}
     seen = [value]
-    while isinstance(value, str):
+    while isinstance(value, str) and not frontmatter.is_placeholder(value):
         target = aliases.get(value, fixes.get(value, value))
         if target == value:
             return value

@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from . import jsonfile
+from .frontmatter import is_placeholder
 from .index import NoteIndex
 from .linkgraph import build
 from .tags import normalize as normalize_tags
@@ -29,9 +30,13 @@ _DATETIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{
 def value_kind(value) -> str:
     """The kind of a property value, named after Obsidian's property types:
     ``empty``, ``checkbox``, ``number``, ``date``, ``datetime``, ``text``,
-    ``list`` or ``mapping``."""
+    ``list`` or ``mapping``; or ``placeholder`` for a template's
+    ``{{date}}`` or ``<% tp.file.title %>`` (BR-41: text to be filled in,
+    not a date, a list or a mapping; :func:`frontmatter.is_placeholder`)."""
     if value is None:
         return "empty"
+    if is_placeholder(value):
+        return "placeholder"
     if isinstance(value, bool):
         return "checkbox"
     if isinstance(value, (int, float)):
@@ -45,6 +50,14 @@ def value_kind(value) -> str:
     if isinstance(value, list):
         return "list"
     return "mapping"
+
+
+def _filled(value):
+    """``value`` without template placeholders: None for a placeholder, a
+    list without its placeholder items; a placeholder is no status or tag."""
+    if isinstance(value, list):
+        return [item for item in value if not is_placeholder(item)]
+    return None if is_placeholder(value) else value
 
 
 def _folder(path: str) -> str:
@@ -81,6 +94,10 @@ def discover(vault: Vault, index: NoteIndex | None = None) -> dict:
     ``obsidian_types`` {property: type} from ``.obsidian/types.json``,
     ``tags`` {tag: n}, ``links`` {total, resolved, broken, embeds,
     markdown, in_properties, per_note}.
+
+    A template placeholder (``created: {{date}}`` in a note outside the
+    templates folders) is its own kind, ``placeholder`` (:func:`value_kind`),
+    and counts as no status, tag or type.
 
     Notes in the templates folders (:attr:`Vault.template_folders`) count
     in ``notes``, ``templates`` and ``links`` only: their placeholders are
@@ -134,16 +151,18 @@ def discover(vault: Vault, index: NoteIndex | None = None) -> dict:
                 example = _example(value)
                 if example not in entry["examples"]:
                     entry["examples"].append(example)
-        for tag in normalize_tags(properties.get("tags")):
+        for tag in normalize_tags(_filled(properties.get("tags"))):
             tags[tag] += 1
         kind = properties.get("type")
+        if is_placeholder(kind):
+            continue  # type: {{type}} is a template's, neither a type nor a note without one
         if isinstance(kind, str) and kind.strip():
             entry = type_entry(kind)
             entry["explicit"] += 1
             entry["folders"][_folder(path)] += 1
             folder_types[_folder(path)][kind] += 1
             status = properties.get("status")
-            for item in status if isinstance(status, list) else [status]:
+            for item in _filled(status if isinstance(status, list) else [status]):
                 if isinstance(item, (str, int, float)) and not isinstance(item, bool):
                     entry["statuses"][str(item)] += 1
             entry["keys"].update(properties.keys())

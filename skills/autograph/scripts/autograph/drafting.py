@@ -13,6 +13,7 @@ import re
 import unicodedata
 from collections import Counter
 
+from .frontmatter import is_placeholder
 from .schema import DEFAULTS, PROPERTY_TYPES, folder_problem, validate
 
 __all__ = ["draft_schema"]
@@ -68,6 +69,10 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
       value of a property shares (3 values or more);
     * ``decay`` and ``hubs``: the built-in defaults.
 
+    Template placeholders (``{{date}}``, ``<% tp.file.title %>``; the
+    ``placeholder`` kind) are no evidence: no type, status or property type
+    comes from them, and a property whose other values share a kind keeps it.
+
     Raises ValueError for a discovery without the keys it needs or a
     coverage outside 0..1.
     """
@@ -84,13 +89,15 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
     # type, so variants are folded vault-wide to the most used spelling
     every_status: Counter = Counter()
     for info in types.values():
-        every_status.update({s: n for s, n in info.get("statuses", {}).items() if isinstance(s, str)})
+        every_status.update(
+            {s: n for s, n in info.get("statuses", {}).items() if isinstance(s, str) and not is_placeholder(s)}
+        )
     status_fixes = _status_fixes(dict(every_status))
     node_types: dict[str, dict] = {}
     status_defaults: dict[str, str] = {}
     for name, info in sorted(types.items()):
         explicit = info.get("explicit", 0)
-        if not explicit or name.startswith("_"):
+        if not explicit or name.startswith("_") or is_placeholder(name):
             continue
         spec: dict = {"description": f"TODO: describe the {name} type ({explicit} notes have it)"}
         places = Counter(info.get("folders", {}))
@@ -111,7 +118,7 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
         )
         statuses: Counter = Counter()
         for status, count in info.get("statuses", {}).items():
-            if isinstance(status, str):
+            if isinstance(status, str) and not is_placeholder(status):
                 statuses[status_fixes.get(status, status)] += count
         allowed = sorted(statuses, key=lambda s: (-statuses[s], s))
         if allowed:
@@ -123,6 +130,8 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
     hints: dict[str, str] = {}
     per_folder: dict[str, Counter] = {}
     for name, info in types.items():
+        if is_placeholder(name):
+            continue
         for folder, count in info.get("folders", {}).items():
             per_folder.setdefault(folder, Counter())[name] += count
     for folder, counts in sorted(per_folder.items()):
@@ -145,7 +154,7 @@ def draft_schema(discovery: dict, coverage: float = 0.9) -> dict:
 
     properties = {key: kind for key, kind in discovery.get("obsidian_types", {}).items() if kind in PROPERTY_TYPES}
     for key, info in keys.items():
-        kinds = {k: n for k, n in info.get("kinds", {}).items() if k != "empty"}
+        kinds = {k: n for k, n in info.get("kinds", {}).items() if k not in ("empty", "placeholder")}
         if key in properties or key in ("tags", "aliases", "type") or len(kinds) != 1:
             continue
         ((kind, count),) = kinds.items()

@@ -11,7 +11,17 @@ to what vaults use:
   multi-line scalars folded by the YAML rules;
 * literal (``|``) and folded (``>``) block scalars with chomping and
   indentation indicators;
-* comments and empty values.
+* comments and empty values;
+* template placeholders written unquoted as a whole value, a block-list item
+  or a flow-list item: ``created: {{date}}``, ``- {{title}}``,
+  ``[{{date:YYYY-MM-DD}}]`` (``{{``, text without braces, line breaks or a
+  `` #`` comment, ``}}``).  YAML reads such a value as a flow mapping whose
+  key is a mapping, which Obsidian's YAML library accepts (BR-41); autograph
+  reads it as the text it shows, a :class:`Placeholder` (a ``str``).
+  Templater's ``<% tp.file.title %>`` is a plain scalar already.
+  :func:`is_placeholder` tells any placeholder text, quoted or not, from a
+  value: consumers infer nothing from placeholders and no command rewrites
+  them.
 
 Typing follows the core schema with two restrictions that keep the text the
 truth: ``yes``/``no``/``on``/``off`` are strings, and a number-like plain
@@ -24,7 +34,13 @@ with the 1-based line and column in the file.
 
 Edits (:func:`set_property`, :func:`delete_property`) splice text: only the
 lines of the key being changed are replaced; every other byte of the file,
-the body included, stays as it was.  The replaced lines keep their own line
+the body included, stays as it was.  A multi-line string is written as a
+literal block scalar (``|``, ``|-`` or ``|+`` by its trailing line breaks,
+with an indentation indicator when its first line starts with white space),
+folded (``>``) only when the key's old value was folded; a value no block
+scalar holds exactly (control characters, CR, NEL, U+2028/2029, a BOM) is
+double-quoted with escapes.  A :class:`Placeholder` is written back as it
+was read, unquoted.  The replaced lines keep their own line
 endings and the key line its comment; a value that holds comments on its
 other lines is refused, never rewritten without them.  A key is found as
 Obsidian finds a property, ignoring letter case when no key is written
@@ -42,10 +58,12 @@ __all__ = [
     "Entry",
     "Frontmatter",
     "FrontmatterError",
+    "Placeholder",
     "delete_property",
     "edit_problem",
     "format_property",
     "format_scalar",
+    "is_placeholder",
     "loads",
     "parse",
     "set_property",
@@ -66,6 +84,47 @@ class FrontmatterError(ValueError):
         self.column = column
 
 
+class Placeholder(str):
+    """A template placeholder written unquoted (``created: {{date}}``): its
+    text, marked.  The parser returns one for each such value; the emitter
+    writes it back unquoted, as it was.  The mark does not survive a copy
+    through JSON (the note index caches plain strings): test values with
+    :func:`is_placeholder`, which also knows quoted and Templater ones."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Placeholder({str.__repr__(self)})"
+
+
+# an unquoted placeholder: "{{", no braces, line breaks or " #", "}}"
+_PLACEHOLDER = re.compile(r"\{\{[^{}\r\n]*\}\}")
+_ANY_PLACEHOLDER = re.compile(r"\{\{([^{}]*)\}\}|<%.*%>", re.S)
+
+
+def is_placeholder(value) -> bool:
+    """True for a string that is entirely one template placeholder: a core
+    Templates or Periodic Notes ``{{date}}``, ``{{date:YYYY-MM-DD}}``,
+    ``{{title}}`` (quoted or not), or a Templater ``<% tp.date.now() %>``.
+    Such a value is a template's text, not data: nothing is inferred from it
+    (no date, status or type) and no fix rewrites it."""
+    if not isinstance(value, str):
+        return False
+    match = _ANY_PLACEHOLDER.fullmatch(value)
+    return match is not None and (match.group(1) is None or bool(match.group(1).strip()))
+
+
+def _unquoted_placeholder(text: str, pos: int = 0) -> re.Match | None:
+    """The placeholder written unquoted at ``text[pos:]``, if one is."""
+    match = _PLACEHOLDER.match(text, pos)
+    if match is None:
+        return None
+    inner = match.group()[2:-2]
+    if not inner.strip(" \t") or re.search(r"[ \t]#", inner):
+        return None
+    return match
+
+
 @dataclass(frozen=True)
 class Entry:
     """One top-level key of a block mapping and the lines that hold it.
@@ -73,7 +132,8 @@ class Entry:
     ``start`` and ``end`` index the block's content lines (0 = the line after
     the opening ``---``), ``end`` exclusive.  The span runs from the key's line
     to the last non-blank line of its value, so comments and blank lines after
-    a value belong to no key.
+    a value belong to no key; the blank lines that end a keep-chomped block
+    scalar (``|+``, ``>+``) are its value and belong to it.
     """
 
     key: str
@@ -579,7 +639,9 @@ class _Parser:
             k += 1
         content = lines[: last - i]
         trailing = len(lines) - len(content)
-        return _fold_block(content, trailing, style == ">", chomp), last + 1
+        # the blank lines a keep-chomped scalar ends with are its value: they belong to its entry
+        end = k if chomp == "+" else last + 1
+        return _fold_block(content, trailing, style == ">", chomp), end
 
 
 _PLAIN_STOP = re.compile(r"[ \t]#|:(?=[ \t]|$)")
@@ -661,6 +723,10 @@ class _Flow:
         if c == "[":
             return self.sequence()
         if c == "{":
+            match = _unquoted_placeholder(self.line, self.col)
+            if match is not None:  # [{{title}}]: the text, as a block value is read
+                self.col = match.end()
+                return Placeholder(match.group())
             return self.mapping()
         if c in ("'", '"'):
             value, self.col, self.i = self.p.quoted(self.i, self.col)
@@ -720,7 +786,7 @@ class _Flow:
                 raise self.error("expected ',' or '}' in a flow mapping")
 
     def key(self, value) -> str:
-        if isinstance(value, (dict, list)):
+        if isinstance(value, (dict, list, Placeholder)):
             raise self.error("a list or mapping cannot be a key (unquoted '{{' or '[[' in a value?)")
         if value is None:
             return ""
@@ -870,10 +936,11 @@ def loads(source: str, first_line: int = 1) -> tuple[dict, list[Entry]]:
         raise FrontmatterError("frontmatter is nested too deeply", first_line, 1) from None
     if isinstance(value, dict):
         return value, entries
-    kind = {str: "a string", list: "a list", bool: "a boolean", int: "a number", float: "a number"}
+    kind = {list: "a list", bool: "a boolean", int: "a number", float: "a number"}
     start = parser.next_content(0)
+    name = "a string" if isinstance(value, str) else kind.get(type(value), "not a mapping")
     raise FrontmatterError(
-        f"frontmatter is {kind.get(type(value), 'not a mapping')}, expected key: value pairs",
+        f"frontmatter is {name}, expected key: value pairs",
         first_line + start,
         1,
     )
@@ -916,9 +983,16 @@ def format_scalar(value) -> str:
         return repr(value)
     if not isinstance(value, str):
         raise TypeError(f"cannot write {type(value).__name__} as a frontmatter scalar")
+    if isinstance(value, Placeholder) and _whole_placeholder(value):
+        return str(value)  # written back as it was read: {{date}}
     if _plain_ok(value):
         return value
     return _double_quote(value)
+
+
+def _whole_placeholder(value: str) -> bool:
+    match = _unquoted_placeholder(value)
+    return match is not None and match.end() == len(value)
 
 
 def _plain_ok(value: str) -> bool:
@@ -972,6 +1046,8 @@ def _double_quote(value: str) -> str:
 def _flow_scalar(value) -> str:
     """A scalar inside ``[...]`` or ``{...}``: flow indicators need quotes too."""
     text = format_scalar(value)
+    if isinstance(value, Placeholder) and text == value:
+        return text  # [{{title}}] reads back as the placeholder
     # ": " and "?" read differently in flow context for some YAML 1.1 readers
     if isinstance(value, str) and not text.startswith('"') and any(c in text for c in ",[]{}?:"):
         return _double_quote(value)
@@ -991,38 +1067,102 @@ def _format_key(key: str, flow: bool = False) -> str:
     """A mapping key as YAML text; in flow context ``,[]{}`` need quotes too."""
     if not isinstance(key, str):
         raise TypeError("frontmatter keys must be strings")
+    key = str(key)  # a Placeholder is never a key ({{x}}: is a mapping as a key)
     return (_flow_scalar(key) if flow else format_scalar(key)) or '""'
 
 
+# Characters no block scalar holds as themselves: YAML allows only printable
+# characters there (no escapes), and CR and NEL would read as line breaks.
+_NOT_IN_BLOCK = re.compile(rf"[\r\x85{_NOT_PRINTABLE}]")
+_STYLES = ("literal", "folded", "quoted")
+
+
+def _block_scalar(value, style: str, indent: str, newline: str) -> str | None:
+    """``value`` as a block scalar placed after a key or a dash at column
+    ``len(indent)``: its header (``|``, ``|-``, ``|+``, ``>2-``...) and its
+    content lines indented two spaces more, each ending in ``newline``.
+    None when ``value`` is not a multi-line string, ``style`` is
+    ``"quoted"``, or ``value`` holds a character no block scalar holds as
+    itself (``_NOT_IN_BLOCK``: it needs an escape, or reads as a line break).
+    Spaces and tabs anywhere, trailing ones included, are content.
+
+    Chomping follows the trailing line breaks (none ``-``, one clip, more
+    ``+``); an indentation indicator is written when the first line that is
+    not empty starts with white space (it would be taken for indentation).
+    Folded, a line break between two lines that do not start with white space
+    is written as an empty line (a single one would read as a space), so the
+    text reads back as the value without wrapping anything."""
+    if style == "quoted" or not isinstance(value, str) or "\n" not in value or _NOT_IN_BLOCK.search(value):
+        return None
+    body = value.rstrip("\n")
+    breaks = len(value) - len(body)
+    chomp = "-" if not breaks else "" if breaks == 1 and body else "+"
+    segments = body.split("\n") if body else []
+    lines: list[str] = []
+    previous = None  # the last line with text
+    for segment in segments:
+        if style == "folded" and segment and previous and segment[0] not in " \t" and previous[0] not in " \t":
+            lines.append("")  # read as the line break, where no empty line would read as a space
+        lines.append(segment)
+        if segment:
+            previous = segment
+    if chomp == "+":
+        lines.extend([""] * (breaks - 1 if body else breaks))
+    first = next((segment for segment in segments if segment), "")
+    indicator = "2" if first[:1] in (" ", "\t") else ""
+    header = ("|" if style == "literal" else ">") + indicator + chomp
+    content = indent + "  "
+    return header + newline + "".join((content + line if line else "") + newline for line in lines)
+
+
 def format_property(
-    key: str, value, indent: str = "", list_indent: str = "  ", newline: str = "\n", prefix: str | None = None
+    key: str,
+    value,
+    indent: str = "",
+    list_indent: str = "  ",
+    newline: str = "\n",
+    prefix: str | None = None,
+    style: str = "literal",
 ) -> str:
     """Return the lines (with ``newline`` endings) that write ``key: value``.
 
     Lists are block lists (``- item``) indented by ``list_indent`` relative
     to the key, an empty list is ``[]``, a mapping is a nested block mapping,
     ``None`` is an empty value (``key:``).  ``prefix`` reuses a key as it is
-    already written (``"my key":``).  Raises TypeError for unsupported types.
+    already written (``"my key":``).  A multi-line string (the value, a list
+    item or a nested value) is a literal block scalar; ``style`` ``"folded"``
+    writes the value itself folded (``>``), ``"quoted"`` writes every string
+    on one line, double-quoted (see :func:`_block_scalar`).  Raises TypeError
+    for unsupported types.
     """
+    if style not in _STYLES:
+        raise ValueError(f"style must be one of {', '.join(_STYLES)}")
+    inner = "quoted" if style == "quoted" else "literal"
     head = prefix if prefix is not None else indent + _format_key(key) + ":"
     if isinstance(value, (list, tuple)):
         if not value:
             return f"{head} []{newline}"
         lines = [head + newline]
         for item in value:
+            dash = f"{indent}{list_indent}-"
             if isinstance(item, (list, tuple, dict)):
-                lines.append(f"{indent}{list_indent}- {_format_flow(item)}{newline}")
+                lines.append(f"{dash} {_format_flow(item)}{newline}")
+            elif (block := _block_scalar(item, inner, indent + list_indent, newline)) is not None:
+                lines.append(f"{dash} {block}")
             else:
                 text = format_scalar(item)
-                lines.append(f"{indent}{list_indent}-{' ' + text if text else ''}{newline}")
+                lines.append(f"{dash}{' ' + text if text else ''}{newline}")
         return "".join(lines)
     if isinstance(value, dict):
         if not value:
             return f"{head} {{}}{newline}"
         lines = [head + newline]
         for k, v in value.items():
-            lines.append(format_property(k, v, indent + "  ", list_indent, newline))
+            lines.append(format_property(k, v, indent + "  ", list_indent, newline, style=inner))
         return "".join(lines)
+    block = _block_scalar(value, style, indent, newline)
+    if block is not None:
+        return f"{head} {block}"
     text = format_scalar(value)
     return f"{head} {text}{newline}" if text else f"{head}{newline}"
 
@@ -1079,30 +1219,72 @@ def set_property(text: str, key: str, value) -> str:
     letter case, and when the old value holds YAML comments on its own lines
     (between list items, after an item): a rewrite would lose them, so such a
     value is for a person to edit.
+
+    A multi-line string is written as a literal block scalar, or folded when
+    the key's old value was folded (``>``); the result is read back, and
+    when the block scalar does not give exactly ``value`` (a ``|+`` value
+    that blank lines after the key would lengthen) the next style is used,
+    down to a double-quoted one-line scalar (see :func:`format_property`).
     """
     fm = _editable(text)
-    if fm is None:
-        newline = _newline_of(text)
-        return f"---{newline}{format_property(key, value, newline=newline)}---{newline}{text}"
-    entry = _entry_of(fm, key)
+    entry = _entry_of(fm, key) if fm is not None else None
     if entry is not None and _same(fm.properties[entry.key], value):
         return text
+    styles = ["literal", "quoted"] if _has_block_string(value) else ["literal"]
+    if entry is not None and _written_folded(text, fm, entry):
+        styles.insert(0, "folded")
+    for style in styles:
+        new = _set(text, fm, entry, key, value, style)
+        if style == styles[-1] or _reads_back(new, entry.key if entry is not None else key, value):
+            return new
+    raise AssertionError("unreachable")
+
+
+def _set(text: str, fm: Frontmatter | None, entry: Entry | None, key: str, value, style: str) -> str:
+    """:func:`set_property` writing multi-line strings in ``style``."""
+    if fm is None:
+        newline = _newline_of(text)
+        return f"---{newline}{format_property(key, value, newline=newline, style=style)}---{newline}{text}"
     lines = _split_lines(text[fm.start : fm.end])
     if not fm.entries:
         lines, at = _drop_empty_flow(lines, fm.newline)
         if at is not None:  # '{}': the key takes its place, in block style (BR-43)
-            lines.insert(at, format_property(key, value, newline=fm.newline))
+            lines.insert(at, format_property(key, value, newline=fm.newline, style=style))
             return text[: fm.start] + "".join(lines) + text[fm.end :]
     list_indent = _list_indent(lines, fm.entries)
     if entry is not None:
-        lines[entry.start : entry.end] = [_rewrite_entry(text[fm.start : fm.end], lines, entry, value, list_indent)]
+        block = text[fm.start : fm.end]
+        lines[entry.start : entry.end] = [_rewrite_entry(block, lines, entry, value, list_indent, style)]
     else:
         indent = ""
         if fm.entries:
             first = fm.entries[0].prefix
             indent = first[: len(first) - len(first.lstrip(" "))]
-        lines.append(format_property(key, value, indent, list_indent, fm.newline))
+        lines.append(format_property(key, value, indent, list_indent, fm.newline, style=style))
     return text[: fm.start] + "".join(lines) + text[fm.end :]
+
+
+def _has_block_string(value) -> bool:
+    """Whether writing ``value`` may use a block scalar (a multi-line string in it)."""
+    if isinstance(value, str):
+        return "\n" in value
+    if isinstance(value, dict):
+        return any(_has_block_string(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_block_string(v) for v in value if not isinstance(v, (list, tuple, dict)))
+    return False
+
+
+def _written_folded(text: str, fm: Frontmatter, entry: Entry) -> bool:
+    """Whether ``entry``'s value is written as a folded block scalar (``>``)."""
+    first = _content(_split_lines(text[fm.start : fm.end])[entry.start])
+    return first[len(entry.prefix) :].lstrip(" \t").startswith(">")
+
+
+def _reads_back(text: str, key: str, value) -> bool:
+    """Whether ``text`` parses and gives ``key`` exactly ``value``."""
+    fm = parse(text)
+    return fm is not None and fm.error is None and key in fm.properties and _same(fm.properties[key], value)
 
 
 def _entry_of(fm: Frontmatter, key: str) -> Entry | None:
@@ -1123,7 +1305,7 @@ def _entry_of(fm: Frontmatter, key: str) -> Entry | None:
     return same[0] if same else None
 
 
-def _rewrite_entry(block: str, lines: list[str], entry: Entry, value, list_indent: str) -> str:
+def _rewrite_entry(block: str, lines: list[str], entry: Entry, value, list_indent: str, style: str) -> str:
     """The new lines of ``entry`` holding ``value``: each line keeps the line
     ending of the old line at its place (the last old line's for extra lines),
     and the key line keeps its trailing comment.  Raises FrontmatterError when
@@ -1131,7 +1313,8 @@ def _rewrite_entry(block: str, lines: list[str], entry: Entry, value, list_inden
     old = lines[entry.start : entry.end]
     comments = _value_comments(block, lines, entry)
     indent = entry.prefix[: len(entry.prefix) - len(entry.prefix.lstrip(" "))]
-    new = format_property(entry.key, value, indent, list_indent, "\n", prefix=entry.prefix).split("\n")[:-1]
+    new = format_property(entry.key, value, indent, list_indent, "\n", prefix=entry.prefix, style=style)
+    new = new.split("\n")[:-1]
     if entry.start in comments:  # "key: v  # why" keeps its why
         content = _content(old[0])
         column = comments[entry.start]
@@ -1265,7 +1448,10 @@ def _split_lines(block: str) -> list[str]:
 
 
 def _same(old, new) -> bool:
-    """Typed equality that does not confuse True with 1 or 1 with 1.0."""
+    """Typed equality that does not confuse True with 1 or 1 with 1.0; a
+    :class:`Placeholder` is the same as its text."""
+    if isinstance(old, str) and isinstance(new, str):
+        return old == new
     if type(old) is not type(new) and not (isinstance(new, tuple) and isinstance(old, list)):
         return False
     if isinstance(old, dict):
