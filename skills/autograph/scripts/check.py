@@ -8,8 +8,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import caps, cli, memory  # noqa: E402
-from autograph.schema import load_schema  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the check runs: --help imports nothing more)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autograph import caps
 
 EPILOG = """\
 An agent host loads one index into every session and silently drops what
@@ -83,6 +86,9 @@ def _human(rows: list[dict], limits: caps.Caps) -> str:
 
 
 def cmd_check(args) -> int:
+    from autograph import caps, memory
+    from autograph.schema import load_schema
+
     target = Path(args.target)
     if not target.exists():
         raise cli.UsageError(f"{args.target}: no such file or folder; give the index (MEMORY.md) or a vault's folder")

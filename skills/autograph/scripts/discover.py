@@ -8,8 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, discovery  # noqa: E402
-from autograph.index import NoteIndex  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
 EPILOG = """\
 Reads every note (nothing is written but the parsed-note cache in
@@ -86,6 +85,9 @@ def _human(data: dict) -> str:
 
 
 def cmd_discover(args) -> int:
+    from autograph import discovery
+    from autograph.index import NoteIndex
+
     vault, _ = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     data = discovery.discover(vault, index)

@@ -8,12 +8,30 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import caps, cli, memory  # noqa: E402
-from autograph.schema import DEFAULTS, load_schema  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
-KINDS = "\n".join(f"  {kind:<17} {hint}" for kind, hint in {**memory.ISSUES}.items())
+# memory.ISSUES and memory.MAX_LISTED, spelled out so that --help needs no
+# import of memory (which reads stores); tests/test_startup.py checks that
+# they agree.
+KINDS = """\
+  index-missing     create the index (init.py, or copy assets/MEMORY.md into the store)
+  index-unreadable  make the index a readable UTF-8 file
+  index-outside     make the index a file inside the store, not a symlink to a file outside it
+  index-over-cap    compact the index: one short pointer per note, detail in the notes, retired entries archived
+  index-content     move text out of the index into a note, and point to that note in one short line
+  broken-pointer    fix the pointer's file name (letter case counts), or remove the line
+  pointer-outside   point only at notes inside the store
+  unreachable       add a pointer line for the note to the index, link it from a note that has one, or archive it
+  unreadable        save the note as UTF-8 text
+  frontmatter       start the note with a frontmatter block: name, description, type, created, updated
+  missing-field     fill in the field
+  bad-type          use one of the store's types
+  name-mismatch     make name the file's name without .md (or rename the file); a name with spaces is a title
+  bad-date          write dates as YYYY-MM-DD, with updated not before created
+  missing-label     add the labelled line (e.g. 'Why: ...') to the note's body
+  secret            delete the value; note only where it is kept (e.g. 'in the team password manager')"""
 
-MAX_LISTED = memory.MAX_LISTED
+MAX_LISTED = 100
 EPILOG = f"""\
 A memory store is a folder: an index (MEMORY.md) that the agent host loads
 into every session, holding one pointer line per note
@@ -88,6 +106,8 @@ def _where(finding: dict) -> str:
 
 
 def _human(report: dict) -> str:
+    from autograph import memory
+
     size = report["index_size"]
     index = (
         f"index {cli.printable(report['index'])} {cli.plural(size['lines'], 'line')} / {size['bytes']:,} bytes"
@@ -121,6 +141,9 @@ def _human(report: dict) -> str:
 
 
 def cmd_doctor(args) -> int:
+    from autograph import caps, memory
+    from autograph.schema import DEFAULTS, load_schema
+
     folder = Path(args.store)
     if not folder.is_dir():
         raise cli.UsageError(f"{args.store}: not a folder; give the memory store's folder (or a vault holding one)")

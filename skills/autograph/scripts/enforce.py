@@ -8,10 +8,31 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, compliance, repair, store  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
-RULE_LINES = "\n".join(f"  {rule:<20} {severity:<8} {what}" for rule, (severity, what) in compliance.RULES.items())
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autograph import compliance, store
+    from autograph.vault import Vault
+
+# compliance.RULES, spelled out so that --help needs no import of compliance
+# (which reads vaults); tests/test_startup.py checks that they agree.
+RULE_LINES = """\
+  unreadable           error    the note is not UTF-8 or cannot be read
+  invalid-frontmatter  error    the frontmatter does not parse (repair: enforce.py --repair)
+  no-frontmatter       warning  the note has no frontmatter (fix: engine.py init)
+  missing-type         error    the schema has types and the note has no type
+  type-alias           error    the type is another spelling of a schema type (type_aliases)
+  unknown-type         error    the type is not in node_types
+  field-fix            error    a value the schema maps to another (field_fixes)
+  status-not-allowed   error    the status is not in its type's status list
+  missing-required     error    a property the note's type requires is missing or empty
+  tags-format          warning  tags written with '#' or with empty items
+  yaml-comment         warning  a value that YAML reads as a comment ('#' after a space)
+  property-type        warning  a value does not match the property's type (properties)
+  misplaced            warning  the note is not in its type's folder
+  quoted-date          info     a date property written in quotes
+  tab-in-value         info     a tab character inside a value"""
 
 EPILOG = f"""\
 Rules (rule, severity, what it checks):
@@ -82,6 +103,8 @@ def _human(report: compliance.Report, schema_source) -> str:
 
 
 def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[store.Edit], list[dict]]:
+    from autograph import repair, store
+
     edits, done = [], []
     paths = sorted({f.path for f in report.findings if f.rule in ("invalid-frontmatter", "yaml-comment")})
     for path in paths:
@@ -101,6 +124,9 @@ def cmd_enforce(args) -> int:
 
 
 def _enforce(args):
+    from autograph import compliance
+    from autograph.vault import Vault
+
     vault, schema = cli.load(args)
     apply = cli.writes(args)
     report = compliance.check(vault, schema)

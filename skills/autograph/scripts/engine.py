@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import bootstrap, cli  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
 INIT_EPILOG = """\
 Gives every note without frontmatter (or with an empty block, '{}'
@@ -49,6 +49,8 @@ def cmd_init(args) -> int:
 
 
 def _init(args):
+    from autograph import bootstrap
+
     vault, schema = cli.load(args)
     edits, skipped = bootstrap.plan_init(vault, schema)
     outcome = cli.carry_out(vault.root, edits, cli.writes(args), args.wait, "engine.py init", schema)

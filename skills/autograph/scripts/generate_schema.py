@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, drafting, jsonfile, store  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
 EPILOG = """\
 The draft states what the vault already does and invents nothing:
@@ -45,6 +45,8 @@ Examples:
 
 
 def _read_discovery(name: str) -> dict:
+    from autograph import jsonfile
+
     shown = cli.printable(name)
     try:
         if name == "-":
@@ -116,6 +118,8 @@ def _kind(mode: int) -> str:
 
 
 def cmd_generate(args) -> int:
+    from autograph import drafting, jsonfile
+
     target = None if args.output in (None, "-") else _check_output(args.output, args.force)
     try:
         draft = drafting.draft_schema(_read_discovery(args.discovery), args.coverage)
@@ -134,6 +138,8 @@ def cmd_generate(args) -> int:
     if args.dry_run:
         print(f"would write {shown} ({len(draft['node_types'])} types)")
         return cli.EXIT_OK
+    from autograph import store
+
     try:
         store.write_output(target, text.encode("utf-8"), overwrite=args.force)
     except store.Conflict:

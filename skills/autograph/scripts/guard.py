@@ -8,7 +8,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from autograph import caps  # noqa: E402  (only os and json: this runs before every write)
+# autograph.caps (only os and json: this runs before every write) is imported
+# once there is a hook call to check, so --help imports nothing of autograph.
 
 DESCRIPTION = (
     "A Claude Code PreToolUse hook: reads the hook's JSON on stdin and denies a "
@@ -135,6 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"guard: cannot read the hook input ({exc}); the call is allowed unchecked", file=sys.stderr)
         return 0
+    from autograph import caps
+
     try:
         answer, notes = caps.review(payload, os.environ, schema=schema, load=_load_index, defer_to_plugin=defer)
     except Exception as exc:  # a bug must not block writes; say so

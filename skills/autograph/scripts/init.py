@@ -8,8 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, hosts  # noqa: E402
-from autograph.schema import load_schema  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
 EPILOG = """\
 What it installs:
@@ -119,6 +118,9 @@ def _human(report: dict, dry_run: bool) -> str:
 
 
 def cmd_init(args) -> int:
+    from autograph import hosts
+    from autograph.schema import load_schema
+
     source = Path(__file__).resolve().parent.parent
     folder = "memory"
     schema_file = None

@@ -8,10 +8,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, journal, store  # noqa: E402
-from autograph.journal import digest  # noqa: E402
-from autograph.undo import plan_undo  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from autograph import journal
+    from autograph.vault import Vault
 
 DESCRIPTION = """\
 Every run that writes a vault (enforce.py --apply, engine.py init --apply,
@@ -90,10 +92,14 @@ be rolled back.
 
 
 def _graph(vault: Vault) -> Path:
+    from autograph import store
+
     return Path(vault.root).resolve() / store.GRAPH_DIR
 
 
 def _find(vault: Vault, name: str) -> journal.Run:
+    from autograph import journal
+
     runs = journal.runs(_graph(vault))
     if name == "last":
         if not runs:
@@ -107,6 +113,9 @@ def _find(vault: Vault, name: str) -> journal.Run:
 
 
 def cmd_list(args) -> int:
+    from autograph import journal, store
+    from autograph.vault import Vault
+
     vault = Vault.check_folder(args.vault)
     runs = journal.runs(Path(vault).resolve() / store.GRAPH_DIR)
     undone_by: dict[str, list[str]] = {}
@@ -130,6 +139,8 @@ def cmd_list(args) -> int:
 
 
 def _status(root: Path, change: journal.Change) -> str:
+    from autograph.journal import digest
+
     where = change.to if change.op != "write" else change.path
     try:
         with open(root / where, "rb") as handle:
@@ -147,6 +158,8 @@ def _status(root: Path, change: journal.Change) -> str:
 
 
 def cmd_show(args) -> int:
+    from autograph.vault import Vault
+
     vault = Vault.open(args.vault)
     run = _find(vault, args.run)
     changes = [
@@ -182,6 +195,9 @@ def cmd_undo(args) -> int:
 
 
 def _undo(args):
+    from autograph.undo import plan_undo
+    from autograph.vault import Vault
+
     vault = Vault.open(args.vault)
     run = _find(vault, args.run)
     changes, not_undone = plan_undo(Path(vault.root), run)
@@ -207,6 +223,10 @@ def cmd_recover(args) -> int:
 
 
 def _recover(args):
+    from autograph import journal, store
+    from autograph.undo import plan_undo
+    from autograph.vault import Vault
+
     vault = Vault.open(args.vault)
     # a dead writer's run was rolled back as the lock was taken (cli.writing)
     recovered = [{"undone": run_id or None, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
