@@ -160,3 +160,17 @@ def test_a_failing_second_process_leaves_its_notes_to_the_first(make_vault, monk
     monkeypatch.setattr(pickle, "dumps", broken)  # the forked child uses it; this process does not
     one, two = sequential_and_parallel(root, monkeypatch)
     assert two == one
+
+
+@pytest.mark.parametrize("outline", ["x", "a\tb", "1", "\t"])
+def test_a_damaged_outline_in_the_cache_reads_the_note_again(make_vault, outline):
+    root = make_notes(make_vault, 5)
+    (root / "n000.md").write_text("[[n001#N1]] [[n001#Nope]]\n", encoding="utf-8")
+    first = run(root)
+    cache = root / ".graph" / CACHE_NAME
+    data = json.loads(cache.read_text(encoding="utf-8"))
+    data["notes"]["n001.md"][6][0] = outline
+    cache.write_text(json.dumps(data), encoding="utf-8")
+    (root / ".graph" / health.REPORT_CACHE).unlink()
+    assert run(root) == first
+    assert len(first["broken_anchors"]) == 1

@@ -34,8 +34,9 @@ CACHE_NAME = "cache/notes.json"
 DELTA_NAME = "cache/notes-delta.json"
 DELTA_SHARE = 0.1  # notes.json is written whole once the delta holds this share of the notes
 DELTA_MIN = 50
+ANCHORS_KEPT = 4096
 PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
-CACHE_FORMAT = 5  # 5: every note's outline (level, heading) and block ids, parsed with its links
+CACHE_FORMAT = 5  # 5: every note's outline and block ids, parsed with its links
 _PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
 
@@ -75,8 +76,9 @@ class Summary:
     ``frontmatter`` is ``"none"``, ``"valid"`` or ``"invalid"``; ``error`` is
     ``(line, column, reason)`` for invalid frontmatter; ``unreadable`` the
     reason a note could not be decoded (then everything else is empty).
-    ``outline`` is ``(level, heading text)`` per heading in document order;
-    ``blocks`` the note's block ids, lower-cased.
+    ``outline`` holds the headings in document order as one string, a line
+    ``level<TAB>text`` per heading (compact: a large vault keeps every
+    note's); ``blocks`` the note's block ids, lower-cased and sorted.
     """
 
     path: str
@@ -85,8 +87,8 @@ class Summary:
     error: tuple[int, int, str] | None = None
     unreadable: str | None = None
     links: list[Link] = field(default_factory=list)
-    outline: list = field(default_factory=list)
-    blocks: frozenset = frozenset()
+    outline: str = ""
+    blocks: tuple = ()
     # where each link resolves, (path, candidates, ambiguous) per link; kept
     # only while the vault's file list is the one it was computed for
     targets: list[tuple] | None = None
@@ -106,7 +108,8 @@ def summarize(vault: Vault, path: str) -> Summary:
         return Summary(path, unreadable=note.error or "unreadable")
     block = note.frontmatter
     links, outline, blocks = scan_body(note.text, note.body_offset, note.body_line)
-    summary = Summary(path, links=_property_links(note) + links, outline=outline, blocks=frozenset(blocks))
+    heads = "\n".join(f"{level}\t{title}" for level, title in outline)
+    summary = Summary(path, links=_property_links(note) + links, outline=heads, blocks=tuple(sorted(blocks)))
     if block is not None:
         summary.properties = block.properties
         summary.frontmatter = "valid" if block.valid else "invalid"
@@ -117,7 +120,7 @@ def summarize(vault: Vault, path: str) -> Summary:
 
 def _encode(summary: Summary, stamp: list[int]) -> list:
     links = [list(link) for link in summary.links]
-    anchors = [summary.outline, sorted(summary.blocks)]
+    anchors = [summary.outline, list(summary.blocks)]
     targets = None
     if summary.targets is not None:
         # a single candidate equal to the target (the usual case) is left out
@@ -173,8 +176,8 @@ def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
             tuple(error) if error else None,
             unreadable,
             [_make_link(item) for item in links],
-            [(level, title) for level, title in anchors[0]],
-            frozenset(anchors[1]),
+            anchors[0] if isinstance(anchors[0], str) else "",
+            tuple(anchors[1]),
             _decode_targets(targets, len(links)) if with_targets else None,
         )
     except (TypeError, ValueError):
@@ -200,6 +203,8 @@ class NoteIndex:
         self.vault = vault
         self.use_cache = use_cache
         self._summaries: dict[str, Summary] = {}
+        # anchors of the notes looked at last: links to one note come in runs,
+        # and keeping every note's keys would cost a large vault much memory
         self._anchors: dict[str, tuple[tuple, frozenset]] = {}
         self._stamps: dict[str, list[int]] = {}
         self._root = str(vault.root)
@@ -314,8 +319,16 @@ class NoteIndex:
         found = self._anchors.get(path)
         if found is None:
             summary = self.summary(path)
-            keys = tuple((level, anchor_key(title)) for level, title in summary.outline)
-            found = self._anchors[path] = (keys, summary.blocks)
+            try:
+                keys = _outline_keys(summary.outline)
+            except ValueError:  # a damaged cache row: read the note again
+                summary = self._summaries[path] = summarize(self.vault, path)
+                self._parsed.add(path)
+                self._dirty = True
+                keys = _outline_keys(summary.outline)
+            if len(self._anchors) >= ANCHORS_KEPT:
+                self._anchors.pop(next(iter(self._anchors)))  # the oldest
+            found = self._anchors[path] = (keys, frozenset(summary.blocks))
         return found
 
     def save(self) -> None:
@@ -333,37 +346,69 @@ class NoteIndex:
                 delta[path] = _encode(self._summaries[path], self._stamp(path))
             self._write(DELTA_NAME, {"header": self._header(), "base": self._base_id, "files": self._files_key}, delta)
         else:
-            rows = {path: _encode(s, self._stamp(path)) for path, s in self._summaries.items()}
-            for path, row in cached.items():
-                if path not in rows and path in files:
-                    if not self._targets_hold and isinstance(row, list) and len(row) == 8:
-                        row = row[:7] + [None]  # its targets were for another file list
-                    rows[path] = row
             base = f"{time.time_ns():x}-{os.getpid()}"
-            self._write(CACHE_NAME, {"header": self._header(), "id": base, "files": self._files_key}, rows)
+            self._write(CACHE_NAME, {"header": self._header(), "id": base, "files": self._files_key}, self._rows(cached))
         self._dirty = False
 
-    def _write(self, name: str, head: dict, notes: dict) -> None:
-        data = _dumps({**head, "notes": notes})
-        if _PAIRED.search(data):
-            # JSON cannot tell a lone high and low surrogate apart from the
-            # character they pair into; such notes are parsed again each run
-            notes = {path: row for path, row in notes.items() if not _PAIRED.search(_dumps([path, row]))}
-            data = _dumps({**head, "notes": notes})
+    def _rows(self, cached: dict):
+        """``(path, row)`` of every note for ``notes.json``: the summaries of
+        this run, encoded one at a time (a large vault's rows never exist all
+        at once), then the cached rows of notes not looked at."""
+        for path, summary in self._summaries.items():
+            yield path, _encode(summary, self._stamp(path))
+        files = set(self.vault.files)
+        for path, row in cached.items():
+            if path not in self._summaries and path in files:
+                if not self._targets_hold and isinstance(row, list) and len(row) == 8:
+                    row = row[:7] + [None]  # its targets were for another file list
+                yield path, row
+
+    def _write(self, name: str, head: dict, notes) -> None:
         try:
             mode = os.lstat(self.vault.root / store.GRAPH_DIR / name).st_mode
         except OSError:
-            mode = stat.S_IFREG  # absent (or unreadable: write_derived says)
+            mode = stat.S_IFREG  # absent (or unreadable: the write says)
         if not stat.S_ISREG(mode):
             return  # a FIFO or device in its place is left alone (reading it to replace it would hang)
         try:
-            # a lone surrogate (a "\ud800" escape in a value, a non-UTF-8
-            # vault path) is written as its JSON escape: the file stays UTF-8
-            # and reads back as the same string
-            encoded = data.encode("utf-8", "backslashreplace")
-            store.write_derived(self.vault.root, name, encoded, durable=False)
+            store.write_derived_chunks(self.vault.root, name, _chunks(head, notes))
         except (OSError, store.Conflict, store.PathError, store.TargetError):
             pass  # a cache that cannot be written only costs time next run
+
+
+def _chunks(head: dict, notes):
+    """The cache file as pieces of UTF-8: ``head`` then ``"notes"``, a row at
+    a time.  A lone surrogate (a "\\ud800" escape in a value, a non-UTF-8
+    vault path) is written as its JSON escape, so the file stays UTF-8 and
+    reads back as the same string; but JSON cannot tell a lone high and low
+    surrogate apart from the character they pair into, so such a note is
+    left out and parsed again each run."""
+    yield _dumps(head)[:-1].encode("utf-8", "backslashreplace") + b',"notes":{'
+    batch: list[str] = []
+    first = True
+    for path, row in notes.items() if isinstance(notes, dict) else notes:
+        item = _dumps(path) + ":" + _dumps(row)
+        if _PAIRED.search(item):
+            continue
+        batch.append(item if first else "," + item)
+        first = False
+        if len(batch) >= 500:
+            yield "".join(batch).encode("utf-8", "backslashreplace")
+            batch = []
+    batch.append("}}")
+    yield "".join(batch).encode("utf-8", "backslashreplace")
+
+
+def _outline_keys(outline: str) -> tuple[tuple[int, str], ...]:
+    """``(level, anchor_key(text))`` per line of a summary's outline; raises
+    ValueError for a line that is not ``level<TAB>text``."""
+    if not outline:
+        return ()
+    keys = []
+    for line in outline.split("\n"):
+        level, title = line.split("\t", 1)
+        keys.append((int(level), anchor_key(title)))
+    return tuple(keys)
 
 
 def _can_fork() -> bool:

@@ -120,7 +120,7 @@ def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
             out = graph.outgoing.setdefault(path, [])
             targets = summary.targets
             if targets is None:
-                targets = [tuple(resolve(link.target, path)) for link in summary.links]
+                targets = [resolve(link.target, path) for link in summary.links]  # shared Resolutions
                 index.set_targets(path, targets)
             for link, (target, candidates, ambiguous) in zip(summary.links, targets, strict=True):
                 edge = Edge(path, link, target, candidates, ambiguous)

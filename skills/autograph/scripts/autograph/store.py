@@ -474,14 +474,15 @@ def _owner_for_new(folder: Path) -> tuple[int, int] | None:
 
 def _write_temporary(
     folder: Path,
-    data: bytes,
+    data: bytes | list[bytes] | object,
     durable: bool,
     mode: int,
     owner: tuple[int, int] | None,
     xattrs_from: int | None = None,
     mtime_ns: int | None = None,
 ) -> str:
-    """A temporary file in ``folder`` holding ``data``, with ``mode``,
+    """A temporary file in ``folder`` holding ``data`` (bytes, or an iterable
+    of bytes written one after the other), with ``mode``,
     ``owner`` (uid, gid) and the extended attributes (ACLs included) of the
     open file ``xattrs_from``.  Raises :class:`TargetError` when the owner
     or an attribute cannot be kept."""
@@ -490,7 +491,11 @@ def _write_temporary(
     fd, tmp = tempfile.mkstemp(prefix=_TMP_PREFIX, suffix=_TMP_SUFFIX, dir=folder)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                for chunk in data:
+                    handle.write(chunk)
             handle.flush()
             if owner is not None:
                 info = os.fstat(handle.fileno())
@@ -1547,6 +1552,29 @@ def write_derived(root: Path, name: str, data: bytes, durable: bool = True) -> P
         finally:
             os.close(fd)
     replace_file(target, current, data, durable)
+    return target
+
+
+def write_derived_chunks(root: Path, name: str, chunks) -> Path:
+    """Write ``.graph/<name>`` from an iterable of bytes, piece by piece, so a
+    large generated file (the note cache of a big vault) never sits in memory
+    whole.  Not durable (no fsync) and last writer wins, as for caches: the
+    pieces go to a temporary file beside it that is renamed into place.
+    Refuses what :func:`write_derived` refuses (symlinks under ``.graph``, a
+    FIFO or device in its place)."""
+    target = derived_path(root, name)
+    _sweep_folder(target.parent, time.time() - 600)
+    info = _check_target(target, follow_symlinks=False)
+    if info is None:
+        mode, owner = 0o644, _owner_for_new(target.parent)
+    else:
+        mode, owner = stat.S_IMODE(info.st_mode), (info.st_uid, info.st_gid)
+    tmp = _write_temporary(target.parent, chunks, durable=False, mode=mode, owner=owner)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        _unlink_quietly(tmp)
+        raise
     return target
 
 
