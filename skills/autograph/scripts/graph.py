@@ -3,18 +3,28 @@
 
 from __future__ import annotations
 
-import datetime
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from autograph import cli, health, linkgraph, report, store  # noqa: E402
-from autograph.index import NoteIndex  # noqa: E402
+# Only cli here: each command imports the modules it uses when it runs, so
+# that --help and a bad option cost no more than starting Python
+# (tests/test_startup.py).
+from autograph import cli  # noqa: E402
+
+# health.SCORE_FORMULA, spelled out so that help needs no import of health
+# (which reads vaults); tests/test_startup.py checks that the two agree.
+SCORE_FORMULA = (
+    "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
+    " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage of cards)"
+    " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links,"
+    " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
+)
 
 HEALTH_EPILOG = f"""\
 The score:
-  {health.SCORE_FORMULA}
+  {SCORE_FORMULA}
   Hubs are notes named in schema "hubs.names" (default MEMORY, index, _index)
   or whose type is in "hubs.types" (default moc, index, hub); they are never
   orphans.  A dead end is a note that links to no other note (listed, not
@@ -182,10 +192,14 @@ def _human(report: dict, previous: dict | None) -> str:
 
 
 def cmd_health(args) -> int:
+    import datetime
+
+    from autograph import health, store
+    from autograph.index import NoteIndex
+
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
-    report = health.health_report(vault, schema, index)
-    index.save()
+    report = health.report_for(vault, schema, index)
     previous = health.previous_entry(vault.root)
     report["previous"] = previous
     if not args.dry_run:
@@ -226,6 +240,9 @@ def _note_name(vault, name: str) -> str:
 
 
 def cmd_backlinks(args) -> int:
+    from autograph import linkgraph
+    from autograph.index import NoteIndex
+
     vault, _ = cli.load(args)
     name = _note_name(vault, args.note)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -255,6 +272,9 @@ def cmd_backlinks(args) -> int:
 
 
 def cmd_orphans(args) -> int:
+    from autograph import health, linkgraph
+    from autograph.index import NoteIndex
+
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     graph = linkgraph.build(vault, index)
@@ -270,6 +290,9 @@ def cmd_orphans(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from autograph import report, store
+    from autograph.index import NoteIndex
+
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     data = report.collect(vault, schema, index)

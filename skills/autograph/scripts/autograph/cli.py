@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import math
 import os
 import re
 import sys
-from pathlib import Path
 
-from .schema import SchemaError, load_schema
-from .store import LockBusy, PathError, TargetError
-from .vault import Vault, VaultError
+# Nothing heavier than argparse at module level: every script imports this
+# module and builds its parser before it knows whether it will only print
+# --help.  The vault, schema, store and json modules are imported by the
+# functions that use them (tests/test_startup.py holds that).
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from .vault import Vault
 
 __all__ = [
     "EXIT_FOUND",
@@ -250,6 +252,9 @@ def writes(args) -> bool:
 
 def load(args) -> tuple[Vault, object]:
     """Open ``args.vault`` and load its schema (``args.schema`` if given)."""
+    from .schema import load_schema
+    from .vault import Vault
+
     vault = Vault.open(args.vault)
     schema = load_schema(vault.root, getattr(args, "schema", None))
     vault.progress = progress_for(args, len(vault.notes))
@@ -268,26 +273,36 @@ def warn(warnings) -> None:
 def print_json(data) -> None:
     """Write ``data`` as one JSON object on stdout (UTF-8, stable key order;
     text that is not valid Unicode, such as a non-UTF-8 vault path, or that
-    the console's encoding cannot show, is written with ``\\u`` escapes)."""
-    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    the console's encoding cannot show, is written with ``\\u`` escapes).
+    Indented for a person at a terminal; compact in a pipe, where an agent
+    reads it (``indent`` would force json's slower pure-Python encoder)."""
+    import json
+
+    try:
+        indent = 2 if sys.stdout.isatty() else None
+    except (AttributeError, ValueError):  # a replaced or closed stdout
+        indent = None
+    text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
     try:
         text.encode("utf-8")
         text.encode(sys.stdout.encoding or "utf-8")
     except (UnicodeEncodeError, LookupError):  # or a console that cannot show it
-        text = json.dumps(data, ensure_ascii=True, indent=2, allow_nan=False)
+        text = json.dumps(data, ensure_ascii=True, indent=indent, allow_nan=False)
     sys.stdout.write(text + "\n")
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]|[\ud800-\udfff]")
+_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]|[\ud800-\udfff]"  # compiled (re's cache) on first use
 
 
 def printable(text: str) -> str:
     """``text`` safe for a terminal: control characters (ESC, CR, NUL, line
     breaks inside names) and stray surrogates shown as escapes."""
-    if _CONTROL.search(text) is None and "\n" not in text:
+    if re.search(_CONTROL, text) is None and "\n" not in text:
         return text
-    return _CONTROL.sub(
-        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"), text.replace("\n", "\\n")
+    return re.sub(
+        _CONTROL,
+        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"),
+        text.replace("\n", "\\n"),
     )
 
 
@@ -345,11 +360,11 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         return EXIT_USAGE
     try:
         return int(func(args) or 0)
-    except SchemaError as exc:
+    except _raised("schema", "SchemaError") as exc:
         print(f"{parser.prog}: bad schema: {exc}", file=sys.stderr)
-    except (VaultError, PathError, TargetError, UsageError) as exc:
+    except _raised("vault", "VaultError") + _raised("store", "PathError", "TargetError") + (UsageError,) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-    except LockBusy as exc:
+    except _raised("store", "LockBusy") as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return EXIT_CRASH
     except BrokenPipeError:
@@ -372,6 +387,14 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         print(f"{parser.prog}: internal error (exit code {EXIT_CRASH}); please report it", file=sys.stderr)
         return EXIT_CRASH
     return EXIT_USAGE
+
+
+def _raised(module: str, *names: str) -> tuple[type[BaseException], ...]:
+    """The exception classes ``names`` of ``autograph.<module>`` for an
+    ``except`` clause, or none when that module was never imported (then
+    nothing can have raised them): a command imports only what it uses."""
+    loaded = sys.modules.get(f"{__package__}.{module}")
+    return tuple(getattr(loaded, name) for name in names) if loaded is not None else ()
 
 
 def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", schema=None, undoes=None) -> dict:
@@ -443,7 +466,10 @@ def writing(args, command: str):
     command ends, when ``args`` say it writes: a run that waited
     (``--wait``) then plans on what the run before it wrote, instead of
     finding every note changed.  Raises :class:`store.LockBusy`."""
+    from pathlib import Path
+
     from . import store
+    from .vault import Vault
 
     if not writes(args):
         yield

@@ -213,6 +213,7 @@ class NoteIndex:
         self._targets_hold = False
         self._cached: dict[str, list] | None = None if use_cache else {}
         self._base_id: str | None = None  # "id" of the notes.json loaded
+        self._known: set[str] = set()  # the notes it holds
         self._delta: dict[str, list] = {}  # rows of the delta loaded
         self._parsed: set[str] = set()  # notes parsed (or resolved) in this run
         self._dirty = False
@@ -225,7 +226,9 @@ class NoteIndex:
             # never a FIFO or device put there (it would hang the run); no size
             # limit, as the cache of a large vault is large
             raw = jsonfile.read_bytes(self.vault.root / store.GRAPH_DIR / name, limit=sys.maxsize)
-            data = json.loads(raw.decode("utf-8", "surrogateescape"))  # an older cache wrote raw path bytes
+            text = raw.decode("utf-8", "surrogateescape")  # an older cache wrote raw path bytes
+            del raw  # a large vault's cache is large: one copy at a time
+            data = json.loads(text)
         except (OSError, ValueError, RecursionError):
             return None
         if isinstance(data, dict) and data.get("header") == self._header() and isinstance(data.get("notes"), dict):
@@ -239,6 +242,7 @@ class NoteIndex:
                 return {}
             self._targets_hold = data.get("files") == self._files_key
             notes = data["notes"]
+            self._known = set(notes)
             base = data.get("id")
             self._base_id = base if isinstance(base, str) else None
             if self._targets_hold and self._base_id:
@@ -272,7 +276,7 @@ class NoteIndex:
             return summary
         if self._cached is None:
             self._cached = self._load()
-        row = self._cached.get(path)
+        row = self._cached.pop(path, None)  # its summary replaces it (memory)
         if isinstance(row, list) and row and row[0] == self._stamp(path):
             summary = _decode(path, row, self._targets_hold)
         if summary is None:
@@ -294,7 +298,7 @@ class NoteIndex:
         for path in paths:
             if path in self._summaries:
                 continue
-            row = self._cached.get(path)
+            row = self._cached.pop(path, None)  # its summary replaces it (memory)
             if isinstance(row, list) and row and row[0] == self._stamp(path):
                 summary = _decode(path, row, self._targets_hold)
                 if summary is not None:
@@ -341,13 +345,13 @@ class NoteIndex:
         notes = self.vault.notes
         delta = {path: row for path, row in self._delta.items() if path in files and path not in self._parsed}
         small = len(delta) + len(self._parsed) <= max(DELTA_MIN, DELTA_SHARE * len(notes))
-        if self._targets_hold and self._base_id and small and all(path in cached for path in notes):
+        if self._targets_hold and self._base_id and small and self._known.issuperset(notes):
             for path in self._parsed:
                 delta[path] = _encode(self._summaries[path], self._stamp(path))
             self._write(DELTA_NAME, {"header": self._header(), "base": self._base_id, "files": self._files_key}, delta)
         else:
-            base = f"{time.time_ns():x}-{os.getpid()}"
-            self._write(CACHE_NAME, {"header": self._header(), "id": base, "files": self._files_key}, self._rows(cached))
+            head = {"header": self._header(), "id": f"{time.time_ns():x}-{os.getpid()}", "files": self._files_key}
+            self._write(CACHE_NAME, head, self._rows(cached))
         self._dirty = False
 
     def _rows(self, cached: dict):
