@@ -67,15 +67,15 @@ def graph_script():
 
 
 def test_cache_symlinked_onto_a_note_is_left_alone(make_vault):
-    """.graph/cache/notes.json -> ../../a.md: orphans, health and backlinks exit 0 and a.md keeps its bytes."""
+    """.graph/cache/notes.jsonl -> ../../a.md: orphans, health and backlinks exit 0 and a.md keeps its bytes."""
     root = make_vault(PAIR)
     (root / ".graph" / "cache").mkdir(parents=True)
-    (root / ".graph" / "cache" / "notes.json").symlink_to("../../a.md")
+    (root / ".graph" / "cache" / "notes.jsonl").symlink_to("../../a.md")
     for args in (["orphans", root], ["health", root], ["backlinks", root, "a"]):
         proc = graph(*args)
         assert (proc.returncode, proc.stderr) == (0, ""), args
     assert (root / "a.md").read_bytes() == b"[[b]]\n"
-    assert (root / ".graph" / "cache" / "notes.json").is_symlink()
+    assert (root / ".graph" / "cache" / "notes.jsonl").is_symlink()
 
 
 def test_history_symlinked_onto_a_note_is_not_appended_to(make_vault):

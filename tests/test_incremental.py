@@ -13,6 +13,7 @@ from autograph import health
 from autograph.index import CACHE_NAME, DELTA_NAME, NoteIndex
 from autograph.schema import load_schema
 from autograph.vault import Vault
+from conftest import read_cache, write_cache
 
 
 def make_notes(make_vault, count: int = 60):
@@ -81,8 +82,8 @@ def test_few_changes_write_only_the_delta(make_vault, monkeypatch):
     edit(root / "n010.md", "# N10\n[[n011]] [[n012]]\n")
     run(root)
     assert (root / ".graph" / CACHE_NAME).read_bytes() == base
-    delta = json.loads((root / ".graph" / DELTA_NAME).read_text(encoding="utf-8"))
-    assert sorted(delta["notes"]) == ["n010.md"]
+    _, delta = read_cache(root / ".graph" / DELTA_NAME)
+    assert sorted(delta) == ["n010.md"]
     # the next run takes n010 from the delta: nothing is parsed
     (root / ".graph" / health.REPORT_CACHE).unlink()
     parsed: list = []
@@ -111,9 +112,8 @@ def test_a_delta_for_another_base_is_ignored(make_vault, monkeypatch):
     edit(root / "n010.md", "# N10\n[[gone]]\n")
     run(root)
     delta_path = root / ".graph" / DELTA_NAME
-    delta = json.loads(delta_path.read_text(encoding="utf-8"))
-    delta["base"] = "another"
-    delta_path.write_text(json.dumps(delta), encoding="utf-8")
+    head, rows = read_cache(delta_path)
+    write_cache(delta_path, dict(head, base="another"), rows)
     (root / ".graph" / health.REPORT_CACHE).unlink()
     parsed: list = []
     report = run(root, parsed, monkeypatch)
@@ -168,9 +168,9 @@ def test_a_damaged_outline_in_the_cache_reads_the_note_again(make_vault, outline
     (root / "n000.md").write_text("[[n001#N1]] [[n001#Nope]]\n", encoding="utf-8")
     first = run(root)
     cache = root / ".graph" / CACHE_NAME
-    data = json.loads(cache.read_text(encoding="utf-8"))
-    data["notes"]["n001.md"][6][0] = outline
-    cache.write_text(json.dumps(data), encoding="utf-8")
+    head, rows = read_cache(cache)
+    rows["n001.md"][6][0] = outline
+    write_cache(cache, head, rows)
     (root / ".graph" / health.REPORT_CACHE).unlink()
     assert run(root) == first
     assert len(first["broken_anchors"]) == 1

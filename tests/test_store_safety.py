@@ -683,7 +683,7 @@ def test_a_graph_that_is_a_file_is_a_clear_error(tmp_path, script, args):
     assert (root / "people" / "a.md").read_bytes() == CARD
 
 
-@pytest.mark.parametrize("name", ["health-history.jsonl", "writer.lock", "cache/notes.json"])
+@pytest.mark.parametrize("name", ["health-history.jsonl", "writer.lock", "cache/notes.jsonl"])
 def test_a_fifo_under_graph_never_hangs_a_run(tmp_path, name):
     root = vault_with(tmp_path, {"people/a.md": CARD})
     (root / ".graph" / "cache").mkdir(parents=True)

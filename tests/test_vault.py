@@ -8,7 +8,6 @@ and the shared case BR-31 (symlinks).
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -24,6 +23,7 @@ from autograph.index import NoteIndex
 from autograph.note import BOM, Note, read_note
 from autograph.schema import load_schema
 from autograph.vault import Vault, VaultError, walk
+from conftest import read_cache, write_cache
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -310,7 +310,7 @@ def test_read_note_from_disk(make_vault):
 # ---------------------------------------------------------------------------
 # The parsed-note cache (.graph/cache/notes.json)
 
-CACHE = Path(".graph/cache/notes.json")
+CACHE = Path(".graph") / autograph.index.CACHE_NAME
 NOTES = {
     "a.md": '---\ntitle: A\ncompany: "[[b]]"\n---\n# A\nSee [[b#Part]] and ![[pic.png|40]].\n',
     "b.md": "---\ndescription: B\n---\n## Part\nBack to [[a]] ^blk\n",
@@ -357,8 +357,8 @@ def count_parses(monkeypatch) -> list[str]:
 def test_first_run_writes_the_cache(make_vault):
     root = make_vault(NOTES)
     index_everything(root)
-    data = json.loads((root / CACHE).read_text(encoding="utf-8"))
-    assert sorted(data["notes"]) == ["a.md", "b.md", "bad.md", "c.md"]
+    _, rows = read_cache(root / CACHE)
+    assert sorted(rows) == ["a.md", "b.md", "bad.md", "c.md"]
 
 
 def test_second_run_reads_every_note_from_the_cache(make_vault, monkeypatch):
@@ -426,8 +426,8 @@ def test_a_new_note_is_parsed_and_a_deleted_one_dropped(make_vault, monkeypatch)
     result = index_everything(root)
     assert calls == ["d.md"]
     assert sorted(result) == ["a.md", "b.md", "bad.md", "d.md"]
-    data = json.loads((root / CACHE).read_text(encoding="utf-8"))
-    assert sorted(data["notes"]) == ["a.md", "b.md", "bad.md", "d.md"]
+    _, rows = read_cache(root / CACHE)
+    assert sorted(rows) == ["a.md", "b.md", "bad.md", "d.md"]
 
 
 @pytest.mark.parametrize(
@@ -436,6 +436,7 @@ def test_a_new_note_is_parsed_and_a_deleted_one_dropped(make_vault, monkeypatch)
         pytest.param(b"not json at all", id="not-json"),
         pytest.param(b"", id="empty"),
         pytest.param(b'{"header": {"format": 1}', id="truncated"),
+        pytest.param(b'{"header": {"format": 1}}\n["a.md", [1, 2]', id="old-format-cut-off"),
         pytest.param(b"[1, 2, 3]", id="a-list"),
         pytest.param(b'{"header": null, "notes": {"a.md": 1}}', id="wrong-header"),
         pytest.param(b"\xff\xfe\x00", id="binary"),
@@ -450,19 +451,19 @@ def test_a_corrupt_cache_is_ignored(make_vault, monkeypatch, garbage):
     assert index_everything(root) == expected
     assert sorted(calls) == ["a.md", "b.md", "bad.md", "c.md"]
     # and it was replaced by a good one
-    assert sorted(json.loads((root / CACHE).read_bytes())["notes"]) == ["a.md", "b.md", "bad.md", "c.md"]
+    assert sorted(read_cache(root / CACHE)[1]) == ["a.md", "b.md", "bad.md", "c.md"]
 
 
 def test_damaged_cache_rows_are_not_trusted(make_vault, monkeypatch):
     root = make_vault(NOTES)
     expected = index_everything(root, use_cache=False)
     index_everything(root)
-    data = json.loads((root / CACHE).read_bytes())
+    head, rows = read_cache(root / CACHE)
     stamp = lambda p: [(root / p).stat().st_size, (root / p).stat().st_mtime_ns]  # noqa: E731
-    data["notes"]["a.md"] = [stamp("a.md"), "not a dict", "valid", None, None, [], None]
-    data["notes"]["b.md"] = [stamp("b.md"), {}, "valid"]
-    data["notes"]["c.md"] = "row"
-    (root / CACHE).write_text(json.dumps(data), encoding="utf-8")
+    rows["a.md"] = [stamp("a.md"), "not a dict", "valid", None, None, [], None]
+    rows["b.md"] = [stamp("b.md"), {}, "valid"]
+    rows["c.md"] = "row"
+    write_cache(root / CACHE, head, rows)
     calls = count_parses(monkeypatch)
     assert index_everything(root) == expected
     assert sorted(calls) == ["a.md", "b.md", "c.md"]

@@ -36,10 +36,12 @@ exact vault path, then the linking note's folder, then the shortest path.
 Links inside code, %% comments %%, <!-- --> and math are ignored; wikilinks
 in frontmatter values count.
 
-Writes: one line per run to VAULT/.graph/health-history.jsonl, and the
-parsed-note cache VAULT/.graph/cache/notes.json (so the next run reads only
-the notes that changed).  --dry-run writes neither.  Nothing else in the
-vault is touched.
+Writes: one line per run to VAULT/.graph/health-history.jsonl, and caches
+under VAULT/.graph/cache/: the parsed notes (notes.jsonl, notes-delta.jsonl:
+the next run reads only the notes that changed) and the last report
+(health.json: reused while no note, file, schema or template setting
+changed).  --dry-run writes none of them.  Nothing else in the vault is
+touched; deleting .graph/cache loses nothing but time.
 
 JSON keys (--json):
   vault, score, penalties{{orphans, broken_links, link_sparsity, description,

@@ -3,7 +3,7 @@
 A :class:`Summary` is what whole-vault operations need from a note without
 reading it again: its typed properties, its frontmatter error, its links,
 and (on demand) its headings and block ids.  :class:`NoteIndex` builds
-summaries from the notes and keeps them in ``.graph/cache/notes.json`` keyed
+summaries from the notes and keeps them in ``.graph/cache/notes.jsonl`` keyed
 by path, size, modification and change time (nanoseconds; the change time
 moves on every write and cannot be set back), so a nightly run reads only
 the notes that changed.  The cache is plain JSON (never pickle: a vault
@@ -24,19 +24,19 @@ import time
 import zlib
 from dataclasses import dataclass, field
 
-from . import jsonfile, store
+from . import store
 from .links import Link, anchor_key, property_links, scan, scan_body
 from .vault import Vault
 
 __all__ = ["NoteIndex", "Summary", "gc_paused", "note_links"]
 
-CACHE_NAME = "cache/notes.json"
-DELTA_NAME = "cache/notes-delta.json"
-DELTA_SHARE = 0.1  # notes.json is written whole once the delta holds this share of the notes
+CACHE_NAME = "cache/notes.jsonl"
+DELTA_NAME = "cache/notes-delta.jsonl"
+DELTA_SHARE = 0.1  # notes.jsonl is written whole once the delta holds this share of the notes
 DELTA_MIN = 50
 ANCHORS_KEPT = 4096
 PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
-CACHE_FORMAT = 5  # 5: every note's outline and block ids, parsed with its links
+CACHE_FORMAT = 6  # 6: JSON Lines; every note's outline and block ids, parsed with its links
 _PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
 
@@ -191,12 +191,12 @@ class NoteIndex:
     :meth:`save` after use to store what was parsed (it writes only when
     something changed).
 
-    The cache is two files: ``notes.json`` (every note) and
-    ``notes-delta.json`` (the notes parsed since ``notes.json`` was written,
+    The cache is two files of JSON Lines: ``notes.jsonl`` (every note) and
+    ``notes-delta.jsonl`` (the notes parsed since ``notes.jsonl`` was written,
     for the same file list).  A run that parsed a few notes writes only the
     small delta; once the delta holds more than :data:`DELTA_SHARE` of the
-    notes, or the vault's file list changed, ``notes.json`` is written whole
-    and the delta no longer applies (it names the ``notes.json`` it extends).
+    notes, or the vault's file list changed, ``notes.jsonl`` is written whole
+    and the delta no longer applies (it names the ``notes.jsonl`` it extends).
     """
 
     def __init__(self, vault: Vault, use_cache: bool = True):
@@ -211,8 +211,8 @@ class NoteIndex:
         listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
         self._files_key = f"{len(vault.files)}:{zlib.crc32(listing):08x}"  # hashlib costs more to import
         self._targets_hold = False
-        self._cached: dict[str, list] | None = None if use_cache else {}
-        self._base_id: str | None = None  # "id" of the notes.json loaded
+        self._loaded = not use_cache
+        self._base_id: str | None = None  # "id" of the notes.jsonl loaded
         self._known: set[str] = set()  # the notes it holds
         self._delta: dict[str, list] = {}  # rows of the delta loaded
         self._parsed: set[str] = set()  # notes parsed (or resolved) in this run
@@ -221,36 +221,61 @@ class NoteIndex:
     def _header(self) -> dict:
         return {"format": CACHE_FORMAT, "python": list(sys.version_info[:2]), "vault": str(self.vault.root.resolve())}
 
-    def _read(self, name: str) -> dict | None:
+    def _lines(self, name: str):
+        """The header and an iterator of the rows of a cache file, or None
+        when it is absent, not a regular file (a FIFO there would hang the
+        run) or not of this format.  One JSON value per line: the header,
+        then ``[path, row]`` per note, so a large vault's cache is read a row
+        at a time, never whole."""
+        flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
         try:
-            # never a FIFO or device put there (it would hang the run); no size
-            # limit, as the cache of a large vault is large
-            raw = jsonfile.read_bytes(self.vault.root / store.GRAPH_DIR / name, limit=sys.maxsize)
-            text = raw.decode("utf-8", "surrogateescape")  # an older cache wrote raw path bytes
-            del raw  # a large vault's cache is large: one copy at a time
-            data = json.loads(text)
-        except (OSError, ValueError, RecursionError):
+            fd = os.open(self.vault.root / store.GRAPH_DIR / name, flags)
+        except OSError:
             return None
-        if isinstance(data, dict) and data.get("header") == self._header() and isinstance(data.get("notes"), dict):
-            return data
-        return None
+        handle = open(fd, "rb")  # noqa: SIM115 - closed by the caller, or below
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ValueError("not a regular file")
+            head = json.loads(handle.readline().decode("utf-8", "surrogateescape"))
+            if not (isinstance(head, dict) and head.get("header") == self._header()):
+                raise ValueError("another format")
+        except (OSError, ValueError, RecursionError):
+            handle.close()
+            return None
+        return head, handle
 
-    def _load(self) -> dict[str, list]:
+    def _load(self) -> None:
+        """Summaries of the cached notes whose stamp still holds: the delta's
+        rows over ``notes.json``'s, each decoded as it is read."""
         with gc_paused():
-            data = self._read(CACHE_NAME)
-            if data is None:
-                return {}
-            self._targets_hold = data.get("files") == self._files_key
-            notes = data["notes"]
-            self._known = set(notes)
-            base = data.get("id")
-            self._base_id = base if isinstance(base, str) else None
-            if self._targets_hold and self._base_id:
-                delta = self._read(DELTA_NAME)
-                if delta is not None and delta.get("base") == self._base_id and delta.get("files") == self._files_key:
-                    self._delta = delta["notes"]
-                    notes.update(self._delta)
-            return notes
+            opened = self._lines(CACHE_NAME)
+            if opened is None:
+                return
+            head, handle = opened
+            with handle:
+                self._targets_hold = head.get("files") == self._files_key
+                base = head.get("id")
+                self._base_id = base if isinstance(base, str) else None
+                delta: dict[str, list] = {}
+                if self._targets_hold and self._base_id:
+                    extra = self._lines(DELTA_NAME)
+                    if extra is not None:
+                        with extra[1]:
+                            if extra[0].get("base") == self._base_id and extra[0].get("files") == self._files_key:
+                                delta = dict(_rows_of(extra[1]))
+                self._delta = dict(delta)
+                notes = set(self.vault.notes)
+                for path, row in _rows_of(handle):
+                    self._known.add(path)
+                    self._take(path, delta.pop(path, row), notes)
+                for path, row in delta.items():  # notes the base does not hold
+                    self._take(path, row, notes)
+
+    def _take(self, path: str, row, notes: set[str]) -> None:
+        if path in notes and isinstance(row, list) and row and row[0] == self._stamp(path):
+            summary = _decode(path, row, self._targets_hold)
+            if summary is not None:
+                self._summaries[path] = summary
 
     def _stamp(self, path: str) -> list[int]:
         stamp = self._stamps.get(path)
@@ -274,17 +299,16 @@ class NoteIndex:
         summary = self._summaries.get(path)
         if summary is not None:
             return summary
-        if self._cached is None:
-            self._cached = self._load()
-        row = self._cached.pop(path, None)  # its summary replaces it (memory)
-        if isinstance(row, list) and row and row[0] == self._stamp(path):
-            summary = _decode(path, row, self._targets_hold)
-        if summary is None:
-            self._stamp(path)  # before reading, so a change while reading shows next run
-            summary = summarize(self.vault, path)
-            self._parsed.add(path)
-            self._dirty = True
-        self._summaries[path] = summary
+        if not self._loaded:
+            self._loaded = True
+            self._load()
+            summary = self._summaries.get(path)
+            if summary is not None:
+                return summary
+        self._stamp(path)  # before reading, so a change while reading shows next run
+        summary = self._summaries[path] = summarize(self.vault, path)
+        self._parsed.add(path)
+        self._dirty = True
         return summary
 
     def prefetch(self, paths: list[str]) -> None:
@@ -292,20 +316,13 @@ class NoteIndex:
         the rest parsed, by two processes when there are at least
         :data:`PARALLEL_MIN` of them and a second core (a forked child parses
         every other note and sends its summaries back through a pipe)."""
-        if self._cached is None:
-            self._cached = self._load()
-        todo = []
-        for path in paths:
-            if path in self._summaries:
-                continue
-            row = self._cached.pop(path, None)  # its summary replaces it (memory)
-            if isinstance(row, list) and row and row[0] == self._stamp(path):
-                summary = _decode(path, row, self._targets_hold)
-                if summary is not None:
-                    self._summaries[path] = summary
-                    continue
-            todo.append(path)
+        if not self._loaded:
+            self._loaded = True
+            self._load()
+        todo = [path for path in paths if path not in self._summaries]
         if len(todo) >= PARALLEL_MIN and _can_fork():
+            for path in todo:
+                self._stamp(path)  # before reading
             for path, summary in _summarize_in_two(self.vault, todo):
                 self._summaries[path] = summary
                 self._parsed.add(path)
@@ -337,35 +354,22 @@ class NoteIndex:
 
     def save(self) -> None:
         """Write the cache if anything was parsed or computed since loading:
-        the delta when few notes changed, else ``notes.json`` whole."""
+        the delta when few notes changed, else the whole cache."""
         if not self.use_cache or not self._dirty:
             return
-        cached = self._cached or {}
         files = set(self.vault.files)
         notes = self.vault.notes
         delta = {path: row for path, row in self._delta.items() if path in files and path not in self._parsed}
         small = len(delta) + len(self._parsed) <= max(DELTA_MIN, DELTA_SHARE * len(notes))
         if self._targets_hold and self._base_id and small and self._known.issuperset(notes):
-            for path in self._parsed:
-                delta[path] = _encode(self._summaries[path], self._stamp(path))
-            self._write(DELTA_NAME, {"header": self._header(), "base": self._base_id, "files": self._files_key}, delta)
+            rows = list(delta.items())
+            rows += [(path, _encode(self._summaries[path], self._stamp(path))) for path in self._parsed]
+            self._write(DELTA_NAME, {"header": self._header(), "base": self._base_id, "files": self._files_key}, rows)
         else:
             head = {"header": self._header(), "id": f"{time.time_ns():x}-{os.getpid()}", "files": self._files_key}
-            self._write(CACHE_NAME, head, self._rows(cached))
+            rows = ((path, _encode(summary, self._stamp(path))) for path, summary in self._summaries.items())
+            self._write(CACHE_NAME, head, rows)
         self._dirty = False
-
-    def _rows(self, cached: dict):
-        """``(path, row)`` of every note for ``notes.json``: the summaries of
-        this run, encoded one at a time (a large vault's rows never exist all
-        at once), then the cached rows of notes not looked at."""
-        for path, summary in self._summaries.items():
-            yield path, _encode(summary, self._stamp(path))
-        files = set(self.vault.files)
-        for path, row in cached.items():
-            if path not in self._summaries and path in files:
-                if not self._targets_hold and isinstance(row, list) and len(row) == 8:
-                    row = row[:7] + [None]  # its targets were for another file list
-                yield path, row
 
     def _write(self, name: str, head: dict, notes) -> None:
         try:
@@ -380,27 +384,37 @@ class NoteIndex:
             pass  # a cache that cannot be written only costs time next run
 
 
-def _chunks(head: dict, notes):
-    """The cache file as pieces of UTF-8: ``head`` then ``"notes"``, a row at
-    a time.  A lone surrogate (a "\\ud800" escape in a value, a non-UTF-8
-    vault path) is written as its JSON escape, so the file stays UTF-8 and
-    reads back as the same string; but JSON cannot tell a lone high and low
-    surrogate apart from the character they pair into, so such a note is
-    left out and parsed again each run."""
-    yield _dumps(head)[:-1].encode("utf-8", "backslashreplace") + b',"notes":{'
+def _chunks(head: dict, rows):
+    """The cache file as pieces of UTF-8: ``head`` on the first line, then a
+    line ``[path, row]`` per note.  A lone surrogate (a "\\ud800" escape in
+    a value, a non-UTF-8 vault path) is written as its JSON escape, so the
+    file stays UTF-8 and reads back as the same string; but JSON cannot tell
+    a lone high and low surrogate apart from the character they pair into,
+    so such a note is left out and parsed again each run."""
+    yield (_dumps(head) + "\n").encode("utf-8", "backslashreplace")
     batch: list[str] = []
-    first = True
-    for path, row in notes.items() if isinstance(notes, dict) else notes:
-        item = _dumps(path) + ":" + _dumps(row)
-        if _PAIRED.search(item):
+    for path, row in rows:
+        line = _dumps([path, row])
+        if _PAIRED.search(line):
             continue
-        batch.append(item if first else "," + item)
-        first = False
+        batch.append(line)
         if len(batch) >= 500:
-            yield "".join(batch).encode("utf-8", "backslashreplace")
+            yield ("\n".join(batch) + "\n").encode("utf-8", "backslashreplace")
             batch = []
-    batch.append("}}")
-    yield "".join(batch).encode("utf-8", "backslashreplace")
+    if batch:
+        yield ("\n".join(batch) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _rows_of(handle):
+    """``(path, row)`` of each line after the header; a line that is not one
+    (a damaged or cut-off file) is skipped, never trusted."""
+    for line in handle:
+        try:
+            item = json.loads(line.decode("utf-8", "surrogateescape"))  # an older cache wrote raw path bytes
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(item, list) and len(item) == 2 and isinstance(item[0], str):
+            yield item[0], item[1]
 
 
 def _outline_keys(outline: str) -> tuple[tuple[int, str], ...]:
