@@ -201,6 +201,7 @@ def test_scan_does_not_depend_on_the_block_size(parts, block):
     streamed = []
     for piece, line, continued in memory._pieces(io.BytesIO(data), block):
         streamed += scan.feed(piece, line, continued)
+    streamed += scan.finish()
     assert [n for n, _ in streamed] == [n for n, _ in whole]
     lines = text.split("\n")
     for number, _ in whole:  # each reported line holds a secret, and redaction hides it

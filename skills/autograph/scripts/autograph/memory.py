@@ -302,11 +302,13 @@ def redact(text: str) -> str:
     return "".join(out)
 
 
-def _scan_bytes(data: bytes, first_line: int) -> list[tuple[int, str]]:
+def _scan_bytes(data: bytes, first_line: int, held: list | None = None) -> list[tuple[int, str]]:
     """``(line, what)`` for each line of ``data`` (whole lines, or part of
     one; ``first_line`` is the number of its first line) holding a secret.
     Lines are decoded with replacement, so bytes that are not UTF-8 hide
-    nothing; one finding per line, the first shape in :data:`_SHAPES` order."""
+    nothing; one finding per line, the first shape in :data:`_SHAPES` order.
+    With ``held``, a line whose text runs to the end of ``data`` (cut there)
+    is not judged: its number goes to ``held``, to be judged with more."""
     lowered = None
     windows: dict[tuple[int, int, int], set] = {}  # (line start, window start, window end) -> shape ranks
     size = len(data)
@@ -337,6 +339,10 @@ def _scan_bytes(data: bytes, first_line: int) -> list[tuple[int, str]]:
     for (line_start, start, end), ranks in sorted(windows.items()):
         number += data.count(b"\n", pos, line_start)
         pos = line_start
+        if held is not None and end == size:
+            if number not in held:
+                held.append(number)
+            continue
         chunk = data[start:end]
         key = (chunk, frozenset(ranks)) if end - start <= _VERDICT_LINE else None
         verdict = _verdicts.get(key, False) if key is not None else False
@@ -354,7 +360,7 @@ def _scan_bytes(data: bytes, first_line: int) -> list[tuple[int, str]]:
                 _verdicts[key] = verdict
         if verdict is not None and (number not in best or verdict[0] < best[number][0]):
             best[number] = verdict
-    return [(line, what) for line, (_, what) in sorted(best.items())]
+    return [(line, what) for line, (_, what) in sorted(best.items()) if held is None or line not in held]
 
 
 def _pieces(handle, block: int | None = None):
@@ -398,20 +404,39 @@ def _pieces(handle, block: int | None = None):
 
 class _SecretScan:
     """Secrets in a file fed piece by piece (:func:`_pieces`); a secret
-    across two parts of a long line is found through an overlap."""
+    across two parts of a long line is found through an overlap.  A piece
+    that ends inside a line may cut a value short ("token: abc" of
+    "token: abcé"), so what its last line holds is decided with the next
+    part, or by :meth:`finish` at the end of the file."""
 
-    OVERLAP = 1024
+    OVERLAP = 2 * _WINDOW  # a window held at a cut lies wholly in the next scan
 
     def __init__(self) -> None:
         self.tail = b""
         self.last = 0
+        self.held = b""  # the text of a piece that ended inside a line it may judge wrongly
+        self.held_line = 0
 
     def feed(self, data: bytes, line: int, continued: bool) -> list[tuple[int, str]]:
         text = self.tail + data if continued else data
+        found = self.finish() if not continued else []
+        cut = bool(text) and not text.endswith(b"\n")  # its last line may go on in the next piece
+        held: list[int] = []
+        found += [(n, what) for n, what in _scan_bytes(text, line, held if cut else None) if n > self.last]
+        if found:
+            self.last = max(self.last, found[-1][0])
+        self.tail = text[-self.OVERLAP :]
+        self.held, self.held_line = (text, line) if held else (b"", 0)
+        return found
+
+    def finish(self) -> list[tuple[int, str]]:
+        """Judge what the last piece left open (the file ended there)."""
+        if not self.held:
+            return []
+        text, line, self.held = self.held, self.held_line, b""
         found = [(n, what) for n, what in _scan_bytes(text, line) if n > self.last]
         if found:
-            self.last = found[-1][0]
-        self.tail = text[-self.OVERLAP :]
+            self.last = max(self.last, found[-1][0])
         return found
 
 
@@ -428,7 +453,7 @@ def find_secrets(text: str) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     for data, line, continued in _pieces(io.BytesIO(text.encode("utf-8", "surrogatepass"))):
         found.extend(scan.feed(data, line, continued))
-    return found
+    return found + scan.finish()
 
 
 # ---------------------------------------------------------------------------
@@ -968,6 +993,8 @@ def _scan_file(handle, path: str, found: _Findings, text_only: bool = True) -> N
     for data, line, continued in _pieces(handle):
         for number, what in scan.feed(data, line, continued):
             found.add("secret", path, number, f"looks like {what}; the value is not shown")
+    for number, what in scan.finish():
+        found.add("secret", path, number, f"looks like {what}; the value is not shown")
 
 
 def _dot_files(vault: Vault) -> list[str]:
@@ -1266,6 +1293,8 @@ def _check_index(
                 number += 1
         if tail:
             partial[:] = [number, tail[:_LINE_HEAD], len(tail)]
+    for number, what in secrets.finish():
+        found.add("secret", index_rel, number, f"looks like {what}; the value is not shown")
     rest = decode(b"", final=True)
     if partial:
         line_done(partial[0], (partial[1] + rest)[:_LINE_HEAD], partial[2] + len(rest))
