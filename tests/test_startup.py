@@ -38,7 +38,7 @@ sys.exit(code)
 
 ALL_SCRIPTS = sorted(path.name for path in SCRIPTS.glob("*.py"))
 SUBCOMMANDS = {
-    "engine.py": ["init"],
+    "engine.py": ["init", "decay", "touch", "creative", "stats"],
     "graph.py": ["health", "backlinks", "orphans", "report"],
     "undo.py": ["list", "show", "undo", "recover"],
 }

@@ -55,7 +55,13 @@ class SchemaError(ValueError):
 DEFAULTS: dict = {
     "node_types": {},
     "hubs": {"names": ["MEMORY", "index", "_index"], "types": ["moc", "index", "hub"]},
-    "decay": {"rate": 0.015, "floor": 0.1, "tiers": {"active": 7, "warm": 21, "cold": 60}, "type_rates": {}},
+    "decay": {
+        "rate": 0.015,
+        "floor": 0.1,
+        "tiers": {"active": 7, "warm": 21, "cold": 60},
+        "type_rates": {},
+        "store_relevance": False,
+    },
     # Claude Code loads the first 200 lines or 25KB of MEMORY.md (code.claude.com/docs/en/memory)
     "index": {"files": ["MEMORY.md"], "soft": {"lines": 150, "bytes": 20000}, "hard": {"lines": 200, "bytes": 25000}},
     "memory": {"folder": "memory", "index": "MEMORY.md", "archive": "archive"},
@@ -222,13 +228,35 @@ def _check_decay(value, path: str, problems: list[str]) -> None:
                 _is_number(v) and v >= 0 for k, v in item.items() if not k.startswith("_")
             ):
                 problems.append(f'{where}: expected days per tier, like {{"active": 7, "warm": 21, "cold": 60}}')
+                continue
+            for name in item:
+                if not name.startswith("_") and name not in _TIER_DAYS:
+                    problems.append(f"{where}.{name}: unknown tier; the tiers with days are active, warm, cold")
+            days = {**_TIER_DAYS, **{k: v for k, v in item.items() if k in _TIER_DAYS}}
+            if not days["active"] <= days["warm"] <= days["cold"]:
+                problems.append(
+                    f"{where}: expected active <= warm <= cold days (now {days['active']:g}, {days['warm']:g}, "
+                    f"{days['cold']:g}; missing ones are 7, 21, 60)"
+                )
+        elif key == "store_relevance":
+            if not isinstance(item, bool):
+                problems.append(f"{where}: expected true (keep relevance in the notes) or false (only the tier)")
+        elif key == "stale_days":
+            if not _is_number(item) or item < 0:
+                problems.append(f"{where}: expected a number of days, 0 or more (default 90)")
+        elif key == "health_weight":
+            if not _is_number(item) or not 0 <= item <= 100:
+                problems.append(f"{where}: expected a number of score points from 0 to 100 (default 0: not scored)")
         elif key in ("type_rates", "domain_rates"):
             if not isinstance(item, dict) or not all(
                 _is_number(v) and 0 <= v <= 1 for k, v in item.items() if not k.startswith("_")
             ):
                 problems.append(f'{where}: expected type -> rate between 0 and 1, like {{"daily": 0.02}}')
         else:
-            problems.append(f"{where}: unknown key; known keys are rate, floor, tiers, type_rates")
+            problems.append(
+                f"{where}: unknown key; known keys are rate, floor, tiers, type_rates, store_relevance, "
+                "stale_days, health_weight"
+            )
     # domain_rates: the earlier autograph's name for type_rates (keyed by type)
     earlier, rates = value.get("domain_rates"), value.get("type_rates")
     for kind, rate in earlier.items() if isinstance(earlier, dict) and isinstance(rates, dict) else ():
@@ -238,6 +266,24 @@ def _check_decay(value, path: str, problems: list[str]) -> None:
                 f"{path}.domain_rates.{kind}: {rate} disagrees with {path}.type_rates.{kind} ({other}); "
                 f"domain_rates is the earlier autograph's name for type_rates, so give the rate once, in type_rates"
             )
+
+
+_TIER_DAYS = {"active": 7, "warm": 21, "cold": 60}
+
+
+def _check_timezone(value, path: str, problems: list[str]) -> None:
+    if not isinstance(value, str) or not value.strip():
+        problems.append(f'{path}: expected an IANA time zone name, like "Europe/Berlin" or "America/Chicago"')
+        return
+    from .decay import zone_of
+
+    try:
+        zone_of(value)
+    except ValueError:
+        problems.append(
+            f'{path}: unknown time zone {value!r}; use an IANA name such as "Europe/Berlin" '
+            "(the system's time zone database must know it; pip's tzdata package provides one)"
+        )
 
 
 def _check_folder_map(value, path: str, problems: list[str]) -> None:
@@ -515,6 +561,7 @@ _TOP_LEVEL = {
     "properties": _check_properties,
     "decay": _check_decay,
     "journal": _check_journal,
+    "timezone": _check_timezone,
     "ignore_tags": _check_str_list,
     "ignore_folders": _check_folder_list,
     "entity_extraction": _check_object,
