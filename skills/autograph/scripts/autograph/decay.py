@@ -270,20 +270,35 @@ def age_days(value, today: datetime.date, zone: datetime.tzinfo | None = None) -
     return None if when is None else (today - local_date(when, zone)).days
 
 
-def _get(properties: dict, key: str):
+def _get(properties: dict, key: str, folded: dict | None = None):
     """``properties[key]``, else the one key that differs only in letter
-    case (Obsidian treats them as one property)."""
+    case (Obsidian treats them as one property).  ``folded`` is
+    :func:`_folded` of ``properties``, when the caller looks up several keys."""
     if key in properties:
         return properties[key]
-    folded = [k for k in properties if isinstance(k, str) and k.lower() == key]
-    return properties[folded[0]] if len(folded) == 1 else None
+    if folded is None:
+        folded = _folded(properties)
+    return folded.get(key)
 
 
-def last_access(properties: dict) -> tuple[str | None, object]:
+def _folded(properties: dict) -> dict:
+    """Lower-cased key -> value of the keys not written in lower case (a
+    key two of them fold to is left out: which one is meant cannot be told)."""
+    found: dict = {}
+    for key, value in properties.items():
+        if not key.islower():
+            lower = key.lower()
+            found[lower] = None if lower in found else value
+    return found
+
+
+def last_access(properties: dict, folded: dict | None = None) -> tuple[str | None, object]:
     """``(key, value)`` of the card's last access: the first of
     :data:`DATE_KEYS` that holds a value; ``(None, None)`` when none does."""
+    if folded is None:
+        folded = _folded(properties)
     for key in DATE_KEYS:
-        value = _get(properties, key)
+        value = _get(properties, key, folded)
         if value is not None and not (isinstance(value, str) and not value.strip()):
             return key, value
     return None, None
@@ -337,10 +352,11 @@ class Reading:
 def read_card(path: str, properties: dict, today: datetime.date, settings: Settings, size: int = 0) -> Reading:
     """What the decay makes of one card's ``properties`` on ``today``."""
     reading = Reading(path, properties, size)
-    reading.stored_tier = _get(properties, "tier")
-    reading.kind = _get(properties, "type")
-    reading.count = access_count(_get(properties, "access_count"))
-    key, value = last_access(properties)
+    folded = _folded(properties)
+    reading.stored_tier = _get(properties, "tier", folded)
+    reading.kind = _get(properties, "type", folded)
+    reading.count = access_count(_get(properties, "access_count", folded))
+    key, value = last_access(properties, folded)
     reading.date_key = key
     if key is not None:
         try:
@@ -427,9 +443,66 @@ def read_cards(vault, schema: Schema, today: datetime.date, settings: Settings |
             else:
                 found.append(read_card(path, summary.properties, today, settings, max(sizes.get(path, 0), 0)))
         return found
-    for path in cards:
-        note = vault.note(path, keep=False)
-        found.append(_read_note(note, today, settings))
+    from .index import _can_fork, gc_paused
+
+    with gc_paused():
+        if len(cards) >= PARALLEL_MIN and _can_fork():
+            return _read_in_two(vault, cards, today, settings)
+        return [_read_note(vault.note(path, keep=False), today, settings) for path in cards]
+
+
+PARALLEL_MIN = 2000  # cards to read before a second process pays for its start (as index.PARALLEL_MIN)
+_KEPT = frozenset({"tier", "type", "access_count", "relevance", "description", *DATE_KEYS})
+
+
+def _read_in_two(vault, paths: list[str], today: datetime.date, settings: Settings) -> list[Reading]:
+    """:func:`_read_note` of every card of ``paths``, every other one read by
+    a forked child while this process reads the rest (the note cache's
+    :func:`index._summarize_in_two` does the same).  The child's readings
+    come back pickled through a pipe (safe: our own fork wrote them), with
+    only the properties decay looks at; if the child fails, its share is
+    read here."""
+    import pickle
+
+    theirs, ours = paths[1::2], paths[0::2]
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: read, send, and leave without running any cleanup of the parent's
+        status = 1
+        try:
+            os.close(read_end)
+            vault.progress = None
+            rows = []
+            for path in theirs:
+                reading = _read_note(vault.note(path, keep=False), today, settings)
+                reading.properties = {k: v for k, v in reading.properties.items() if k.lower() in _KEPT}
+                rows.append(reading)
+            data = pickle.dumps(rows, pickle.HIGHEST_PROTOCOL)
+            with open(write_end, "wb") as pipe:
+                pipe.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    mine = [_read_note(vault.note(path, keep=False), today, settings) for path in ours]
+    with open(read_end, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    received = None
+    if status == 0:
+        try:
+            received = pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a broken payload is read again here
+            received = None
+    if not (isinstance(received, list) and len(received) == len(theirs)):
+        received = [_read_note(vault.note(path, keep=False), today, settings) for path in theirs]
+    elif vault.progress is not None:
+        vault.progress.step(len(theirs))
+    found: list[Reading] = []
+    for index, reading in enumerate(mine):
+        found.append(reading)
+        if index < len(received):
+            found.append(received[index])
     return found
 
 
