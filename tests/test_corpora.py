@@ -56,6 +56,9 @@ HEALTH_KEYS = {
     "unreadable",
     "warnings",
     "previous",
+    "stale_share",
+    "tiers",
+    "recall",
 }
 PENALTY_KEYS = {"orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors"}
 LINK_ROW_KEYS = {"source", "line", "target", "kind"}

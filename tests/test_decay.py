@@ -684,3 +684,37 @@ def test_dendron_site_epoch_milliseconds(tmp_path):
     assert sum(n for k, n in data["tiers"].items()) >= 900
     assert _typed_and_bodies(vault) == before
     assert engine_json("decay", vault, "--today", "2021-06-01")["written"] == []
+
+
+# ---------------------------------------------------------------------------
+# graph.py health
+
+
+def test_health_shows_the_stale_share_and_tiers_unscored_by_default(make_vault, tmp_path):
+    from autograph import health
+    from autograph.index import NoteIndex
+
+    vault = make_vault(
+        {
+            "a.md": card(created="2026-01-30", description="x"),
+            "b.md": card(created="2025-01-01", description="[[a]]"),
+            "c.md": card(title="undated"),
+        }
+    )
+    opened = Vault.open(vault)
+    today = D(2026, 1, 31)
+    report = health.report_for(opened, load_schema(vault), NoteIndex(opened), today)
+    assert report["stale_share"] == 0.5
+    assert report["tiers"] == {"core": 0, "active": 1, "warm": 0, "cold": 0, "archive": 1}
+    assert report["recall"]["dated"] == 2 and report["recall"]["undated"] == 1
+    assert "stale" not in report["penalties"]
+    entry = health.history_entry(report, "2026-01-31T03:00:00+00:00")
+    assert entry["stale_share"] == 0.5 and entry["tiers"]["archive"] == 1
+    weighted = load_schema(None, schema_file(tmp_path, {"decay": {"health_weight": 10}}))
+    scored = health.health_report(Vault.open(vault), weighted, None, today)
+    assert scored["penalties"]["stale"] == 5.0
+    assert scored["score"] == pytest.approx(report["score"] - 5.0, abs=0.11)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "graph.py"), "health", str(vault)], capture_output=True, text=True
+    )
+    assert "dated cards" in proc.stdout

@@ -18,7 +18,8 @@ from autograph import cli  # noqa: E402
 SCORE_FORMULA = (
     "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
     " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage of cards)"
-    " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links,"
+    " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links"
+    " - decay.health_weight (default 0)*stale share,"
     " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
 )
 
@@ -28,7 +29,9 @@ The score:
   Hubs are notes named in schema "hubs.names" (default MEMORY, index, _index)
   or whose type is in "hubs.types" (default moc, index, hub); they are never
   orphans.  A dead end is a note that links to no other note (listed, not
-  scored).
+  scored).  The stale share (cards last accessed more than decay.stale_days,
+  90, days ago, of the cards with a date) and the tiers the dates give are
+  shown and kept in the history; scored only with decay.health_weight.
 
 Links follow Obsidian's rules: case-insensitive after Unicode NFC, ".md"
 optional; of several candidates an exact letter-case match first, then the
@@ -45,13 +48,16 @@ touched; deleting .graph/cache loses nothing but time.
 
 JSON keys (--json):
   vault, score, penalties{{orphans, broken_links, link_sparsity, description,
-  invalid_frontmatter, broken_anchors}}, notes, attachments, hubs[], links,
+  invalid_frontmatter, broken_anchors, stale (only with decay.health_weight)}},
+  notes, attachments, hubs[], links,
   resolved_links, avg_links, broken_links[{{source, line, target, kind}}],
   orphans[], dead_ends[], ambiguous_links[{{source, line, target, kind,
   resolved, candidates[]}}], broken_anchors[{{source, line, target, kind,
   resolved}}], description_coverage (0..1), invalid_frontmatter[{{path, line,
-  column, error}}], unreadable[{{path, error}}], warnings[], previous (the last
-  history entry or null).  Paths are vault-relative with "/"; lines are 1-based.
+  column, error}}], unreadable[{{path, error}}], warnings[], stale_share
+  (0..1), tiers{{core, active, warm, cold, archive}}, recall{{today, dated,
+  undated, not_dates, stale, stale_days, never_touched_share}}, previous (the
+  last history entry or null).  Paths are vault-relative with "/"; lines are 1-based.
 
 Errors go to stderr with nothing on stdout, also with --json.
 
@@ -168,6 +174,12 @@ def _human(report: dict, previous: dict | None) -> str:
         f" · invalid frontmatter {len(report['invalid_frontmatter'])}"
         f" · unreadable {len(report['unreadable'])}",
     ]
+    recall = report.get("recall")
+    if recall and recall["dated"]:
+        lines.append(
+            f"stale {report['stale_share']:.0%} of {recall['dated']} dated cards (> {recall['stale_days']:g} days)"
+            " · tiers " + ", ".join(f"{name} {n}" for name, n in report["tiers"].items())
+        )
     sections = [
         ("Broken links", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_links"]]),
         ("Broken anchors", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_anchors"]]),

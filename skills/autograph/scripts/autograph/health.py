@@ -12,7 +12,11 @@ each between 0 and 1, so no single finding can push it below 0 on its own:
 * 10 x notes whose frontmatter does not parse, or that cannot be read or
   are not UTF-8 (``unreadable``);
 * 5 x broken anchors: ``#heading``/``#^block`` links whose target lacks it,
-  of all links.
+  of all links;
+* ``decay.health_weight`` (default 0: shown, not scored) x stale share:
+  cards last accessed more than ``decay.stale_days`` (90) days ago, of the
+  cards with a date (:mod:`decay`).  Scored only when the schema gives a
+  weight; the report always holds the stale share and the tiers.
 
 The result is clamped to 0..100 and rounded to one decimal.  An empty vault
 scores 100.
@@ -20,6 +24,7 @@ scores 100.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -50,7 +55,8 @@ REPORT_CACHE = "cache/health.json"
 SCORE_FORMULA = (
     "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
     " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage of cards)"
-    " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links,"
+    " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links"
+    " - decay.health_weight (default 0)*stale share,"
     " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
 )
 PENALTIES = ("orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors")
@@ -67,6 +73,8 @@ class Counts:
     described: int
     invalid: int
     broken_anchors: int
+    stale_share: float = 0.0  # of dated cards, last access over decay.stale_days ago
+    stale_weight: float = 0.0  # decay.health_weight: 0 shows the stale share without scoring it
 
 
 def score(c: Counts) -> tuple[float, dict[str, float]]:
@@ -83,6 +91,8 @@ def score(c: Counts) -> tuple[float, dict[str, float]]:
         "invalid_frontmatter": 10 * c.invalid / c.notes,
         "broken_anchors": 5 * c.broken_anchors / links,
     }
+    if c.stale_weight:
+        penalties["stale"] = c.stale_weight * c.stale_share
     value = max(0.0, min(100.0, 100 - sum(penalties.values())))
     return round(value, 1), {k: round(v, 2) for k, v in penalties.items()}
 
@@ -102,9 +112,10 @@ def hubs(vault: Vault, schema: Schema, index: NoteIndex) -> list[str]:
     return found
 
 
-def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) -> dict:
+def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, today=None) -> dict:
     """Every health finding of ``vault`` as a JSON-ready dict (keys documented
-    in ``graph.py health --help``).  ``index`` may supply cached summaries."""
+    in ``graph.py health --help``).  ``index`` may supply cached summaries;
+    ``today`` (the vault's date, default the clock's) dates the stale share."""
     graph = build(vault, index)
     index = graph.index
     notes = vault.notes
@@ -139,6 +150,10 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
         invalid=len(invalid) + len(unreadable),
         broken_anchors=len(anchors),
     )
+    recall = _recall(vault, schema, index, today)
+    counts = dataclasses.replace(
+        counts, stale_share=recall["stale_share"], stale_weight=float(schema.section("decay").get("health_weight", 0))
+    )
     value, penalties = score(counts)
     return {
         "vault": str(vault.root),
@@ -161,17 +176,40 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None) 
         "invalid_frontmatter": invalid,
         "unreadable": unreadable,
         "warnings": list(vault.warnings),
+        **recall,
     }
 
 
-def report_for(vault: Vault, schema: Schema, index: NoteIndex) -> dict:
+def _recall(vault: Vault, schema: Schema, index: NoteIndex, today) -> dict:
+    """The report's decay keys: ``stale_share``, ``tiers`` and ``recall``
+    (:func:`decay.stats` on the cards, as their dates give them ``today``)."""
+    from . import decay
+
+    settings = decay.Settings.of(schema)
+    today = today or decay.today_in(settings.zone)
+    found = decay.stats(decay.read_cards(vault, schema, today, settings, index), settings)
+    keys = ("dated", "undated", "not_dates", "stale", "stale_days", "never_touched_share")
+    return {
+        "stale_share": found["stale_share"],
+        "tiers": found["tiers"],
+        "recall": {"today": today.isoformat(), **{key: found[key] for key in keys}},
+    }
+
+
+def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> dict:
     """:func:`health_report`, reused from ``.graph/cache/health.json`` when
     nothing it depends on changed: the vault's file list, every note's size,
     modification and change time, the templates folders, the schema and
     autograph's own code (one hash, :func:`_report_key`).  So a run on an
     unchanged vault stats every note and reads none.  Otherwise the report is
-    computed (reading only changed notes, through ``index``) and stored."""
-    key = _report_key(vault, schema, index) if index.use_cache else None
+    computed (reading only changed notes, through ``index``) and stored.
+    The vault's date (``today``, default the clock's) is part of the key:
+    the stale share and the tiers move with it."""
+    if today is None:
+        from . import decay
+
+        today = decay.today_in(decay.Settings.of(schema).zone)
+    key = _report_key(vault, schema, index, today) if index.use_cache else None
     if key is not None:
         try:
             data = json.loads(jsonfile.read_bytes(vault.root / store.GRAPH_DIR / REPORT_CACHE, limit=1 << 30))
@@ -182,7 +220,7 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex) -> dict:
             report["vault"] = str(vault.root)
             report["warnings"] = list(vault.warnings)
             return report
-    report = health_report(vault, schema, index)
+    report = health_report(vault, schema, index, today)
     index.save()
     if key is not None:
         try:
@@ -193,7 +231,7 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex) -> dict:
     return report
 
 
-def _report_key(vault: Vault, schema: Schema, index: NoteIndex) -> str:
+def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> str:
     code = []
     folder = Path(__file__).parent
     for name in sorted(os.listdir(folder)):
@@ -208,6 +246,7 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex) -> str:
         schema.data,
         str(schema.source),
         code,
+        str(today),
     ]
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
@@ -264,4 +303,6 @@ def history_entry(report: dict, when: str) -> dict:
         "broken_anchors": len(report["broken_anchors"]),
         "description_coverage": report["description_coverage"],
         "invalid_frontmatter": len(report["invalid_frontmatter"]) + len(report["unreadable"]),
+        "stale_share": report.get("stale_share", 0.0),
+        "tiers": report.get("tiers", {}),
     }
