@@ -11,9 +11,9 @@ notes carry no dates, so decay would otherwise only read them); then one
 ``decay --today T`` so that the vault holds its tiers.  Then, each round:
 
 * nothing to write, cold: ``decay --today T`` with no ``.graph/cache``
-  (decay then reads only each note's frontmatter);
-* nothing to write, warm: the same with the parse cache that
-  ``graph.py health`` leaves (the nightly case: decay, then health);
+  (decay then reads each card's frontmatter);
+* nothing to write, warm: the same with the card cache the previous decay
+  left (``.graph/cache/decay.json``; the nightly case);
 * a pass that writes: ``decay --today T+8`` on a fresh copy of the prepared
   vault (warm cache), quoted per written note: (its time - the warm
   nothing-to-write time) / notes written.
@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import FLOOR, GRAPH, REPO, bench_env, commit, run  # noqa: E402
+from common import FLOOR, REPO, bench_env, commit, run  # noqa: E402
 
 ENGINE = REPO / "skills" / "autograph" / "scripts" / "engine.py"
 DEFAULT_VAULT = REPO.parent / "shared" / "corpora" / "obsidian-hub"
@@ -102,21 +102,19 @@ def main() -> int:
         shutil.copytree(args.vault, base, ignore=shutil.ignore_patterns(".graph"))
         for path in base.rglob("*"):
             path.chmod(path.stat().st_mode | 0o200)
-        subprocess.run([sys.executable, str(ENGINE), "init", str(base), "--apply", "--quiet"], env=env, check=True)
+        init = [sys.executable, str(ENGINE), "init", str(base), "--apply", "--quiet"]
+        subprocess.run(init, env=env, check=True, stdout=subprocess.DEVNULL)
         seeded = 0 if args.as_is else seed_dates(base)
         prepared = decay_json(base, DAY_T, env)
         shutil.rmtree(base / ".graph", ignore_errors=True)
         floor_cmd = [sys.executable, "-c", FLOOR, str(base)]
         decay_cmd = [sys.executable, str(ENGINE), "decay", str(base), "--today", DAY_T.isoformat(), "--quiet"]
-        health_cmd = [sys.executable, str(GRAPH), "health", str(base), "--json"]
         later = DAY_T + datetime.timedelta(days=8)
         floor, cold, warm, write, per_note = [], [], [], [], []
         for round_no in range(args.rounds):
             floor.append(run(floor_cmd, env).seconds)
             shutil.rmtree(base / ".graph" / "cache", ignore_errors=True)
-            cold.append(run(decay_cmd, env).seconds)
-            run(health_cmd, env)  # leaves the parse cache, as the nightly health run does
-            run(decay_cmd, env)  # the notes health read are cached now; nothing changed since
+            cold.append(run(decay_cmd, env).seconds)  # leaves the card cache
             warm.append(run(decay_cmd, env).seconds)
             work = Path(tmp) / f"work{round_no}"
             shutil.copytree(base, work)

@@ -344,13 +344,23 @@ def test_decay_dry_run_writes_nothing_and_a_run_appends_the_tier_history(make_va
     assert history[0]["time"] == "2026-01-31"
 
 
-def test_decay_uses_the_note_cache_when_present(make_vault):
+def test_decay_keeps_a_card_cache_and_reads_only_changed_cards(make_vault):
     vault = make_vault({f"n{i}.md": card(created=f"2026-01-{10 + i:02d}") for i in range(10)})
-    assert subprocess.run([sys.executable, str(SCRIPTS / "graph.py"), "health", str(vault)]).returncode in (0, 1)
-    assert (vault / ".graph" / "cache" / "notes.jsonl").exists()
     first = engine_json("decay", vault, "--today", "2026-01-31")
     assert len(first["written"]) == 10
-    assert engine_json("decay", vault, "--today", "2026-01-31")["edits"] == []  # changed notes read again
+    cache = vault / ".graph" / "cache" / "decay.json"
+    assert cache.exists()
+    assert engine_json("decay", vault, "--today", "2026-01-31")["edits"] == []  # written notes read again
+    rows = json.loads(cache.read_text())["rows"]
+    assert rows["n0.md"][1] == {"created": "2026-01-10", "tier": "warm"}
+    (vault / "n0.md").write_text(card(created="2026-01-30", tier="warm"))  # changed by a person
+    assert engine_json("decay", vault, "--today", "2026-01-31")["transitions"] == {"warm->active": 1}
+    cache.write_text("{not json")  # a damaged cache is ignored
+    assert engine_json("decay", vault, "--today", "2026-01-31")["edits"] == []
+    assert engine_json("stats", vault, "--today", "2026-01-31")["tiers"]["active"] == 1
+    before = cache.read_bytes()
+    engine_json("decay", vault, "--today", "2026-01-31", "--dry-run")
+    assert cache.read_bytes() == before
 
 
 def test_decay_type_rates_and_the_earlier_domain_rates(make_vault, tmp_path):
@@ -718,3 +728,9 @@ def test_health_shows_the_stale_share_and_tiers_unscored_by_default(make_vault, 
         [sys.executable, str(SCRIPTS / "graph.py"), "health", str(vault)], capture_output=True, text=True
     )
     assert "dated cards" in proc.stdout
+
+
+def test_the_history_file_is_the_one_the_report_reads():
+    from autograph import report
+
+    assert decay.HISTORY == report.DECAY_HISTORY

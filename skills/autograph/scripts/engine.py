@@ -90,7 +90,9 @@ Edits are surgical (every other byte stays) and made only when a stored
 value changes.  A card with no date is reported as undated, a value that
 is not a date (a template placeholder too) as not-a-date: both are left
 alone, never treated as old.  Each run that writes appends its tier counts
-to .graph/decay-history.jsonl (the tiers chart of graph.py report).
+to .graph/decay-history.jsonl (the tiers chart of graph.py report) and keeps
+what it read of each card in .graph/cache/decay.json, so the next run reads
+only the notes that changed (deleting it loses nothing but time).
 
 {WHEN_HELP}
 
@@ -279,24 +281,23 @@ def cmd_decay(args) -> int:
 def _decay(args):
     import json
 
-    from autograph import decay, report, store
+    from autograph import decay, store
 
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)
     apply = cli.writes(args)
-    index = decay.cached_index(vault, use_cache=True)
-    plan = decay.plan_decay(vault, schema, today, index)
+    cache = decay.CardCache(vault, use=True)
+    plan = decay.plan_decay(vault, schema, today, cache=cache)
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, "engine.py decay", schema)
     tiers = plan.tiers()
     if apply:
-        if index is not None:
-            index.save()
+        cache.save(vault.cards(schema))
         line = {"time": _history_time(args, today), "today": today.isoformat(), "tiers": tiers}
         line["written"] = len(outcome["written"])
         try:
-            store.append_line(vault.root, report.DECAY_HISTORY, json.dumps(line, ensure_ascii=False))
+            store.append_line(vault.root, decay.HISTORY, json.dumps(line, ensure_ascii=False))
         except (OSError, store.PathError) as exc:
-            cli.warn([f"the tier counts were not added to .graph/{report.DECAY_HISTORY}: {exc}"])
+            cli.warn([f"the tier counts were not added to .graph/{decay.HISTORY}: {exc}"])
     code = cli.outcome_code(outcome)
     data = {
         "today": today.isoformat(),
@@ -407,7 +408,7 @@ def _creative(args):
         raise cli.UsageError(f"-n {args.n}: give a number of cards, 0 or more")
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)
-    readings = decay.read_cards(vault, schema, today, settings, decay.cached_index(vault, not args.dry_run))
+    readings = decay.read_cards(vault, schema, today, settings, cache=decay.CardCache(vault))
     seed = args.seed if args.seed is not None else today.isoformat()
     picks = decay.creative(readings, args.n, seed)
     data = {
@@ -464,10 +465,10 @@ def cmd_stats(args) -> int:
 
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)
-    index = decay.cached_index(vault, not args.dry_run)
+    cache = decay.CardCache(vault)
     data = {
         "today": today.isoformat(),
-        **decay.stats(decay.read_cards(vault, schema, today, settings, index), settings),
+        **decay.stats(decay.read_cards(vault, schema, today, settings, cache=cache), settings),
     }
     if args.json:
         cli.print_json(data)

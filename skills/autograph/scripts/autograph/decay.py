@@ -61,7 +61,7 @@ __all__ = [
     "Settings",
     "TIERS",
     "age_days",
-    "cached_index",
+    "CardCache",
     "creative",
     "find_note",
     "local_date",
@@ -82,6 +82,7 @@ TIERS = ("core", "active", "warm", "cold", "archive")  # warmest first; core is 
 _RANK = {"archive": 0, "cold": 1, "warm": 2, "active": 3, "core": 4}
 DATE_KEYS = ("last_accessed", "updated", "created")
 STALE_DAYS = 90
+HISTORY = "decay-history.jsonl"  # report.DECAY_HISTORY: one line of tier counts per run (format in report.py)
 
 
 # ---------------------------------------------------------------------------
@@ -182,7 +183,7 @@ class NotADate(ValueError):
     """A date property whose value is not a date the decay understands."""
 
 
-_DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\Z")
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
 _DATETIME = re.compile(
     r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?)"
     r" ?([Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?\Z"
@@ -230,9 +231,8 @@ def parse_when(value) -> datetime.date | datetime.datetime | None:
         raise NotADate("a template placeholder")
     text = value.strip()
     try:
-        match = _DATE.match(text)
-        if match:
-            return datetime.date(*(int(part) for part in match.groups()))
+        if _DATE.match(text):
+            return datetime.date(int(text[:4]), int(text[5:7]), int(text[8:10]))
         match = _DATETIME.match(text)
         if match:
             day, clock, offset = match.groups()
@@ -378,17 +378,79 @@ def _show(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def cached_index(vault, use_cache: bool = True):
-    """A :class:`index.NoteIndex` of ``vault`` when its note cache exists
-    (the cached summaries make a nightly run read only changed notes), else
-    None: a first run then reads only each note's frontmatter, which costs
-    about one read of the vault, where building the whole note cache (links,
-    headings) costs four."""
-    from . import index, store
+CACHE_NAME = "cache/decay.json"
+CACHE_FORMAT = 1
 
-    if use_cache and os.path.isfile(os.path.join(str(vault.root), store.GRAPH_DIR, index.CACHE_NAME)):
-        return index.NoteIndex(vault)
-    return None
+
+class CardCache:
+    """What decay read from each card, kept in ``.graph/cache/decay.json``:
+    per note its stamp (size, modification and change time in nanoseconds,
+    as the note cache keys its rows) and the few properties decay looks at
+    (:data:`_KEPT`), or why it could not read them.  A nightly run stats
+    every card and reads only those whose stamp moved.  The whole note cache
+    (``notes.jsonl``, links and headings of every note) costs a warm run
+    about as much as reading the vault; this one, a tenth of that.  Plain
+    JSON, never trusted: a damaged or foreign file is ignored."""
+
+    def __init__(self, vault, use: bool = True):
+        self.vault = vault
+        self.use = use
+        self.rows: dict[str, list] = {}
+        self.dirty = False
+        if use:
+            self._load()
+
+    def _header(self) -> dict:
+        return {"format": CACHE_FORMAT, "vault": str(self.vault.root.resolve())}
+
+    def _load(self) -> None:
+        import json
+
+        from . import jsonfile, store
+
+        try:
+            data = json.loads(jsonfile.read_bytes(self.vault.root / store.GRAPH_DIR / CACHE_NAME, limit=1 << 30))
+        except (OSError, ValueError, RecursionError):  # NotAFile is a ValueError
+            return
+        if isinstance(data, dict) and data.get("header") == self._header() and isinstance(data.get("rows"), dict):
+            self.rows = data["rows"]
+
+    def get(self, path: str, stamp: list | None) -> list | None:
+        row = self.rows.get(path)
+        if stamp is not None and isinstance(row, list) and len(row) == 4 and row[0] == stamp:
+            return row
+        return None
+
+    def put(self, path: str, stamp: list | None, reading: Reading) -> None:
+        if stamp is None:
+            return
+        kept = {k: v for k, v in reading.properties.items() if k.lower() in _KEPT}
+        self.rows[path] = [stamp, kept, reading.problem, reading.detail]
+        self.dirty = True
+
+    def save(self, paths: list[str]) -> None:
+        """Write the rows of ``paths`` (the vault's cards) when any changed;
+        a cache that cannot be written is computed again next run."""
+        if not (self.use and self.dirty):
+            return
+        import json
+
+        from . import store
+
+        rows = {path: self.rows[path] for path in paths if path in self.rows}
+        text = json.dumps({"header": self._header(), "rows": rows}, ensure_ascii=False, separators=(",", ":"))
+        try:
+            store.write_derived(self.vault.root, CACHE_NAME, text.encode("utf-8", "surrogatepass"), durable=False)
+        except (OSError, ValueError, store.Conflict, store.PathError, store.TargetError):
+            pass
+
+
+def _stamp(root: str, path: str) -> list | None:
+    try:
+        info = os.stat(f"{root}/{path}")
+    except OSError:
+        return None
+    return [info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
 def find_note(vault, text: str, cwd: str | None = None) -> str | None:
@@ -417,17 +479,17 @@ def find_note(vault, text: str, cwd: str | None = None) -> str | None:
     return hit if hit in notes else None
 
 
-def read_cards(vault, schema: Schema, today: datetime.date, settings: Settings | None = None, index=None):
+def read_cards(
+    vault, schema: Schema, today: datetime.date, settings: Settings | None = None, index=None, cache=None
+) -> list[Reading]:
     """A :class:`Reading` of every card (:meth:`Vault.cards`), in vault order.
 
-    ``index``: a :class:`index.NoteIndex` whose cached summaries give the
-    properties (a warm nightly run reads no unchanged note); ``"auto"``
-    uses one when the vault's note cache exists, else reads only each
-    note's frontmatter (a first run costs about one read of the vault)."""
+    ``index``: a :class:`index.NoteIndex` whose summaries give the properties
+    (``graph.py health``, which has one loaded).  Else each card's
+    frontmatter is read, except where ``cache`` (a :class:`CardCache`) holds
+    the card's row for its current stamp; the rows read are put in it."""
     settings = settings or Settings.of(schema)
     cards = vault.cards(schema)
-    if index == "auto":
-        index = cached_index(vault)
     found = []
     if index is not None:
         index.prefetch(cards)
@@ -445,10 +507,28 @@ def read_cards(vault, schema: Schema, today: datetime.date, settings: Settings |
         return found
     from .index import _can_fork, gc_paused
 
+    root = str(vault.root)
     with gc_paused():
-        if len(cards) >= PARALLEL_MIN and _can_fork():
-            return _read_in_two(vault, cards, today, settings)
-        return [_read_note(vault.note(path, keep=False), today, settings) for path in cards]
+        stamps = {path: _stamp(root, path) for path in cards} if cache is not None else {}
+        readings: dict[str, Reading] = {}
+        todo = []
+        for path in cards:
+            row = cache.get(path, stamps[path]) if cache is not None else None
+            if row is None:
+                todo.append(path)
+            elif row[2] in ("unreadable", "invalid-frontmatter"):
+                readings[path] = Reading(path, {}, row[0][0], problem=row[2], detail=row[3])
+            else:
+                readings[path] = read_card(path, row[1], today, settings, row[0][0])
+        if len(todo) >= PARALLEL_MIN and _can_fork():
+            fresh = _read_in_two(vault, todo, today, settings)
+        else:
+            fresh = [_read_note(vault.note(path, keep=False), today, settings) for path in todo]
+        for reading in fresh:
+            readings[reading.path] = reading
+            if cache is not None:
+                cache.put(reading.path, stamps[reading.path], reading)
+        return [readings[path] for path in cards]
 
 
 PARALLEL_MIN = 2000  # cards to read before a second process pays for its start (as index.PARALLEL_MIN)
@@ -576,7 +656,7 @@ class Plan:
         return dict(Counter(item["reason"] for item in self.skipped))
 
 
-def plan_decay(vault, schema: Schema, today: datetime.date, index="auto") -> Plan:
+def plan_decay(vault, schema: Schema, today: datetime.date, index=None, cache=None) -> Plan:
     """Edits that bring every card's ``tier`` (and ``relevance`` when
     ``decay.store_relevance``) to what ``today`` gives, by surgical
     frontmatter edits, only for cards whose stored values change; with
@@ -585,7 +665,7 @@ def plan_decay(vault, schema: Schema, today: datetime.date, index="auto") -> Pla
     not a date, or whose frontmatter does not parse are skipped with the
     reason."""
     settings = Settings.of(schema)
-    plan = Plan(readings=read_cards(vault, schema, today, settings, index))
+    plan = Plan(readings=read_cards(vault, schema, today, settings, index, cache))
     for reading in plan.readings:
         if reading.problem is not None:
             plan.skipped.append({"path": reading.path, "reason": reading.problem, "detail": reading.detail})
