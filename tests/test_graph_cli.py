@@ -632,3 +632,17 @@ def test_scripts_run_from_any_folder_without_pythonpath(example, tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["count"] == 2
+
+
+def test_json_in_a_pipe_is_one_compact_line(make_vault):
+    """--json for an agent (stdout not a terminal) is one line of compact JSON."""
+    root = make_vault(SMALL)
+    proc = subprocess.run(
+        [sys.executable, str(GRAPH), "health", str(root), "--json", "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("\n") == 1
+    assert json.loads(proc.stdout)["notes"] == len([name for name in SMALL if name.endswith(".md")])
