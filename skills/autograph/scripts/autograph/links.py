@@ -422,18 +422,32 @@ class Resolver:
     """
 
     def __init__(self, files):
-        self._notes: dict[str, list[tuple[str, str]]] = {}
-        self._files: dict[str, list[tuple[str, str]]] = {}
+        # name -> path, or -> [paths] when several files share it: lean, as a
+        # large vault's index is large; the lower-cased paths of a name's
+        # files are computed when a lookup needs them.  Notes are indexed by
+        # name without ".md", other files by their full name.
+        self._notes: dict[str, str | list[str]] = {}
+        self._files: dict[str, str | list[str]] = {}
         self._paths: dict[str, str] = {}
         self._cache: dict[tuple[str, str], Resolution] = {}
         self._candidates: dict[str, object] = {}
         for path in files:
             key = _key(path)
+            if key == path:
+                key = path  # one string, not two equal ones
             self._paths[key] = path
-            name = key.rsplit("/", 1)[-1]
+            name = key[key.rfind("/") + 1 :]
             if path.endswith(".md"):  # as Vault.notes: "Note.MD" is an attachment
-                self._notes.setdefault(name[:-3], []).append((key[:-3], path))
-            self._files.setdefault(name, []).append((key, path))
+                index, name = self._notes, name[:-3]
+            else:
+                index = self._files
+            found = index.get(name)
+            if found is None:
+                index[name] = path
+            elif isinstance(found, str):
+                index[name] = [found, path]
+            else:
+                found.append(path)
 
     def resolve(self, target: str, source: str) -> Resolution:
         """Resolve ``target`` (a link's path part) written in note ``source``.
@@ -479,16 +493,16 @@ class Resolver:
         key = typed.lower()
         if key.endswith(".md"):
             # a note, else a file by its full name ("UP.MD" is not a note)
-            candidates = self._match(self._notes, key[:-3])
+            candidates = self._match(self._notes, key[:-3], 3)
             if candidates:
                 typed, key = typed[:-3], key[:-3]
             else:
                 candidates = self._match(self._files, key)
         elif "." in key.rsplit("/", 1)[-1]:
             # "img.png": a file by its full name first, then a note "img.png.md"
-            candidates = self._match(self._files, key) or self._match(self._notes, key)
+            candidates = self._match(self._files, key) or self._match(self._notes, key, 3)
         else:
-            candidates = self._match(self._notes, key) or self._match(self._files, key)
+            candidates = self._match(self._notes, key, 3) or self._match(self._files, key)
         if not candidates:
             return Resolution(None)
         if len(candidates) == 1:
@@ -519,10 +533,15 @@ class Resolver:
         return Resolution(paths[0], paths, ambiguous)
 
     @staticmethod
-    def _match(index: dict[str, list[tuple[str, str]]], key: str) -> list[tuple[str, str]]:
-        name = key.rsplit("/", 1)[-1]
-        entries = index.get(name)
-        if not entries or "/" not in key:
-            return list(entries or ())
+    def _match(index: dict[str, str | list[str]], key: str, strip: int = 0) -> list[tuple[str, str]]:
+        """``(lower-cased path, path)`` of the files of ``index`` whose path
+        ends with ``key`` (``strip``: the length of ".md", left off notes)."""
+        found = index.get(key[key.rfind("/") + 1 :])
+        if found is None:
+            return []
+        paths = [found] if isinstance(found, str) else found
+        entries = [((ckey[:-strip] if strip else ckey), path) for path in paths for ckey in (_key(path),)]
+        if "/" not in key:
+            return entries
         suffix = "/" + key
         return [entry for entry in entries if entry[0] == key or entry[0].endswith(suffix)]
