@@ -538,6 +538,41 @@ def _check_memory(value, path: str, problems: list[str]) -> None:
                         problems.append(f"{at}.{field_name}: expected a list of non-empty strings")
 
 
+_check_identity_basics = _check_fields_object(
+    ("match_fields", list, 'a list of property names, like ["email", "phone"]'),
+    ("ignore_values", list, "a list of strings"),
+    ("same_type_only", bool, "true or false"),
+    ("same_domain_only", bool, "true or false"),
+    ("max_shared", int, "a whole number"),
+    ("default_country", str, 'a calling code like "+49" or a country code like "DE"'),
+)
+
+
+def _check_identity(value, path: str, problems: list[str]) -> None:
+    """``identity``: ``match_fields`` as a list of names or ``{field: kind}``
+    (kinds of :data:`identity.KINDS`), ``default_country`` a calling code or
+    a known ISO country code."""
+    from . import identity
+
+    fields = value.get("match_fields") if isinstance(value, dict) else None
+    if isinstance(fields, dict):
+        value = {k: v for k, v in value.items() if k != "match_fields"}
+        for name, kind in fields.items():
+            if name.startswith("_"):
+                continue
+            if kind not in identity.KINDS:
+                problems.append(
+                    f"{path}.match_fields.{name}: expected one of the kinds {', '.join(identity.KINDS)}, not {kind!r}"
+                )
+    _check_identity_basics(value, path, problems)
+    country = value.get("default_country") if isinstance(value, dict) else None
+    if isinstance(country, str) and identity.country_code(country) is None:
+        problems.append(
+            f'{path}.default_country: {country!r} is neither a calling code like "+49" nor a known country code '
+            'like "DE"'
+        )
+
+
 _TOP_LEVEL = {
     "$schema": _check_string,
     "version": _check_version,
@@ -551,13 +586,7 @@ _TOP_LEVEL = {
     "status_defaults": _check_str_map,
     "richness_fields": _check_fields_object(("bonus_fields", list, "a list of property names")),
     "conflict_fields": _check_fields_object(("fields", list, "a list of property names")),
-    "identity": _check_fields_object(
-        ("match_fields", list, 'a list of property names, like ["email", "phone"]'),
-        ("ignore_values", list, "a list of strings"),
-        ("same_type_only", bool, "true or false"),
-        ("same_domain_only", bool, "true or false"),
-        ("max_shared", int, "a whole number"),
-    ),
+    "identity": _check_identity,
     "properties": _check_properties,
     "decay": _check_decay,
     "journal": _check_journal,

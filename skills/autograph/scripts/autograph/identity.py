@@ -1,0 +1,154 @@
+"""Identity keys: which properties say who a card is, and how their values compare.
+
+The one normaliser of identity values in the library: search (``search.py
+--identity``), dedup and ``card.py`` all compare values through
+:func:`normalise`, so an agent that looks up ``@Alice`` finds the card that
+holds ``alice`` under ``telegram``.
+
+The schema names the identity fields in ``identity.match_fields``: a list
+of property names (the kind of each comes from :data:`WELL_KNOWN`, else
+``exact``) or an object ``{field: kind}``.  Kinds:
+
+* ``email``: trimmed, lower case, a leading ``mailto:`` dropped;
+* ``handle``: trimmed, a leading ``@`` dropped, lower case;
+* ``phone``: digits only, with ``+`` and the country code kept when the
+  number has them (``+`` or ``00``); a national number (no country code)
+  gets ``identity.default_country``'s code when that key is set (its one
+  leading trunk ``0`` dropped), else it stays national and matches only a
+  national number with the same digits;
+* ``exact``: trimmed, NFC-normalised, otherwise as written.
+
+Values in ``identity.ignore_values`` (compared trimmed and in lower case)
+are no identity at all.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = [
+    "COUNTRY_CODES",
+    "DEFAULT_FIELDS",
+    "DEFAULT_IGNORE",
+    "KINDS",
+    "WELL_KNOWN",
+    "country_code",
+    "field_kinds",
+    "normalise",
+    "values_of",
+]
+
+KINDS = ("email", "handle", "phone", "exact")
+
+# Property names whose kind is known without the schema saying it.
+WELL_KNOWN = {
+    "email": "email",
+    "e-mail": "email",
+    "mail": "email",
+    "emails": "email",
+    "phone": "phone",
+    "phones": "phone",
+    "mobile": "phone",
+    "tel": "phone",
+    "telephone": "phone",
+    "whatsapp": "phone",
+    "signal": "phone",
+    "handle": "handle",
+    "telegram": "handle",
+    "twitter": "handle",
+    "x": "handle",
+    "github": "handle",
+    "gitlab": "handle",
+    "instagram": "handle",
+    "mastodon": "handle",
+    "bluesky": "handle",
+    "threads": "handle",
+    "linkedin": "handle",
+    "discord": "handle",
+    "slack": "handle",
+    "username": "handle",
+    "skype": "handle",
+}
+
+# The earlier project's defaults, when the schema names no identity fields.
+DEFAULT_FIELDS = ("email", "telegram", "handle", "phone")
+DEFAULT_IGNORE = ("", "n/a", "-", "none", "unknown")
+
+# identity.default_country: a calling code ("+49", "49") or one of these
+# ISO 3166 alpha-2 codes.
+COUNTRY_CODES = {
+    "AR": "54", "AT": "43", "AU": "61", "BE": "32", "BG": "359", "BR": "55", "BY": "375", "CA": "1",
+    "CH": "41", "CL": "56", "CN": "86", "CO": "57", "CY": "357", "CZ": "420", "DE": "49", "DK": "45",
+    "EE": "372", "EG": "20", "ES": "34", "FI": "358", "FR": "33", "GB": "44", "GE": "995", "GR": "30",
+    "HK": "852", "HR": "385", "HU": "36", "ID": "62", "IE": "353", "IL": "972", "IN": "91", "IS": "354",
+    "IT": "39", "JP": "81", "KR": "82", "KZ": "7", "LT": "370", "LU": "352", "LV": "371", "MX": "52",
+    "MY": "60", "NG": "234", "NL": "31", "NO": "47", "NZ": "64", "PH": "63", "PK": "92", "PL": "48",
+    "PT": "351", "RO": "40", "RS": "381", "RU": "7", "SA": "966", "SE": "46", "SG": "65", "SI": "386",
+    "SK": "421", "TH": "66", "TR": "90", "TW": "886", "UA": "380", "UK": "44", "US": "1", "VN": "84",
+    "ZA": "27",
+}  # fmt: skip
+
+_CALLING = re.compile(r"\+?[1-9][0-9]{0,3}")
+_NOT_DIGIT = re.compile(r"[^0-9]")
+
+
+def country_code(value) -> str | None:
+    """The calling code (digits) of ``identity.default_country``, or None
+    when ``value`` is not one (a calling code or a known ISO code)."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if _CALLING.fullmatch(text):
+        return text.lstrip("+")
+    return COUNTRY_CODES.get(text.upper())
+
+
+def field_kinds(section: dict | None) -> dict[str, str]:
+    """``{field: kind}`` of a schema's ``identity`` section (None or {}:
+    :data:`DEFAULT_FIELDS`).  Field names are compared in lower case."""
+    fields = (section or {}).get("match_fields")
+    if fields is None:
+        fields = list(DEFAULT_FIELDS)
+    if isinstance(fields, dict):
+        return {k.lower(): v for k, v in fields.items() if not k.startswith("_")}
+    return {name.lower(): WELL_KNOWN.get(name.lower(), "exact") for name in fields}
+
+
+def normalise(value, kind: str, default_country: str | None = None, ignore=DEFAULT_IGNORE) -> str | None:
+    """``value`` in its comparable form for ``kind``, or None when it is
+    no identity (empty, an ignored value, not text or a number)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return None
+    text = unicodedata.normalize("NFC", str(value)).strip()
+    if text.lower() in {item.strip().lower() for item in ignore}:
+        return None
+    if kind == "email":
+        text = text.lower()
+        if text.startswith("mailto:"):
+            text = text[7:].strip()
+    elif kind == "handle":
+        text = text.lstrip("@").strip().lower()
+    elif kind == "phone":
+        international = text.startswith("+") or text.startswith("00")
+        digits = _NOT_DIGIT.sub("", text)
+        if international:
+            digits = digits[2:] if text.startswith("00") else digits
+            text = "+" + digits if digits else ""
+        else:
+            code = country_code(default_country) if default_country else None
+            if code and digits:
+                text = "+" + code + (digits[1:] if digits.startswith("0") else digits)
+            else:
+                text = digits
+    return text or None
+
+
+def values_of(properties: dict, field: str) -> list:
+    """The values a card holds under ``field`` (any letter case): a scalar
+    or each item of a list."""
+    found = []
+    for key, value in properties.items():
+        if isinstance(key, str) and key.lower() == field:
+            found.extend(value if isinstance(value, list) else [value])
+    return found

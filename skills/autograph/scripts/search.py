@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""search.py: find notes by what they say, or cards by an identity (email,
+handle, phone) before writing a new one."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
+
+EPILOG = """\
+Search before you write: an agent looks a person, project or fact up here
+before it creates a card, and updates the card it finds instead.
+
+Ranking: BM25 (SQLite FTS5) with field weights title 10, aliases 10,
+description 5, tags 3, headings 3, other properties 2, body 1, CJK bigrams 2;
+then a rerank by in-links, closeness to hubs, relevance (decay) and down for
+superseded cards (references/search.md has the formula and an example).
+
+Any text is a safe query: each word is quoted (POL-358, AND, NEAR(, "x, *,
+emoji are plain words); words are OR-joined, so notes with more of them
+rank higher.  Accents and letter case do not matter (cafe finds Café);
+Chinese, Japanese and Korean words are found by character bigrams.  --fts
+passes FTS5 query syntax as is (a bad query is an error, exit 2).
+
+The index is .graph/search.sqlite, brought up to date at the start of every
+query (only changed notes are read again); deleting it loses nothing.  Needs
+SQLite 3.27+ with FTS5 (else exit 3 with a message).
+
+JSON keys (--json): query, count, hits[{path, title, score, bm25, fields[]
+(the columns that matched: title, aliases, description, tags, headings,
+props, body, cjk), line (1-based line of the snippet in the file), snippet,
+inlinks, relevance (null: undated), type, status}], index{path (null: in
+memory), notes, reread, removed, rebuilt (why it was built from nothing, or
+null), stale (another process held it: answered from the last good index),
+memory}.  With --identity: identity{field, kind (email, handle, phone,
+exact), value, normalised, listed (the field is in identity.match_fields)},
+count, matches[{path, title, field, value}], index{...}.
+
+Exit codes: 0 done (no hits is an empty list, not an error); 2 bad usage,
+vault, schema or --fts query; 3 I/O failure, SQLite without FTS5, or a bug.
+
+Examples:
+  search.py alice acme --vault ~/vault
+  search.py "POL-358" --vault ~/vault --json --limit 5
+  search.py --identity email=Alice@Example.com --vault ~/vault --json
+  search.py 'title:acme NOT draft' --fts --vault ~/vault
+"""
+
+
+def cmd_search(args) -> int:
+    from autograph import search
+
+    vault, schema = cli.load(args)
+    try:
+        index = search.open_index(vault, schema, use_disk=not args.dry_run)
+    except search.SearchUnavailable as exc:
+        print(f"search.py: {exc}", file=sys.stderr)
+        return cli.EXIT_CRASH
+    cli.warn(index.warnings)
+    if args.identity is not None:
+        field, _, value = args.identity.partition("=")
+        if not field.strip() or not _:
+            raise cli.UsageError(f"--identity {args.identity!r}: give FIELD=VALUE, like email=alice@example.com")
+        found = search.lookup_identity(index, vault, schema, field, value)
+        if args.json:
+            cli.print_json({**found, "count": len(found["matches"]), "index": index.as_dict()})
+        else:
+            info = found["identity"]
+            print(f"{cli.plural(len(found['matches']), 'card')} with {info['field']} = {info['normalised']!s}")
+            for item in found["matches"]:
+                print(f"  {cli.printable(item['path'])}  ({cli.printable(item['value'])})")
+        return cli.EXIT_OK
+    text = " ".join(args.query)
+    hits = search.search(index, vault, schema, text, args.limit, args.type, args.status, args.folder, raw=args.fts)
+    if args.json:
+        cli.print_json(
+            {"query": text, "count": len(hits), "hits": [h.as_dict() for h in hits], "index": index.as_dict()}
+        )
+        return cli.EXIT_OK
+    if not hits:
+        print("no results")
+    for hit in hits:
+        print(f"{hit.score:8.4g}  {cli.printable(hit.path)}  [{', '.join(hit.fields)}]")
+        if hit.snippet:
+            print(f"          {hit.line}: {cli.printable(hit.snippet)}")
+    return cli.EXIT_OK
+
+
+def positive(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
+def build_parser():
+    parser = cli.make_parser("search.py", "Find notes by their words, or cards by an identity.", EPILOG)
+    parser.add_argument("query", nargs="*", metavar="QUERY", help="words to look for (any text is safe)")
+    parser.add_argument(
+        "--vault", default=".", type=cli.vault_folder, help="the vault's folder (default: the current folder)"
+    )
+    cli.add_common(parser, vault=False, dry_run_help="write nothing: search with an index in memory")
+    parser.add_argument("--limit", type=positive, default=10, metavar="N", help="at most N hits (default 10)")
+    parser.add_argument("--type", metavar="T", help="only cards of type T")
+    parser.add_argument("--status", metavar="S", help="only cards with status S")
+    parser.add_argument("--folder", metavar="F", help="only notes in folder F (and below)")
+    parser.add_argument("--fts", action="store_true", help="the query is raw FTS5 syntax")
+    parser.add_argument(
+        "--identity", metavar="FIELD=VALUE", help="the cards that carry this identity (email, handle, phone, ...)"
+    )
+    parser.set_defaults(func=cmd_search)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    return cli.run(parser, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
