@@ -60,6 +60,13 @@ def cmd_search(args) -> int:
     except search.SearchUnavailable as exc:
         print(f"search.py: {exc}", file=sys.stderr)
         return cli.EXIT_CRASH
+    try:
+        return _answer(args, search, index, vault, schema)
+    finally:
+        index.close()
+
+
+def _answer(args, search, index, vault, schema) -> int:
     cli.warn(index.warnings)
     if args.identity is not None:
         field, _, value = args.identity.partition("=")

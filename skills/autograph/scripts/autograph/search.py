@@ -41,11 +41,11 @@ import re
 import sqlite3
 import unicodedata
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from . import identity as ident
 from . import store
 from .cli import UsageError
-from .links import scan_body
 
 __all__ = [
     "INDEX_NAME",
@@ -74,7 +74,14 @@ RERANK_DEPTH = 4  # rows fetched per hit asked for, then reranked
 _CJK = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+")
 _MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
-_TAG = re.compile(r"(?<![\w&/#])#([^\s#!-/:-@\[-^`{-~][^\s!-,.:-@\[-^`{-~]*)")
+_TAG = re.compile(r"#(\w[\w/-]*)")
+# Links and headings for the rerank and the headings column, found by
+# regular expressions outside fenced code (cheaper than links.scan_body;
+# inline code and comments are not told apart: a link there counts once more).
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S)
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+_WIKILINK = re.compile(r"\[\[([^\]|#\n]+)[^\]\n]*\]\]")
+_MDLINK = re.compile(r"\]\(<?([^)>#\s]+\.md)[)>#]")
 _SKIP_PROPS = {"title", "aliases", "alias", "description", "summary", "tags", "tag", "cssclasses"}
 
 
@@ -197,22 +204,28 @@ def document(note, hubs) -> tuple[dict, list[str]]:
     block = note.frontmatter
     props = block.properties if block is not None and block.valid else {}
     body = note.body
-    links, outline, _ = scan_body(note.text, note.body_offset, note.body_line)
+    plain = _FENCED.sub("", body) if "```" in body or "~~~" in body else body
+    headings = _HEADING.findall(plain) if "#" in plain else []
+    targets = _WIKILINK.findall(plain) if "[[" in plain else []
+    targets += [unquote(t) for t in _MDLINK.findall(plain)] if "](" in plain else []
+    targets += [t for v in props.values() for s in _strings(v) if "[[" in s for t in _WIKILINK.findall(s)]
     title = _prop(props, "title")
     titles = [stem] + [t for t in _strings(title) if t != stem]
-    tags = _strings(_prop(props, "tags", "tag")) + _TAG.findall(body)
+    tags = _strings(_prop(props, "tags", "tag"))
+    if "#" in plain:
+        tags += [t for t in _TAG.findall(plain) if not t.isdigit()]
     others = [s for k, v in props.items() if isinstance(k, str) and k.lower() not in _SKIP_PROPS for s in _strings(v)]
     fields = {
         "title": " ".join(titles),
         "aliases": " ".join(_strings(_prop(props, "aliases", "alias"))),
         "description": " ".join(_strings(_prop(props, "description", "summary"))),
         "tags": " ".join(t.replace("/", " ") for t in tags),
-        "headings": "\n".join(heading for _, heading in outline),
+        "headings": "\n".join(headings),
         "props": " ".join(others),
         "body": body,
     }
     fields = {k: strip_marks(v) for k, v in fields.items()}
-    fields["cjk"] = bigrams(" ".join(fields.values())) if _CJK.search(note.text) else ""
+    fields["cjk"] = "" if note.text.isascii() or not _CJK.search(note.text) else bigrams(" ".join(fields.values()))
     kind, status = _prop(props, "type"), _prop(props, "status")
     row = {
         "key": nfc(stem).casefold(),
@@ -226,7 +239,7 @@ def document(note, hubs) -> tuple[dict, list[str]]:
         "props": json.dumps(props, ensure_ascii=False, default=str),
         "fields": fields,
     }
-    keys = {_link_key(link.target) for link in links if link.target and not link.embed}
+    keys = {_link_key(t) for t in targets if t.strip()}
     return row, sorted(keys - {row["key"]})
 
 
@@ -258,6 +271,13 @@ class Index:
     rebuilt: str | None = None  # why it was built from nothing, if it was
     stale: bool = False  # another process held the index: answered from the last good one
     warnings: list[str] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Close the index (the last connection folds the WAL into the file)."""
+        try:
+            self.con.close()
+        except sqlite3.Error:
+            pass
 
     def as_dict(self) -> dict:
         return {
@@ -312,7 +332,7 @@ def _connect(path: str) -> sqlite3.Connection:
     con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
     if path != ":memory:":
         con.execute("PRAGMA journal_mode = WAL")
-        con.execute("PRAGMA synchronous = NORMAL")
+        con.execute("PRAGMA synchronous = OFF")  # derived data: an OS crash at worst damages it, then it is rebuilt
     return con
 
 
@@ -407,6 +427,52 @@ def _diff(con, current) -> tuple[list[str], list[tuple[int, str]]]:
     return changed, gone
 
 
+PARALLEL_MIN = 1000  # notes to read before a forked second process pays for its start
+
+
+def _documents(vault, paths: list[str], hubs) -> list:
+    """``(path, document(note))`` for ``paths``; with many notes on Linux,
+    every other one is read by a forked child (results pickled back through
+    a pipe: our own fork wrote them), as :mod:`index` does."""
+    from .index import _can_fork, gc_paused
+
+    def read(share):
+        return [(path, document(vault.note(path, keep=False), hubs)) for path in share]
+
+    with gc_paused():
+        if len(paths) < PARALLEL_MIN or not _can_fork():
+            return read(paths)
+        import pickle
+
+        theirs, ours = paths[1::2], paths[0::2]
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: read, send, leave without the parent's cleanup
+            status = 1
+            try:
+                os.close(read_end)
+                data = pickle.dumps(read(theirs), pickle.HIGHEST_PROTOCOL)
+                with open(write_end, "wb") as pipe:
+                    pipe.write(data)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        found = read(ours)
+        with open(read_end, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        received = None
+        if status == 0:
+            try:
+                received = pickle.loads(data)
+            except Exception:  # noqa: BLE001 - a broken payload is read again here
+                received = None
+        if not (isinstance(received, list) and len(received) == len(theirs)):
+            received = read(theirs)
+        return found + received
+
+
 def _refresh(index: Index, vault, schema) -> None:
     con = index.con
     current = _stamps(vault)
@@ -432,9 +498,7 @@ def _refresh(index: Index, vault, schema) -> None:
         hubs = schema.is_hub
         docs, fts, links = [], [], []
         next_id = (con.execute("SELECT MAX(id) FROM docs").fetchone()[0] or 0) + 1
-        for path in changed:
-            note = vault.note(path, keep=False)
-            row, keys = document(note, hubs)
+        for path, (row, keys) in _documents(vault, changed, hubs):
             doc_id, next_id = next_id, next_id + 1
             size, mtime, ctime = current[path]
             docs.append(
