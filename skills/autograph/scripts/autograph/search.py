@@ -156,15 +156,19 @@ def query_terms(text: str) -> list[tuple[str, ...]]:
 
 def fts_query(text: str) -> str:
     """An FTS5 query for any text: each whitespace-separated word becomes a
-    quoted phrase of its tokens, OR-joined; a CJK run is also searched as
-    the phrase of its bigrams in the ``cjk`` column.  ``""`` when the text
+    quoted phrase of its tokens, OR-joined, and several words are also
+    searched as one phrase; a CJK run is also searched as the phrase of its
+    bigrams in the ``cjk`` column.  ``""`` when the text
     has no word (then nothing matches)."""
     parts = []
-    for tokens in query_terms(text):
+    terms = query_terms(text)
+    for tokens in terms:
         parts.append(_quote(" ".join(tokens)))
         grams = [bigrams(token) for token in tokens if _CJK.search(token)]
         if grams:
             parts.append("cjk : " + _quote(" ".join(grams)))
+    if len(terms) > 1:  # the words as one phrase too: a note holding it scores that phrase on top
+        parts.append(_quote(" ".join(token for tokens in terms for token in tokens)))
     return " OR ".join(parts)
 
 
