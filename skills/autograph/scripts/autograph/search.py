@@ -33,6 +33,7 @@ in-links)``, ``hub = 1.1`` when a hub note links to it, ``fresh = 0.85 + 0.15
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -193,6 +194,7 @@ def _prop(properties: dict, *names: str):
     return None
 
 
+@functools.lru_cache(maxsize=65536)
 def _link_key(target: str) -> str:
     name = target.rsplit("/", 1)[-1]
     if name.lower().endswith(".md"):
@@ -213,16 +215,17 @@ def document(note, hubs) -> tuple[dict, list[str]]:
     targets = _WIKILINK.findall(plain) if "[[" in plain else []
     targets += [unquote(t) for t in _MDLINK.findall(plain)] if "](" in plain else []
     targets += [t for v in props.values() for s in _strings(v) if "[[" in s for t in _WIKILINK.findall(s)]
-    title = _prop(props, "title")
+    low = {k.lower(): v for k, v in props.items() if isinstance(k, str)} if props else {}
+    title = low.get("title")
     titles = [stem] + [t for t in _strings(title) if t != stem]
-    tags = _strings(_prop(props, "tags", "tag"))
+    tags = _strings(low.get("tags", low.get("tag")))
     if "#" in plain:
         tags += [t for t in _TAG.findall(plain) if not t.isdigit()]
-    others = [s for k, v in props.items() if isinstance(k, str) and k.lower() not in _SKIP_PROPS for s in _strings(v)]
+    others = [s for k, v in low.items() if k not in _SKIP_PROPS for s in _strings(v)]
     fields = {
         "title": " ".join(titles),
-        "aliases": " ".join(_strings(_prop(props, "aliases", "alias"))),
-        "description": " ".join(_strings(_prop(props, "description", "summary"))),
+        "aliases": " ".join(_strings(low.get("aliases", low.get("alias")))),
+        "description": " ".join(_strings(low.get("description", low.get("summary")))),
         "tags": " ".join(t.replace("/", " ") for t in tags),
         "headings": "\n".join(headings),
         "props": " ".join(others),
@@ -230,7 +233,7 @@ def document(note, hubs) -> tuple[dict, list[str]]:
     }
     fields = {k: strip_marks(v) for k, v in fields.items()}
     fields["cjk"] = "" if note.text.isascii() or not _CJK.search(note.text) else bigrams(" ".join(fields.values()))
-    kind, status = _prop(props, "type"), _prop(props, "status")
+    kind, status = low.get("type"), low.get("status")
     row = {
         "key": nfc(stem).casefold(),
         "title": nfc(_strings(title)[0]) if _strings(title) else nfc(stem),
@@ -238,9 +241,9 @@ def document(note, hubs) -> tuple[dict, list[str]]:
         "status": status.strip().lower() if isinstance(status, str) else None,
         "hub": 1 if hubs(stem, props) else 0,
         "superseded": 1
-        if (isinstance(status, str) and status.strip().lower() == "superseded") or _prop(props, "superseded_by")
+        if (isinstance(status, str) and status.strip().lower() == "superseded") or low.get("superseded_by")
         else 0,
-        "props": json.dumps(props, ensure_ascii=False, default=str),
+        "props": json.dumps(props, ensure_ascii=False, default=str) if props else "{}",
         "fields": fields,
     }
     keys = {_link_key(t) for t in targets if t.strip()}
