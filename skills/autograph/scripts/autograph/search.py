@@ -416,11 +416,12 @@ def _prepare(con, path, vault, schema, warnings) -> Index:
 
 
 def _stamps(vault) -> dict[str, tuple[int, int, int]]:
-    root = str(vault.root)
+    root = str(vault.root).rstrip(os.sep) + os.sep
     found = {}
+    stat = os.stat
     for path in vault.notes:
         try:
-            st = os.stat(os.path.join(root, path))
+            st = stat(root + path)
         except OSError:
             continue
         found[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
