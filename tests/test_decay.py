@@ -734,3 +734,17 @@ def test_the_history_file_is_the_one_the_report_reads():
     from autograph import report
 
     assert decay.HISTORY == report.DECAY_HISTORY
+
+
+def test_decay_cache_stays_utf8_with_a_lone_surrogate(make_vault):
+    """A card value holding a lone surrogate (a "\\ud800" escape) is kept in
+    .graph/cache/decay.json as its JSON escape: the file is UTF-8 and the
+    next run reads it back to the same report."""
+    card = '---\ncreated: 2026-11-01\ntype: "\\ud800x"\n---\n'
+    root = make_vault({"a.md": card, "b.md": "---\ncreated: 2026-10-01\n---\n"})
+    first = engine_json("decay", root, "--today", "2026-12-01", "--dry-run")
+    engine_json("decay", root, "--today", "2026-12-01")
+    data = (root / ".graph" / "cache" / "decay.json").read_bytes()
+    assert "\ud800x" in json.loads(data.decode("utf-8"))["rows"]["a.md"][1]["type"]
+    again = engine_json("decay", root, "--today", "2026-12-01", "--dry-run")
+    assert again["tiers"] == first["tiers"]

@@ -436,11 +436,18 @@ class CardCache:
         import json
 
         from . import store
+        from .index import _PAIRED
 
+        def dumps(data) -> str:
+            return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+        # a lone surrogate is written as its JSON escape (the file stays
+        # UTF-8); a row where two would read back as one character is left out
         rows = {path: self.rows[path] for path in paths if path in self.rows}
-        text = json.dumps({"header": self._header(), "rows": rows}, ensure_ascii=False, separators=(",", ":"))
+        rows = {path: row for path, row in rows.items() if not _PAIRED.search(dumps([path, row]))}
+        text = dumps({"header": self._header(), "rows": rows})
         try:
-            store.write_derived(self.vault.root, CACHE_NAME, text.encode("utf-8", "surrogatepass"), durable=False)
+            store.write_derived(self.vault.root, CACHE_NAME, text.encode("utf-8", "backslashreplace"), durable=False)
         except (OSError, ValueError, store.Conflict, store.PathError, store.TargetError):
             pass
 
