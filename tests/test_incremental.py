@@ -140,13 +140,28 @@ def sequential_and_parallel(root, monkeypatch):
     return one, two
 
 
+def counting_parses(monkeypatch) -> list[str]:
+    """The notes this process parses from now on (a forked child's are not counted)."""
+    parsed: list[str] = []
+    real = autograph.index.summarize
+
+    def counting(vault, path):
+        parsed.append(path)
+        return real(vault, path)
+
+    monkeypatch.setattr(autograph.index, "summarize", counting)
+    return parsed
+
+
 def test_two_processes_read_the_same_as_one(make_vault, monkeypatch):
     root = make_notes(make_vault, 41)
     (root / "odd.md").write_text("---\nx: [\n---\n[[gone#h]] [[n001#N1]] [[n002#nope]]\n", encoding="utf-8")
     (root / "latin1.md").write_bytes(b"caf\xe9 [[n003]]\n")
+    parsed = counting_parses(monkeypatch)
     one, two = sequential_and_parallel(root, monkeypatch)
     assert two == one
     assert len(two["broken_anchors"]) == 1 and len(two["unreadable"]) == 1
+    assert len(parsed) == 43 + 22  # all of them once, then this process's half
 
 
 def test_a_failing_second_process_leaves_its_notes_to_the_first(make_vault, monkeypatch):
@@ -155,11 +170,13 @@ def test_a_failing_second_process_leaves_its_notes_to_the_first(make_vault, monk
     root = make_notes(make_vault, 30)
 
     def broken(*args, **kwargs):
-        raise RuntimeError("the child cannot send")
+        raise RuntimeError("the child cannot write")
 
-    monkeypatch.setattr(pickle, "dumps", broken)  # the forked child uses it; this process does not
+    monkeypatch.setattr(pickle, "dump", broken)  # the forked child uses it; this process does not
+    parsed = counting_parses(monkeypatch)
     one, two = sequential_and_parallel(root, monkeypatch)
     assert two == one
+    assert len(parsed) == 30 + 30  # the child's share parsed here too
 
 
 @pytest.mark.parametrize("outline", ["x", "a\tb", "1", "\t"])

@@ -36,6 +36,7 @@ DELTA_SHARE = 0.1  # notes.jsonl is written whole once the delta holds this shar
 DELTA_MIN = 50
 ANCHORS_KEPT = 4096
 PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
+_BATCH = 500  # summaries per pickle the child writes
 CACHE_FORMAT = 6  # 6: JSON Lines; every note's outline and block ids, parsed with its links
 _PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
@@ -436,37 +437,42 @@ def _can_fork() -> bool:
 
 def _summarize_in_two(vault: Vault, paths: list[str]) -> list[tuple[str, Summary]]:
     """Summaries of ``paths``: every other one parsed by a forked child while
-    this process parses the rest.  The child's summaries come back pickled
-    through a pipe (safe: our own fork wrote them, not a file someone could
-    hand us).  If the child fails, its share is parsed here."""
+    this process parses the rest.  The child writes its summaries, pickled
+    in batches, to an unnamed temporary file (safe: our own fork wrote them,
+    not a file someone could hand us), read back a batch at a time, so
+    neither process holds the other's share twice.  If the child fails, its
+    share is parsed here."""
     import pickle
+    import tempfile
 
     theirs, ours = paths[1::2], paths[0::2]
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: parse, send, and leave without running any cleanup of the parent's
-        status = 1
-        try:
-            os.close(read_end)
-            vault.progress = None
-            data = pickle.dumps([summarize(vault, path) for path in theirs], pickle.HIGHEST_PROTOCOL)
-            with open(write_end, "wb") as pipe:
-                pipe.write(data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    found = [(path, summarize(vault, path)) for path in ours]
-    with open(read_end, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    received = None
-    if status == 0:
-        try:
-            received = pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a broken payload is parsed again here
-            received = None
-    if not (isinstance(received, list) and len(received) == len(theirs)):
+    with tempfile.TemporaryFile() as spool:
+        pid = os.fork()
+        if pid == 0:  # the child: parse, write, and leave without running any cleanup of the parent's
+            status = 1
+            try:
+                vault.progress = None
+                for start in range(0, len(theirs), _BATCH):
+                    batch = [summarize(vault, path) for path in theirs[start : start + _BATCH]]
+                    pickle.dump(batch, spool, pickle.HIGHEST_PROTOCOL)
+                spool.flush()
+                status = 0
+            finally:
+                os._exit(status)
+        found = [(path, summarize(vault, path)) for path in ours]
+        _, status = os.waitpid(pid, 0)
+        received: list = []
+        if status == 0:
+            spool.seek(0)
+            try:
+                while len(received) < len(theirs):
+                    batch = pickle.load(spool)
+                    if not isinstance(batch, list):
+                        break
+                    received.extend(batch)
+            except Exception:  # noqa: BLE001 - a broken spool is parsed again here
+                received = []
+    if len(received) != len(theirs) or not all(isinstance(item, Summary) for item in received):
         received = [summarize(vault, path) for path in theirs]
     elif vault.progress is not None:
         vault.progress.step(len(theirs))

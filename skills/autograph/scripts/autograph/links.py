@@ -202,24 +202,26 @@ def property_links(properties: dict, lines: dict[str, int] | None = None) -> lis
     Offsets are -1: they point into values, not into the text.
     """
     found: list[Link] = []
-
-    def walk(value, key: str, line: int) -> None:
-        if isinstance(value, str):
-            if "[[" in value:
-                for match in _WIKILINK.finditer(value):
-                    target, fragment, alias = _split_inner(match.group(1))
-                    embed = match.start() > 0 and value[match.start() - 1] == "!"
-                    found.append(Link(target, fragment, alias, embed, "property", line, -1, -1, key))
-        elif isinstance(value, list):
-            for item in value:
-                walk(item, key, line)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item, key, line)
-
     for key, value in properties.items():
-        walk(value, key, (lines or {}).get(key, 1))
+        _walk_value(value, key, (lines or {}).get(key, 1), found)
     return found
+
+
+def _walk_value(value, key: str, line: int, found: list[Link]) -> None:
+    # a module-level function, not a closure: a recursive closure is a
+    # reference cycle, kept per note while the garbage collector is paused
+    if isinstance(value, str):
+        if "[[" in value:
+            for match in _WIKILINK.finditer(value):
+                target, fragment, alias = _split_inner(match.group(1))
+                embed = match.start() > 0 and value[match.start() - 1] == "!"
+                found.append(Link(target, fragment, alias, embed, "property", line, -1, -1, key))
+    elif isinstance(value, list):
+        for item in value:
+            _walk_value(item, key, line, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _walk_value(item, key, line, found)
 
 
 # ---------------------------------------------------------------------------
