@@ -415,3 +415,37 @@ def test_no_fts_error_reaches_the_user_from_the_cli(make_vault):
         assert proc.returncode == 0, (text, proc.stderr)
         assert "Traceback" not in proc.stderr
     assert os.path.exists(vault / ".graph" / "search.sqlite")
+
+
+def test_a_locked_index_is_answered_without_a_traceback(make_vault):
+    import sqlite3
+
+    vault = make_vault({"a.md": "apple\n"})
+    query_json(vault, "apple")
+    (vault / "b.md").write_text("apple pie\n", encoding="utf-8")
+    holder = sqlite3.connect(vault / ".graph" / "search.sqlite", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        env = dict(os.environ)
+        proc = subprocess.run(
+            [sys.executable, "-c", LOCKED, SEARCH, str(vault)], capture_output=True, text=True, env=env, timeout=60
+        )
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert sorted(h["path"] for h in data["hits"]) == ["a.md", "b.md"] or data["index"]["stale"]
+    assert "Traceback" not in proc.stderr
+
+
+# search.py with a short wait for the lock, so the test does not take 5 seconds
+LOCKED = """
+import runpy, sys
+script, vault = sys.argv[1], sys.argv[2]
+sys.path.insert(0, script.rsplit("/", 1)[0])
+from autograph import search
+search.BUSY_SECONDS = 0.2
+sys.argv = [script, "apple", "--vault", vault, "--json"]
+runpy.run_path(script, run_name="__main__")
+"""

@@ -376,8 +376,9 @@ def open_index(vault, schema, use_disk: bool = True) -> Index:
             return index
         except (OSError, store.PathError, sqlite3.OperationalError) as exc:
             if isinstance(exc, sqlite3.OperationalError) and _locked(exc):
-                raise
-            warnings.append(f".graph/ cannot hold the search index ({exc}); searched with an index in memory")
+                warnings.append("another process held the search index too long; searched with an index in memory")
+            else:
+                warnings.append(f".graph/ cannot hold the search index ({exc}); searched with an index in memory")
     con = _connect(":memory:")
     return _prepare(con, None, vault, schema, warnings)
 
@@ -618,17 +619,19 @@ def rerank(index: Index, schema, rows) -> list[tuple]:
     settings = decay.Settings.of(schema)
     today = decay.today_in(settings.zone)
     con = index.con
+    bm25 = dict(rows)
+    marks = ",".join("?" * len(bm25))
+    found = con.execute(
+        f"SELECT d.id, d.hub, d.superseded, d.props, "
+        f"(SELECT COUNT(DISTINCT l.src) FROM links l WHERE l.key = d.key AND l.src != d.id), "
+        f"EXISTS (SELECT 1 FROM links l JOIN docs h ON h.id = l.src WHERE l.key = d.key AND h.hub = 1) "
+        f"FROM docs d WHERE d.id IN ({marks})",
+        list(bm25),
+    ).fetchall()
     out = []
-    for doc_id, bm in rows:
-        key, hub_self, superseded, props = con.execute(
-            "SELECT key, hub, superseded, props FROM docs WHERE id = ?", (doc_id,)
-        ).fetchone()
-        inlinks = con.execute("SELECT COUNT(DISTINCT src) FROM links WHERE key = ? AND src != ?", (key, doc_id))
-        inlinks = inlinks.fetchone()[0]
-        near_hub = con.execute(
-            "SELECT 1 FROM links JOIN docs ON docs.id = links.src WHERE links.key = ? AND docs.hub = 1 LIMIT 1", (key,)
-        ).fetchone()
-        rel = freshness(json.loads(props or "{}"), today, settings)
+    for doc_id, hub_self, superseded, props, inlinks, near_hub in found:
+        bm = bm25[doc_id]
+        rel = freshness(json.loads(props) if props and props != "{}" else {}, today, settings)
         score = -bm * (1 + 0.15 * math.log1p(inlinks)) * (1.1 if near_hub and not hub_self else 1.0)
         score *= 0.85 + 0.15 * (0.5 if rel is None else rel)
         if superseded:
