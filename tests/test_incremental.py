@@ -8,6 +8,7 @@ import json
 import os
 
 import autograph.index
+import autograph.parallel
 import pytest
 from autograph import health
 from autograph.index import CACHE_NAME, DELTA_NAME, NoteIndex
@@ -134,7 +135,7 @@ def sequential_and_parallel(root, monkeypatch):
     monkeypatch.setattr(autograph.index, "PARALLEL_MIN", 10**9)
     one = health.health_report(Vault.open(root), schema, NoteIndex(Vault.open(root), use_cache=False))
     monkeypatch.setattr(autograph.index, "PARALLEL_MIN", 2)
-    monkeypatch.setattr(autograph.index, "_can_fork", lambda: True)
+    monkeypatch.setattr(autograph.parallel, "can_fork", lambda: True)
     vault = Vault.open(root)
     two = health.health_report(vault, schema, NoteIndex(vault, use_cache=False))
     return one, two
@@ -191,3 +192,25 @@ def test_a_damaged_outline_in_the_cache_reads_the_note_again(make_vault, outline
     (root / ".graph" / health.REPORT_CACHE).unlink()
     assert run(root) == first
     assert len(first["broken_anchors"]) == 1
+
+
+def test_map_in_two_keeps_the_order_of_the_items():
+    from autograph.parallel import map_in_two
+
+    items = list(range(1203))  # more than two batches for the child
+    assert map_in_two(lambda n: (n, n * n), items) == [(n, n * n) for n in items]
+    assert map_in_two(str, []) == []
+    assert map_in_two(str, [7]) == ["7"]
+
+
+def test_map_in_two_computes_a_failed_child_share_here():
+    from autograph.parallel import map_in_two
+
+    parent = os.getpid()
+
+    def only_here(n):
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return -n
+
+    assert map_in_two(only_here, list(range(10))) == [-n for n in range(10)]

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import autograph.index
+import autograph.links
 import autograph.note
 import autograph.vault
 import pytest
@@ -542,8 +543,8 @@ def test_cached_link_targets_are_reused_while_the_file_list_holds(make_vault, mo
     root = make_vault({"a.md": "[[b]] [[missing]]\n", "b.md": "[[a]]\n"})
     first = _health_run(root)
     built = []
-    real = autograph.vault.Resolver
-    monkeypatch.setattr(autograph.vault, "Resolver", lambda files: built.append(1) or real(files))
+    real = autograph.links.Resolver
+    monkeypatch.setattr(autograph.links, "Resolver", lambda files: built.append(1) or real(files))
     second = _health_run(root)
     assert built == []
     assert (

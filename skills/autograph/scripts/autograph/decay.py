@@ -45,7 +45,6 @@ from __future__ import annotations
 import datetime
 import math
 import os
-import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -512,10 +511,10 @@ def read_cards(
             else:
                 found.append(read_card(path, summary.properties, today, settings, max(sizes.get(path, 0), 0)))
         return found
-    from .index import _can_fork, gc_paused
+    from . import parallel
 
     root = str(vault.root)
-    with gc_paused():
+    with parallel.gc_paused():
         stamps = {path: _stamp(root, path) for path in cards} if cache is not None else {}
         readings: dict[str, Reading] = {}
         todo = []
@@ -527,7 +526,7 @@ def read_cards(
                 readings[path] = Reading(path, {}, row[0][0], problem=row[2], detail=row[3])
             else:
                 readings[path] = read_card(path, row[1], today, settings, row[0][0])
-        if len(todo) >= PARALLEL_MIN and _can_fork():
+        if len(todo) >= PARALLEL_MIN and parallel.can_fork():
             fresh = _read_in_two(vault, todo, today, settings)
         else:
             fresh = [_read_note(vault.note(path, keep=False), today, settings) for path in todo]
@@ -543,53 +542,22 @@ _KEPT = frozenset({"tier", "type", "access_count", "relevance", "description", *
 
 
 def _read_in_two(vault, paths: list[str], today: datetime.date, settings: Settings) -> list[Reading]:
-    """:func:`_read_note` of every card of ``paths``, every other one read by
-    a forked child while this process reads the rest (the note cache's
-    :func:`index._summarize_in_two` does the same).  The child's readings
-    come back pickled through a pipe (safe: our own fork wrote them), with
-    only the properties decay looks at; if the child fails, its share is
-    read here."""
-    import pickle
+    """:func:`_read_note` of every card of ``paths`` on two processes
+    (:func:`parallel.map_in_two`), keeping only the properties decay looks
+    at, so what comes back from the child is small."""
+    from . import parallel
 
-    theirs, ours = paths[1::2], paths[0::2]
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: read, send, and leave without running any cleanup of the parent's
-        status = 1
-        try:
-            os.close(read_end)
-            vault.progress = None
-            rows = []
-            for path in theirs:
-                reading = _read_note(vault.note(path, keep=False), today, settings)
-                reading.properties = {k: v for k, v in reading.properties.items() if k.lower() in _KEPT}
-                rows.append(reading)
-            data = pickle.dumps(rows, pickle.HIGHEST_PROTOCOL)
-            with open(write_end, "wb") as pipe:
-                pipe.write(data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    mine = [_read_note(vault.note(path, keep=False), today, settings) for path in ours]
-    with open(read_end, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    received = None
-    if status == 0:
-        try:
-            received = pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a broken payload is read again here
-            received = None
-    if not (isinstance(received, list) and len(received) == len(theirs)):
-        received = [_read_note(vault.note(path, keep=False), today, settings) for path in theirs]
-    elif vault.progress is not None:
-        vault.progress.step(len(theirs))
-    found: list[Reading] = []
-    for index, reading in enumerate(mine):
-        found.append(reading)
-        if index < len(received):
-            found.append(received[index])
+    def read(path: str) -> Reading:
+        reading = _read_note(vault.note(path, keep=False), today, settings)
+        reading.properties = {k: v for k, v in reading.properties.items() if k.lower() in _KEPT}
+        return reading
+
+    def quiet() -> None:  # in the child: its cards are counted here when they arrive
+        vault.progress = None
+
+    found = parallel.map_in_two(read, paths, in_child=quiet)
+    if vault.progress is not None:
+        vault.progress.step(len(paths[1::2]))
     return found
 
 
@@ -824,6 +792,8 @@ def creative(readings: list[Reading], n: int, seed) -> list[Reading]:
     pool = sorted((r for r in readings if r.tier in ("archive", "cold")), key=lambda r: r.path)
     if n <= 0 or not pool:
         return []
+    import random  # only creative draws
+
     return random.Random(str(seed)).sample(pool, min(n, len(pool)))
 
 

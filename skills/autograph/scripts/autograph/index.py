@@ -13,8 +13,6 @@ version differs; a damaged cache is ignored, never trusted.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 import re
@@ -24,11 +22,14 @@ import time
 import zlib
 from dataclasses import dataclass, field
 
-from . import store
+from . import parallel, store
 from .links import Link, anchor_key, property_links, scan, scan_body
+from .parallel import gc_paused
 from .vault import Vault
 
-__all__ = ["NoteIndex", "Summary", "gc_paused", "note_links"]
+__all__ = ["NoteIndex", "Summary", "note_links"]
+
+_can_fork = parallel.can_fork  # the name search.py used before parallel.py (to go)
 
 CACHE_NAME = "cache/notes.jsonl"
 DELTA_NAME = "cache/notes-delta.jsonl"
@@ -36,7 +37,6 @@ DELTA_SHARE = 0.1  # notes.jsonl is written whole once the delta holds this shar
 DELTA_MIN = 50
 ANCHORS_KEPT = 4096
 PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
-_BATCH = 500  # summaries per pickle the child writes
 CACHE_FORMAT = 6  # 6: JSON Lines; every note's outline and block ids, parsed with its links
 _PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
 
@@ -321,10 +321,18 @@ class NoteIndex:
             self._loaded = True
             self._load()
         todo = [path for path in paths if path not in self._summaries]
-        if len(todo) >= PARALLEL_MIN and _can_fork():
+        if len(todo) >= PARALLEL_MIN and parallel.can_fork():
             for path in todo:
                 self._stamp(path)  # before reading
-            for path, summary in _summarize_in_two(self.vault, todo):
+            vault = self.vault
+
+            def quiet() -> None:  # in the child: its notes are counted here when they arrive
+                vault.progress = None
+
+            summaries = parallel.map_in_two(lambda path: summarize(vault, path), todo, in_child=quiet)
+            if vault.progress is not None:
+                vault.progress.step(len(todo[1::2]))
+            for path, summary in zip(todo, summaries, strict=True):
                 self._summaries[path] = summary
                 self._parsed.add(path)
                 self._dirty = True
@@ -428,71 +436,6 @@ def _outline_keys(outline: str) -> tuple[tuple[int, str], ...]:
         level, title = line.split("\t", 1)
         keys.append((int(level), anchor_key(title)))
     return tuple(keys)
-
-
-def _can_fork() -> bool:
-    # Linux only: fork without exec is what macOS discourages, and Windows lacks it
-    return sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1
-
-
-def _summarize_in_two(vault: Vault, paths: list[str]) -> list[tuple[str, Summary]]:
-    """Summaries of ``paths``: every other one parsed by a forked child while
-    this process parses the rest.  The child writes its summaries, pickled
-    in batches, to an unnamed temporary file (safe: our own fork wrote them,
-    not a file someone could hand us), read back a batch at a time, so
-    neither process holds the other's share twice.  If the child fails, its
-    share is parsed here."""
-    import pickle
-    import tempfile
-
-    theirs, ours = paths[1::2], paths[0::2]
-    with tempfile.TemporaryFile() as spool:
-        pid = os.fork()
-        if pid == 0:  # the child: parse, write, and leave without running any cleanup of the parent's
-            status = 1
-            try:
-                vault.progress = None
-                for start in range(0, len(theirs), _BATCH):
-                    batch = [summarize(vault, path) for path in theirs[start : start + _BATCH]]
-                    pickle.dump(batch, spool, pickle.HIGHEST_PROTOCOL)
-                spool.flush()
-                status = 0
-            finally:
-                os._exit(status)
-        found = [(path, summarize(vault, path)) for path in ours]
-        _, status = os.waitpid(pid, 0)
-        received: list = []
-        if status == 0:
-            spool.seek(0)
-            try:
-                while len(received) < len(theirs):
-                    batch = pickle.load(spool)
-                    if not isinstance(batch, list):
-                        break
-                    received.extend(batch)
-            except Exception:  # noqa: BLE001 - a broken spool is parsed again here
-                received = []
-    if len(received) != len(theirs) or not all(isinstance(item, Summary) for item in received):
-        received = [summarize(vault, path) for path in theirs]
-    elif vault.progress is not None:
-        vault.progress.step(len(theirs))
-    found.extend(zip(theirs, received, strict=True))
-    return found
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """Pause the cyclic garbage collector while many small objects are made:
-    none of them form cycles, and its passes over a growing heap would
-    otherwise cost a large share of a run's time (10-38% measured)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()  # what was made stays: later collections need not walk it
-        if enabled:
-            gc.enable()
 
 
 def _dumps(data) -> str:

@@ -11,8 +11,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .index import NoteIndex, gc_paused, note_links  # noqa: F401  (note_links re-exported)
+from .index import NoteIndex, note_links  # noqa: F401  (note_links re-exported)
 from .links import Link, find_heading
+from .parallel import gc_paused
 from .vault import Vault
 
 __all__ = ["Edge", "LinkGraph", "build", "same_target"]

@@ -22,8 +22,11 @@ from functools import cached_property
 from pathlib import Path
 
 from . import jsonfile
-from .links import Resolver
 from .note import Note, read_note
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from .links import Resolver
 
 __all__ = ["MAX_NOTE_BYTES", "Vault", "VaultError", "walk"]
 
@@ -219,6 +222,10 @@ class Vault:
 
     @property
     def resolver(self) -> Resolver:
+        """Resolves link targets against this vault's files (built on first
+        use: commands that never follow a link do not import links)."""
         if self._resolver is None:
+            from .links import Resolver
+
             self._resolver = Resolver(self.files)
         return self._resolver
