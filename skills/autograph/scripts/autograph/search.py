@@ -337,6 +337,7 @@ def _drop_all(con: sqlite3.Connection) -> None:
 def _connect(path: str) -> sqlite3.Connection:
     con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
     con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+    con.execute("PRAGMA cache_size = -65536")  # 64 MB at most: FTS5 merges its segments in memory while it builds
     if path != ":memory:":
         con.execute("PRAGMA journal_mode = WAL")
         con.execute("PRAGMA synchronous = OFF")  # derived data: an OS crash at worst damages it, then it is rebuilt
@@ -440,46 +441,20 @@ PARALLEL_MIN = 1000  # notes to read before a forked second process pays for its
 
 
 def _documents(vault, paths: list[str], hubs) -> list:
-    """``(path, document(note))`` for ``paths``; with many notes on Linux,
-    every other one is read by a forked child (results pickled back through
-    a pipe: our own fork wrote them), as :mod:`index` does."""
-    from .index import _can_fork, gc_paused
+    """``(path, document(note))`` for ``paths``; with many notes, every
+    other one is read by a forked child (:func:`parallel.map_in_two`)."""
+    from . import parallel
 
-    def read(share):
-        return [(path, document(vault.note(path, keep=False), hubs)) for path in share]
+    def read(path):
+        return path, document(vault.note(path, keep=False), hubs)
 
-    with gc_paused():
-        if len(paths) < PARALLEL_MIN or not _can_fork():
-            return read(paths)
-        import pickle
+    def quiet():
+        vault.progress = None
 
-        theirs, ours = paths[1::2], paths[0::2]
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: read, send, leave without the parent's cleanup
-            status = 1
-            try:
-                os.close(read_end)
-                data = pickle.dumps(read(theirs), pickle.HIGHEST_PROTOCOL)
-                with open(write_end, "wb") as pipe:
-                    pipe.write(data)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        found = read(ours)
-        with open(read_end, "rb") as pipe:
-            data = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        received = None
-        if status == 0:
-            try:
-                received = pickle.loads(data)
-            except Exception:  # noqa: BLE001 - a broken payload is read again here
-                received = None
-        if not (isinstance(received, list) and len(received) == len(theirs)):
-            received = read(theirs)
-        return found + received
+    with parallel.gc_paused():
+        if len(paths) < PARALLEL_MIN or not parallel.can_fork():
+            return [read(path) for path in paths]
+        return parallel.map_in_two(read, paths, quiet)
 
 
 def _refresh(index: Index, vault, schema) -> None:
