@@ -134,6 +134,7 @@ HOSTILE = [
     "col:umn:",
     "",
     "   ",
+    "a\udcff",  # a byte of a non-UTF-8 command line
 ]
 
 
@@ -154,6 +155,17 @@ def test_hostile_queries_answer_cleanly(hostile_index, text):
     index, v, schema = hostile_index
     hits = search.search(index, v, schema, text)
     assert isinstance(hits, list)
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_raw_queries_answer_or_say_what_is_wrong(hostile_index, text):
+    index, v, schema = hostile_index
+    try:
+        hits = search.search(index, v, schema, text, raw=True, kind="\udcfe")
+    except cli.UsageError as exc:
+        assert "bad FTS5 query" in str(exc)
+    else:
+        assert hits == []
 
 
 def test_pol_358_is_found_as_one_word(hostile_index):

@@ -74,6 +74,7 @@ RERANK_DEPTH = 4  # rows fetched per hit asked for, then reranked
 
 _CJK = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _TAG = re.compile(r"#(\w[\w/-]*)")
 # Links and headings for the rerank and the headings column, found by
@@ -566,6 +567,7 @@ def search(
 ) -> list[Hit]:
     """The best ``limit`` notes for ``text`` (see the module docstring).
     ``raw``: ``text`` is FTS5 syntax; a bad one raises :class:`UsageError`."""
+    text, kind, status, folder = (_text(value) for value in (text, kind, status, folder))
     query = strip_marks(text) if raw else fts_query(text)
     if not query.strip() or limit <= 0:
         return []
@@ -585,6 +587,14 @@ def search(
     ranked = rerank(index, schema, rows)[:limit]
     terms = [fold(" ".join(t)) for t in query_terms(text)] if not raw else [fold(w) for w in _WORD.findall(text)]
     return [_hit(index, vault, doc_id, score, bm, rel, terms, snippets) for doc_id, score, bm, rel in ranked]
+
+
+def _text(value: str | None) -> str | None:
+    """``value`` with what is not Unicode (bytes of a non-UTF-8 command line,
+    kept as lone surrogates) as U+FFFD, which SQLite can take."""
+    if value is None or not _SURROGATE.search(value):
+        return value
+    return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
 def rerank(index: Index, schema, rows) -> list[tuple]:
