@@ -212,7 +212,8 @@ def test_cli_no_hits_is_exit_0_with_an_empty_list(make_vault):
 def test_fields_weights_snippet_line_and_rerank(make_vault):
     vault = make_vault(
         {
-            "people/Alice Smith.md": "---\ntype: person\nstatus: active\naliases: [Ally]\n---\n# Alice\n\n"
+            "people/Alice Smith.md": "---\ntype: person\nstatus: active\naliases: [Ally]\nupdated: 2026-01-01\n---\n"
+            "# Alice\n\n"
             "Works on the zebra project.\n",
             "notes/mention.md": "Some text.\nA long note that mentions alice once.\n",
             "notes/old.md": "---\nstatus: superseded\n---\nalice alice\n",
@@ -225,6 +226,7 @@ def test_fields_weights_snippet_line_and_rerank(make_vault):
     first = data["hits"][0]
     assert "title" in first["fields"] and "headings" in first["fields"]
     assert first["inlinks"] == 1 and first["type"] == "person"
+    assert 0.1 <= first["relevance"] <= 1 and data["hits"][1]["relevance"] is None
     mention = next(h for h in data["hits"] if h["path"] == "notes/mention.md")
     assert mention["line"] == 2 and "alice" in mention["snippet"] and mention["fields"] == ["body"]
     assert query_json(vault, "ally")["hits"][0]["fields"] == ["aliases"]

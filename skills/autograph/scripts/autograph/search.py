@@ -34,7 +34,6 @@ in-links)``, ``hub = 1.1`` when a hub note links to it, ``fresh = 0.85 + 0.15
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import os
@@ -74,6 +73,7 @@ RERANK_DEPTH = 4  # rows fetched per hit asked for, then reranked
 
 _CJK = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD = re.compile(r"\w+")
+_DATED = re.compile(r'"(?:last_accessed|updated|created)"', re.I)  # decay.DATE_KEYS, as stored in props
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _TAG = re.compile(r"#(\w[\w/-]*)")
@@ -300,8 +300,8 @@ class Index:
 
 
 def _schema_stamp(schema) -> str:
-    data = json.dumps(schema.data, sort_keys=True, ensure_ascii=True, default=str)
-    return hashlib.sha256(data.encode()).hexdigest()[:16]
+    """The schema as the index was built for it (its whole text: any change rebuilds)."""
+    return json.dumps(schema.data, sort_keys=True, ensure_ascii=True, default=str)
 
 
 def _create(con: sqlite3.Connection, schema) -> None:
@@ -599,10 +599,6 @@ def _text(value: str | None) -> str | None:
 
 def rerank(index: Index, schema, rows) -> list[tuple]:
     """``(doc id, score, bm25, relevance or None)`` of FTS rows ``(doc id, bm25)``, best first."""
-    from . import decay
-
-    settings = decay.Settings.of(schema)
-    today = decay.today_in(settings.zone)
     con = index.con
     bm25 = dict(rows)
     marks = ",".join("?" * len(bm25))
@@ -614,9 +610,17 @@ def rerank(index: Index, schema, rows) -> list[tuple]:
         list(bm25),
     ).fetchall()
     out = []
+    clock = None
     for doc_id, hub_self, superseded, props, inlinks, near_hub in found:
         bm = bm25[doc_id]
-        rel = freshness(json.loads(props) if props and props != "{}" else {}, today, settings)
+        rel = None
+        if props and _DATED.search(props):  # decay (and its imports) only for a card that has a date
+            if clock is None:
+                from . import decay
+
+                settings = decay.Settings.of(schema)
+                clock = (decay.today_in(settings.zone), settings)
+            rel = freshness(json.loads(props), *clock)
         score = -bm * (1 + 0.15 * math.log1p(inlinks)) * (1.1 if near_hub and not hub_self else 1.0)
         score *= 0.85 + 0.15 * (0.5 if rel is None else rel)
         if superseded:
