@@ -29,8 +29,6 @@ from .vault import Vault
 
 __all__ = ["NoteIndex", "Summary", "note_links"]
 
-_can_fork = parallel.can_fork  # the name search.py used before parallel.py (to go)
-
 CACHE_NAME = "cache/notes.jsonl"
 DELTA_NAME = "cache/notes-delta.jsonl"
 DELTA_SHARE = 0.1  # notes.jsonl is written whole once the delta holds this share of the notes
