@@ -435,7 +435,7 @@ class CardCache:
         import json
 
         from . import store
-        from .index import _PAIRED
+        from .jsonfile import PAIRED_SURROGATES as _PAIRED
 
         def dumps(data) -> str:
             return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

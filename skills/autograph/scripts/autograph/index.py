@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import stat
 import sys
 import time
 import zlib
 from dataclasses import dataclass, field
 
-from . import parallel, store
+from . import jsonfile, parallel, store
 from .links import Link, anchor_key, property_links, scan, scan_body
 from .parallel import gc_paused
 from .vault import Vault
@@ -36,7 +35,7 @@ DELTA_MIN = 50
 ANCHORS_KEPT = 4096
 PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
 CACHE_FORMAT = 6  # 6: JSON Lines; every note's outline and block ids, parsed with its links
-_PAIRED = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # two lone surrogates that JSON would join
+_PAIRED = jsonfile.PAIRED_SURROGATES
 
 
 def note_links(note) -> list[Link]:

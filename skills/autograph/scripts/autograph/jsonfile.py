@@ -19,7 +19,21 @@ import os
 import re
 import stat
 
-__all__ = ["MAX_BYTES", "JSONError", "NotAFile", "dumps", "loads", "read_bytes", "read_stream", "read_text"]
+__all__ = [
+    "MAX_BYTES",
+    "PAIRED_SURROGATES",
+    "JSONError",
+    "NotAFile",
+    "dumps",
+    "loads",
+    "read_bytes",
+    "read_stream",
+    "read_text",
+]
+
+# Two lone surrogates, high then low: written as JSON escapes they read back
+# as the one character they pair into, so a cache leaves such values out.
+PAIRED_SURROGATES = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 MAX_BYTES = 64 * 1024 * 1024  # far above any schema or discovery of a real vault
 
