@@ -355,3 +355,21 @@ def test_derived_files_refuse_a_symlinked_folder_below_dot_graph(tmp_path):
     with pytest.raises(PathError):
         append_line(tmp_path, "cache/log.jsonl", "x")
     assert listing(tmp_path / "notes") == []
+
+
+def test_discard_derived_removes_only_a_regular_file_under_graph(tmp_path):
+    from autograph import store
+
+    (tmp_path / "a.md").write_text("keep\n", encoding="utf-8")
+    (tmp_path / ".graph").mkdir()
+    (tmp_path / ".graph" / "x.sqlite").write_bytes(b"junk")
+    store.discard_derived(tmp_path, "x.sqlite")
+    assert not (tmp_path / ".graph" / "x.sqlite").exists()
+    store.discard_derived(tmp_path, "x.sqlite")  # absent: nothing to do
+    (tmp_path / ".graph" / "link.sqlite").symlink_to("../a.md")
+    with pytest.raises(store.PathError):
+        store.discard_derived(tmp_path, "link.sqlite")
+    (tmp_path / ".graph" / "dir.sqlite").mkdir()
+    with pytest.raises(store.TargetError):
+        store.discard_derived(tmp_path, "dir.sqlite")
+    assert (tmp_path / "a.md").read_text(encoding="utf-8") == "keep\n"

@@ -345,12 +345,11 @@ def _connect(path: str) -> sqlite3.Connection:
     return con
 
 
-def _remove(path: str) -> None:
+def _remove(root) -> None:
+    """Discard a damaged index file and SQLite's files beside it (derived
+    data, rebuilt next), through store."""
     for suffix in ("", "-wal", "-shm", "-journal"):
-        try:
-            os.remove(path + suffix)
-        except FileNotFoundError:
-            pass
+        store.discard_derived(root, INDEX_NAME + suffix)
 
 
 def open_index(vault, schema, use_disk: bool = True) -> Index:
@@ -372,7 +371,7 @@ def open_index(vault, schema, use_disk: bool = True) -> Index:
                 if con is not None:
                     con.close()
                 warnings.append(f".graph/{INDEX_NAME}: damaged search index ({exc}); rebuilt it")
-                _remove(path)
+                _remove(vault.root)
                 con = _connect(path)
                 index = _prepare(con, path, vault, schema, warnings)
             return index

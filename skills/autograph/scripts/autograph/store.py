@@ -1594,6 +1594,20 @@ def _sweep_folder(folder: Path, older_than: float) -> None:
                 pass
 
 
+def discard_derived(root: Path, name: str) -> None:
+    """Remove ``.graph/<name>`` if it is there: derived data only (a damaged
+    search index, say), which is rebuilt, never a note.  A symlink under
+    ``.graph`` raises :class:`PathError` (see :func:`derived_path`);
+    anything but a regular file raises :class:`TargetError`."""
+    target = derived_path(root, name, create=False)
+    if _check_target(target, follow_symlinks=False) is None:
+        return
+    try:
+        os.unlink(target)
+    except FileNotFoundError:
+        pass  # removed by a run beside this one
+
+
 def append_line(root: Path, name: str, line: str) -> Path:
     """Append one line to ``.graph/<name>`` with a single ``O_APPEND`` write,
     so concurrent runs never interleave within a line."""
