@@ -75,6 +75,8 @@ def _check_output(name: str, force: bool) -> Path:
     drafted or written: an empty name, a folder, a symlink, a FIFO, device
     or socket, a missing folder, or an existing file without --force.
     store.write_output checks again right before it writes."""
+    from autograph import jsonfile
+
     if not name:
         raise cli.UsageError("-o: empty file name; give the schema's path, such as VAULT/schema.json")
     target = Path(name)
@@ -93,7 +95,7 @@ def _check_output(name: str, force: bool) -> Path:
         )
     if info is not None and not stat.S_ISREG(info.st_mode):
         raise cli.UsageError(
-            f"{shown} is {_kind(info.st_mode)}, not a regular file; autograph writes only regular files"
+            f"{shown} is {jsonfile.file_kind(info.st_mode)}, not a regular file; autograph writes only regular files"
             " (give another name)"
         )
     if info is None and name.endswith(("/", os.sep)):
@@ -103,18 +105,6 @@ def _check_output(name: str, force: bool) -> Path:
     if info is not None and not force:
         raise cli.UsageError(f"{shown} exists; review it, or pass --force to replace it")
     return target
-
-
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "a special file"
 
 
 def cmd_generate(args) -> int:

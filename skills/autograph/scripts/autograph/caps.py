@@ -185,18 +185,6 @@ class NotRegular(OSError):
         self.strerror = message
 
 
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def open_regular(path: str | os.PathLike) -> int:
     """A read-only descriptor of ``path`` (symlinks followed), opened
     without blocking and checked with ``fstat``: a FIFO would block the
@@ -210,7 +198,9 @@ def open_regular(path: str | os.PathLike) -> int:
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(21, "Is a directory", os.fspath(path))
         if not stat.S_ISREG(mode):
-            raise NotRegular(f"is {_kind(mode)}, not a regular file")
+            from .jsonfile import file_kind  # only here: the guard hook imports caps alone
+
+            raise NotRegular(f"is {file_kind(mode)}, not a regular file")
     except BaseException:
         os.close(fd)
         raise

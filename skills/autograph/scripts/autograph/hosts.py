@@ -149,19 +149,6 @@ def _sha(data: bytes) -> str:
 BOM_CHAR = "\ufeff"
 
 
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISFIFO, "a FIFO (named pipe)"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-        (stat.S_ISDIR, "a folder"),
-    ):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def _read(path: Path) -> bytes | None:
     """The bytes of ``path`` (None: it does not exist), read only when it is
     a regular file (symlinks followed) of at most :data:`jsonfile.MAX_BYTES`:
@@ -742,7 +729,8 @@ def _skill_path_problem(layout: Layout, target: Path) -> str | None:
     except OSError:
         return None
     if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        return f"{_ref(target, layout.root)}: is {_kind(mode)}, not a regular file; init writes only regular files"
+        kind = jsonfile.file_kind(mode)
+        return f"{_ref(target, layout.root)}: is {kind}, not a regular file; init writes only regular files"
     return None
 
 
@@ -996,7 +984,7 @@ def plan_uninstall(
             continue
         mode = os.lstat(target).st_mode
         if not stat.S_ISREG(mode):
-            note = f"{_kind(mode)}, not a regular file; init removes only files it wrote"
+            note = f"{jsonfile.file_kind(mode)}, not a regular file; init removes only files it wrote"
             actions.append(Action(target, "kept", "skill", note=note))
             continue
         before = _read(target)
@@ -1057,7 +1045,7 @@ def plan_uninstall(
                 Action(record_path, "kept", "install record", note="a symbolic link; init never removes through one")
             )
         elif not stat.S_ISREG(mode):
-            note = f"{_kind(mode)}, not a regular file; init removes only files it wrote"
+            note = f"{jsonfile.file_kind(mode)}, not a regular file; init removes only files it wrote"
             actions.append(Action(record_path, "kept", "install record", note=note))
         else:
             actions.append(Action(record_path, "remove", "install record", _read(record_path), None))

@@ -22,6 +22,7 @@ import stat
 __all__ = [
     "MAX_BYTES",
     "PAIRED_SURROGATES",
+    "file_kind",
     "JSONError",
     "NotAFile",
     "dumps",
@@ -84,16 +85,21 @@ class NotAFile(ValueError):
     message says what it is (a FIFO, a device, too large)."""
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, for a message: ``"a FIFO
+    (named pipe)"``, ``"a folder"``, ``"a socket"``, a device, else ``"a
+    special file"`` (``mode`` as ``os.stat`` gives it)."""
     for test, name in (
+        (stat.S_ISDIR, "a folder"),
         (stat.S_ISFIFO, "a FIFO (named pipe)"),
         (stat.S_ISCHR, "a character device"),
         (stat.S_ISBLK, "a block device"),
         (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISLNK, "a symlink"),
     ):
         if test(mode):
             return name
-    return "not a regular file"
+    return "a special file"
 
 
 def _too_large(limit: int) -> NotAFile:
@@ -116,7 +122,7 @@ def read_bytes(path: str | os.PathLike, limit: int = MAX_BYTES) -> bytes:
         if stat.S_ISDIR(info.st_mode):
             raise IsADirectoryError(21, "Is a directory", os.fspath(path))
         if not stat.S_ISREG(info.st_mode):
-            raise NotAFile(f"is {_kind(info.st_mode)}, not a regular file")
+            raise NotAFile(f"is {file_kind(info.st_mode)}, not a regular file")
         if info.st_size > limit:
             raise _too_large(limit)
         chunks, total, want = [], 0, info.st_size + 1

@@ -44,6 +44,7 @@ from pathlib import Path
 
 from . import journal as journal_mod
 from .journal import digest
+from .jsonfile import file_kind
 
 __all__ = [
     "Conflict",
@@ -451,7 +452,7 @@ def _read_regular(path) -> bytes:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, f"not a regular file ({_kind(info.st_mode)})", str(path))
+            raise OSError(errno.EINVAL, f"not a regular file ({file_kind(info.st_mode)})", str(path))
         return _read_fd(fd, info.st_size)
     finally:
         os.close(fd)
@@ -624,21 +625,8 @@ def _check_target(target: Path, follow_symlinks: bool) -> os.stat_result | None:
         except FileNotFoundError:
             raise TargetError("is a symlink to a file that does not exist") from None
     if not stat.S_ISREG(info.st_mode):
-        raise TargetError(f"is not a regular file ({_kind(info.st_mode)}); autograph writes only regular files")
+        raise TargetError(f"is not a regular file ({file_kind(info.st_mode)}); autograph writes only regular files")
     return info
-
-
-def _kind(mode: int) -> str:
-    for test, name in (
-        (stat.S_ISDIR, "a folder"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    ):
-        if test(mode):
-            return name
-    return "not a file"
 
 
 def _check_folder(folder: Path, inside: str | None) -> None:
@@ -719,7 +707,7 @@ def _swap(
                         # a folder, FIFO or link put in the note's place: it goes back there, ours goes
                         held = None if _exchange(tmp, str(target)) else tmp
                         raise Conflict(
-                            f"replaced by {_kind(swapped_in.st_mode)} while being written; left as it is"
+                            f"replaced by {file_kind(swapped_in.st_mode)} while being written; left as it is"
                             + (f" (it is at {tmp})" if held else "")
                         )
                     # another writer renamed its file over the path after our last check
