@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """check.py: the lines and bytes of an always-loaded index against its caps."""
 
 from __future__ import annotations

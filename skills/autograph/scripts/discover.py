@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """discover.py: what an Obsidian vault actually uses (for drafting a schema)."""
 
 from __future__ import annotations

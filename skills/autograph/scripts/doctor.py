@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """doctor.py: validate a memory store: note format, index pointers, caps, secrets."""
 
 from __future__ import annotations

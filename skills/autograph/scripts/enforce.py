@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """enforce.py: check a vault against its schema, and fix what the schema allows."""
 
 from __future__ import annotations

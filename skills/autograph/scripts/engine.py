@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """engine.py: maintain a vault's system fields (init: frontmatter for bare
 notes; decay, touch, creative, stats: relevance and tiers)."""
 

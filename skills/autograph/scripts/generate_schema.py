@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """generate_schema.py: a draft schema.json from what discover.py found."""
 
 from __future__ import annotations

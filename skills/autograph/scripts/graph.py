@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """graph.py: the link health of an Obsidian vault (health, backlinks, orphans, report)."""
 
 from __future__ import annotations

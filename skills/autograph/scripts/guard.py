@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """guard.py: a Claude Code PreToolUse hook that stops an index growing past its cap."""
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """init.py: wire autograph into an agent host (the skill, the index guard or the rules, an index)."""
 
 from __future__ import annotations

@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """search.py: find notes by what they say, or cards by an identity (email,
 handle, phone) before writing a new one."""
 

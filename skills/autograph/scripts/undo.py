@@ -1,4 +1,8 @@
 #!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
 """undo.py: list the runs that wrote a vault, and take any of them back."""
 
 from __future__ import annotations
