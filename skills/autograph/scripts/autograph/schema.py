@@ -486,6 +486,49 @@ def _check_index(value, path: str, problems: list[str]) -> None:
             )
 
 
+_MOC_GROUPS = ("domain", "type")
+
+
+def _check_moc(value, path: str, problems: list[str]) -> None:
+    """``moc``: how ``moc.py generate`` groups cards (``group_by``), where it
+    writes (``folder``) and the size of one page (``caps``)."""
+    if not isinstance(value, dict):
+        problems.append(f'{path}: expected an object like {{"group_by": "domain", "folder": "MOC"}}')
+        return
+    for key, item in value.items():
+        where = f"{path}.{key}"
+        if key.startswith("_"):
+            continue
+        if key == "group_by":
+            if item not in _MOC_GROUPS:
+                problems.append(f'{where}: expected "domain" or "type", not {item!r}')
+        elif key == "folder":
+            if not isinstance(item, str):
+                problems.append(f'{where}: expected a folder such as "MOC" ("" for the vault\'s root)')
+            elif (why := folder_problem(item)) is not None:
+                problems.append(f"{where}: {item!r} {why}")
+        elif key == "caps":
+            if not isinstance(item, dict):
+                problems.append(f'{where}: expected {{"lines": N, "bytes": N}}')
+                continue
+            for dim, number in item.items():
+                if dim.startswith("_"):
+                    continue
+                if dim not in _MOC_MIN:
+                    problems.append(f"{where}.{dim}: unknown key; known keys are bytes, lines")
+                elif not isinstance(number, int) or isinstance(number, bool) or number < _MOC_MIN[dim]:
+                    problems.append(
+                        f"{where}.{dim}: expected a whole number of {dim}, at least {_MOC_MIN[dim]} "
+                        "(a page must hold its header and some entries)"
+                    )
+        else:
+            problems.append(f"{where}: unknown key; known keys are caps, folder, group_by")
+
+
+# the smallest page caps: the header of a page and a few entries must fit
+_MOC_MIN = {"lines": 20, "bytes": 2000}
+
+
 _MEMORY_KEYS = {"folder", "index", "archive", "types"}
 _MEMORY_TYPE_KEYS = {"description", "required", "labels"}
 
@@ -597,6 +640,7 @@ _TOP_LEVEL = {
     "hubs": _check_hubs,
     "index": _check_index,
     "memory": _check_memory,
+    "moc": _check_moc,
 }
 
 
@@ -752,6 +796,31 @@ class Schema:
     def index_files(self) -> list[str]:
         """Vault-relative paths of the always-loaded index files (``index.files``)."""
         return list(self.section("index").get("files") or DEFAULTS["index"]["files"])
+
+    @property
+    def moc(self) -> dict:
+        """How ``moc.py generate`` writes Maps of Content (schema key ``moc``):
+        ``group_by`` (``"domain"``, the default, or ``"type"``), ``folder``
+        (vault-relative, ``""`` = the root; default the ``moc`` type's folder,
+        else ``"MOC"``) and ``lines``/``bytes``, the most one page may hold
+        (default the index's hard caps, :attr:`index_caps`: 200 / 25,000)."""
+        section = self.section("moc")
+        folder = section.get("folder")
+        if not isinstance(folder, str):
+            folder = self.folder_of("moc")
+        caps = {k: v for k, v in (section.get("caps") or {}).items() if not k.startswith("_")}
+        return {
+            "group_by": section.get("group_by", "domain"),
+            "folder": (folder if folder is not None else "MOC").strip("/"),
+            **{dim: int(caps.get(dim, self.index_caps[dim])) for dim in ("lines", "bytes")},
+        }
+
+    @property
+    def index_caps(self) -> dict[str, int]:
+        """The index's hard caps, ``{"lines": N, "bytes": N}`` (``index.hard``;
+        default 200 lines, 25,000 bytes)."""
+        hard = self.section("index").get("hard") or {}
+        return {dim: int(hard.get(dim, DEFAULTS["index"]["hard"][dim])) for dim in ("lines", "bytes")}
 
     @property
     def memory(self) -> dict:
