@@ -266,6 +266,24 @@ def test_decay_writes_only_changed_tiers_and_is_idempotent(make_vault):
     assert (vault / "a.md").read_text() == "---\ncreated: 2026-01-30\ntier: warm\n---\nBody of the card.\n"
 
 
+def test_decay_never_writes_the_index_or_a_named_hub(make_vault):
+    """MEMORY.md (index.files) and hubs named in hubs.names are lists of
+    cards, not cards: decay gives them no tier, whatever their dates."""
+    index = card(created="2026-01-01") + "- [[a]]\n"
+    vault = make_vault(
+        {
+            "a.md": card(created="2026-01-30"),
+            "MEMORY.md": index,
+            "notes/memory log.md": index,  # neither the index file nor a hub's name
+            "Index.md": index,  # hubs.names has "index"; compared without letter case
+        }
+    )
+    report = engine_json("decay", vault, "--today", "2026-01-31")
+    assert sorted(report["written"]) == ["a.md", "notes/memory log.md"]
+    assert (vault / "MEMORY.md").read_text() == index
+    assert (vault / "Index.md").read_text() == index
+
+
 def test_decay_removes_a_stale_relevance_once_and_keeps_it_when_asked(make_vault, tmp_path):
     vault = make_vault({"a.md": card(created="2026-01-21", tier="warm", relevance=0.85, title="A")})
     data = engine_json("decay", vault, "--today", "2026-01-31")

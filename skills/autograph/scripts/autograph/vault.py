@@ -206,19 +206,35 @@ class Vault:
 
     def cards(self, schema=None) -> list[str]:
         """The notes that are cards: every note outside the templates folders
-        (:attr:`template_folders`) and the schema's ``ignore_folders``.
+        (:attr:`template_folders`) and the schema's ``ignore_folders``, other
+        than the always-loaded index files (``index.files``, e.g.
+        ``MEMORY.md``) and the hubs named in ``hubs.names`` (``index``,
+        ``Home``, ...), compared without letter case.
 
         The one place that decides what a card is.  Templates are read for
         links like every note, but they are not cards: no command checks,
         fixes, decays or counts them as orphans, since a card's fields
         written into a template would be copied into every note made from it.
+        An index or a named hub is a list of cards, not one: a ``tier`` or a
+        ``type`` written into ``MEMORY.md`` would cost every session a line.
         ``schema`` is a :class:`schema.Schema` (None: templates only).
         """
         ignore = schema.ignore_folders if schema is not None else []
-        folders = [f.strip("/") + "/" for f in [*self.template_folders, *ignore] if f.strip("/")]
-        if not folders:
-            return self.notes
-        return [path for path in self.notes if not path.startswith(tuple(folders))]
+        folders = tuple(f.strip("/") + "/" for f in [*self.template_folders, *ignore] if f.strip("/"))
+        if schema is None:
+            return [path for path in self.notes if not path.startswith(folders)] if folders else self.notes
+        index_files = {f.strip("/").lower() for f in schema.index_files}
+        hub_names = schema.hub_names
+
+        def is_card(path: str) -> bool:
+            if folders and path.startswith(folders):
+                return False
+            if path.lower() in index_files:
+                return False
+            stem = path.rsplit("/", 1)[-1]
+            return (stem[:-3] if stem.lower().endswith(".md") else stem).lower() not in hub_names
+
+        return [path for path in self.notes if is_card(path)]
 
     @property
     def resolver(self) -> Resolver:
