@@ -1,0 +1,778 @@
+"""Duplicate cards: which cards are one entity, and how two cards become one.
+
+Grouping (:func:`find_groups`) reads only identity keys: the properties the
+schema names in ``identity.match_fields`` (see :mod:`identity`, the one
+normaliser search also uses), each value normalised by its field's kind.
+Two cards are linked when they hold the same normalised value under the
+same field (``email:alex@example.com``).  Rules, in order:
+
+* a name never groups: file names, titles and ``aliases`` are no key (BR-30);
+* a key held by more than ``identity.max_shared`` cards (default 8; a
+  company switchboard, a team address) is no identity: ignored for linking
+  and for conflicts, and reported in ``shared``;
+* gates: with ``identity.same_type_only`` (default false: a ``contact`` and
+  a ``person`` with one email are one entity, BR-28) only cards of one type
+  link; with ``identity.same_domain_only`` (default true) only cards of one
+  domain (the ``domain`` property, else ``domain_inference``);
+* two cards with different values under the same identity field are never
+  in one group (BR-28 item 3): for list values, neither list holding the
+  other is a difference.  Keys are tried strongest kind first (``email``,
+  ``phone``, then ``handle``, then ``exact``), so a join that would bring a
+  conflict into a group is refused and reported in ``refused``;
+* cards the schema does not count as cards (templates, ``ignore_folders``),
+  hubs, notes that cannot be read or whose frontmatter does not parse, and
+  retired cards (``status: superseded`` or a ``superseded_by``) are left out.
+
+A group is *strong* when its members are linked by ``email`` or ``phone``
+kind keys alone; only strong groups are merged without a reviewed manifest.
+
+The canonical card of a group (the one that stays) is, in this order: the
+one more other notes link to (distinct linking notes outside the group, as
+:mod:`linkgraph` resolves links), the richer one (more non-empty
+properties, then a longer body), the newer one (``updated``, else
+``created``), the shorter path, the path first in code-point order.
+
+Merging (:func:`plan_merge`) makes one card of a group and returns the
+plan; nothing is written here (``cli.carry_out`` writes it).  For each
+other member, in path order, into the canonical card:
+
+* properties the canonical card lacks (or holds empty) are copied, their
+  lines as written (quotes kept); lists are joined (the canonical's items
+  first, then new ones); a value equal to the canonical's (identity values
+  compared normalised) adds nothing; any other value stays as it is in the
+  canonical card and the member's goes to ``## History`` as a dated line
+  naming its source (:func:`sections.history_line`):
+  ``- 2026-12-01: type: contact (from [[A. Example]])``;
+* the member's file name and its ``aliases`` join the canonical's
+  ``aliases`` (a surgical edit of that key);
+* its body is merged section by section: text before the first heading
+  after the canonical's text before its first heading, a section under the
+  canonical's section with the same heading (compared without case), a
+  section the canonical lacks at the end; a list item the section already
+  holds is not repeated; every other line is kept;
+* every link to the member, in every note, is rewritten to the canonical
+  card, keeping its visible text as the alias (``[[A. Example]]`` ->
+  ``[[Alex Example|A. Example]]``, :func:`relink.plan_retarget`);
+* the member file goes to ``.trash/<run-id>/`` (:class:`store.Trash`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from . import frontmatter as fm
+from . import identity as ident
+
+__all__ = [
+    "STRONG_KINDS",
+    "Card",
+    "Group",
+    "Refusal",
+    "Report",
+    "conflicts_between",
+    "find_groups",
+    "identity_settings",
+    "merge_text",
+    "plan_merge",
+    "read_card",
+    "sha256",
+]
+
+STRONG_KINDS = ("email", "phone")
+_KIND_ORDER = {"email": 0, "phone": 0, "handle": 1, "exact": 2}
+DEFAULT_MAX_SHARED = 8
+
+
+def sha256(data: bytes) -> str:
+    """Hex SHA-256 of a file's bytes (the manifest's content hash)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The schema's ``identity`` section, read once."""
+
+    kinds: dict[str, str]
+    country: str | None
+    ignore: tuple[str, ...]
+    same_type_only: bool
+    same_domain_only: bool
+    max_shared: int
+
+
+def identity_settings(schema) -> Settings:
+    """:class:`Settings` of ``schema`` (a :class:`schema.Schema`), with the
+    defaults documented in the module docstring."""
+    section = schema.section("identity")
+    return Settings(
+        kinds=ident.field_kinds(section),
+        country=section.get("default_country"),
+        ignore=tuple(section.get("ignore_values", ident.DEFAULT_IGNORE)),
+        same_type_only=bool(section.get("same_type_only", False)),
+        same_domain_only=bool(section.get("same_domain_only", True)),
+        max_shared=int(section.get("max_shared", DEFAULT_MAX_SHARED)),
+    )
+
+
+@dataclass
+class Card:
+    """One card's identity: ``values`` maps a field (lower case) to the set
+    of its normalised values; ``kind`` of each field from the schema."""
+
+    path: str
+    type: str | None
+    domain: str | None
+    values: dict[str, frozenset[str]]
+    sha256: str
+    backlinks: int = 0
+    richness: tuple[int, int] = (0, 0)
+    newer: str = ""  # ISO date of updated/created, "" when none
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Two cards that share ``key`` but differ under ``field``."""
+
+    paths: tuple[str, str]
+    key: str
+    field: str
+    values: tuple[tuple[str, ...], tuple[str, ...]]
+
+    def as_dict(self) -> dict:
+        return {
+            "paths": list(self.paths),
+            "key": self.key,
+            "reason": f"conflicting identity key {self.field}",
+            "field": self.field,
+            "values": [list(v) for v in self.values],
+        }
+
+
+@dataclass
+class Group:
+    """Cards of one entity.  ``members`` starts with ``canonical``; the
+    others follow in path order.  ``evidence`` lists each key shared by two
+    or more members: ``{"key": "email:a@b.c", "field", "kind", "value",
+    "paths"}``."""
+
+    canonical: str
+    members: list[str]
+    evidence: list[dict]
+    strong: bool
+    hashes: dict[str, str] = field(default_factory=dict)
+    ranking: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "canonical": self.canonical,
+            "members": [{"path": p, "sha256": self.hashes.get(p)} for p in self.members],
+            "evidence": self.evidence,
+            "strong": self.strong,
+            "ranking": self.ranking,
+        }
+
+
+@dataclass
+class Report:
+    """What :func:`find_groups` found: ``cards`` examined, ``groups``,
+    ``refused`` joins, ``shared`` keys ignored for being held by too many
+    cards (``{"key", "cards"}``), ``skipped`` notes (``{"path", "reason"}``)."""
+
+    cards: int = 0
+    groups: list[Group] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+    shared: list[dict] = field(default_factory=list)
+    skipped: list[dict] = field(default_factory=list)
+    by_path: dict[str, Card] = field(default_factory=dict)
+
+
+def _retired(properties: dict) -> bool:
+    status = properties.get("status")
+    return (isinstance(status, str) and status.strip().lower() == "superseded") or bool(properties.get("superseded_by"))
+
+
+def _text_of(value) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def read_card(note, schema, settings: Settings) -> Card | None:
+    """The identity of ``note`` (a :class:`note.Note`), or None when it holds
+    no identity value."""
+    props = note.properties
+    values: dict[str, frozenset[str]] = {}
+    for name, kind in settings.kinds.items():
+        found = set()
+        for held in ident.values_of(props, name):
+            key = ident.normalise(held, kind, settings.country, settings.ignore)
+            if key is not None:
+                found.add(key)
+        if found:
+            values[name] = frozenset(found)
+    if not values:
+        return None
+    kind = _text_of(props.get("type"))
+    if kind is not None:
+        kind = schema.type_aliases.get(kind, kind).lower()
+    else:
+        inferred = schema.infer_type(note.path)
+        kind = inferred.lower() if inferred else None
+    domain = _text_of(props.get("domain")) or schema.infer_domain(note.path)
+    return Card(note.path, kind, domain.lower() if domain else None, values, sha256(note.data))
+
+
+def conflicts_between(a: Card, b: Card, ignored: set[str] = frozenset()) -> list[str]:
+    """Fields under which ``a`` and ``b`` hold different identity values
+    (neither value set holds the other); values in ``ignored`` (``field:value``
+    keys held by too many cards) do not count."""
+    found = []
+    for name in sorted(a.values.keys() & b.values.keys()):
+        va = {v for v in a.values[name] if f"{name}:{v}" not in ignored}
+        vb = {v for v in b.values[name] if f"{name}:{v}" not in ignored}
+        if va and vb and not (va <= vb or vb <= va):
+            found.append(name)
+    return found
+
+
+class _Components:
+    """Union-find over card paths that keeps each component's members."""
+
+    def __init__(self, paths):
+        self.parent = {p: p for p in paths}
+        self.members = {p: [p] for p in paths}
+
+    def find(self, p: str) -> str:
+        while self.parent[p] != p:
+            self.parent[p] = self.parent[self.parent[p]]
+            p = self.parent[p]
+        return p
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return
+        if len(self.members[ra]) < len(self.members[rb]):
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.members[ra].extend(self.members.pop(rb))
+
+
+def _newer(props: dict) -> str:
+    from .decay import NotADate, local_date, parse_when
+
+    for key in ("updated", "created"):
+        try:
+            when = parse_when(props.get(key))
+        except NotADate:
+            continue
+        if when is not None:
+            return local_date(when, None).isoformat()
+    return ""
+
+
+def find_groups(vault, schema, graph=None, index=None) -> Report:
+    """Group the cards of ``vault`` that are one entity (module docstring).
+
+    ``graph`` (a :class:`linkgraph.LinkGraph`) counts backlinks for the
+    canonical choice; built when a group is found and none is given.
+    Deterministic: the same vault gives the same groups in the same order
+    (by canonical path)."""
+    settings = identity_settings(schema)
+    report = Report()
+    cards: dict[str, Card] = {}
+    props_of: dict[str, dict] = {}
+    bodies: dict[str, int] = {}
+    for path in vault.cards(schema):
+        note = vault.note(path, keep=False)
+        if note.text is None:
+            report.skipped.append({"path": path, "reason": note.error or "unreadable"})
+            continue
+        block = note.frontmatter
+        if block is not None and not block.valid:
+            report.skipped.append({"path": path, "reason": "frontmatter does not parse"})
+            continue
+        props = note.properties
+        if schema.is_hub(note.stem, props) or _retired(props):
+            continue
+        report.cards += 1
+        card = read_card(note, schema, settings)
+        if card is None:
+            continue
+        cards[path] = card
+        props_of[path] = props
+        bodies[path] = len(note.body.strip())
+    report.by_path = cards
+
+    buckets: dict[str, list[str]] = {}
+    for path, card in cards.items():
+        for name, values in card.values.items():
+            for value in values:
+                buckets.setdefault(f"{name}:{value}", []).append(path)
+    ignored = set()
+    for key, paths in sorted(buckets.items()):
+        if len(paths) > settings.max_shared:
+            ignored.add(key)
+            report.shared.append({"key": key, "cards": len(paths)})
+
+    def kind_of(key: str) -> str:
+        return settings.kinds.get(key.split(":", 1)[0], "exact")
+
+    def gate(path: str) -> tuple:
+        card = cards[path]
+        return (
+            card.type if settings.same_type_only else None,
+            card.domain if settings.same_domain_only else None,
+        )
+
+    shared_keys = sorted(
+        (key for key, paths in buckets.items() if len(paths) > 1 and key not in ignored),
+        key=lambda key: (_KIND_ORDER.get(kind_of(key), 3), key),
+    )
+    components = _Components(cards)
+    strong_roots: dict[str, str] | None = None
+    for key in shared_keys:
+        if strong_roots is None and kind_of(key) not in STRONG_KINDS:
+            strong_roots = {p: components.find(p) for p in cards}
+        classes: dict[tuple, list[str]] = {}
+        for path in buckets[key]:
+            classes.setdefault(gate(path), []).append(path)
+        for members in classes.values():
+            first = members[0]
+            for other in members[1:]:
+                ra, rb = components.find(first), components.find(other)
+                if ra == rb:
+                    continue
+                clash = _clash(components.members[ra], components.members[rb], cards, ignored)
+                if clash is not None:
+                    a, b, name = clash
+                    report.refused.append(
+                        Refusal(
+                            (first, other),
+                            key,
+                            name,
+                            (tuple(sorted(cards[a].values[name])), tuple(sorted(cards[b].values[name]))),
+                        )
+                    )
+                    continue
+                components.union(first, other)
+    if strong_roots is None:
+        strong_roots = {p: components.find(p) for p in cards}
+
+    found = [sorted(m) for root, m in components.members.items() if len(m) > 1]
+    if not found:
+        return report
+    if graph is None:
+        from . import linkgraph
+
+        graph = linkgraph.build(vault, index)
+    for members in found:
+        group = _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots)
+        report.groups.append(group)
+    report.groups.sort(key=lambda g: g.canonical)
+    return report
+
+
+def _clash(left: list[str], right: list[str], cards: dict[str, Card], ignored: set[str]):
+    for a in left:
+        for b in right:
+            names = conflicts_between(cards[a], cards[b], ignored)
+            if names:
+                return a, b, names[0]
+    return None
+
+
+def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots) -> Group:
+    inside = set(members)
+    for path in members:
+        card = cards[path]
+        sources = {edge.source for edge in graph.backlinks(path) if edge.source not in inside}
+        card.backlinks = len(sources)
+        props = props_of[path]
+        card.richness = (sum(1 for v in props.values() if v not in (None, "", [], {})), bodies[path])
+        card.newer = _newer(props)
+    ranked = sorted(members, key=lambda p: rank_key(cards[p]))
+    evidence = []
+    for name_value in sorted({k for p in members for n, vs in cards[p].values.items() for k in _keys(n, vs)}):
+        if name_value in ignored:
+            continue
+        holders = [p for p in buckets.get(name_value, ()) if p in inside]
+        if len(holders) > 1:
+            name, value = name_value.split(":", 1)
+            evidence.append(
+                {"key": name_value, "field": name, "kind": kind_of(name_value), "value": value, "paths": holders}
+            )
+    strong = len({strong_roots[p] for p in members}) == 1
+    return Group(
+        ranked[0],
+        ranked,
+        evidence,
+        strong,
+        {p: cards[p].sha256 for p in members},
+        [
+            {
+                "path": p,
+                "backlinks": cards[p].backlinks,
+                "properties": cards[p].richness[0],
+                "body_chars": cards[p].richness[1],
+                "date": cards[p].newer or None,
+            }
+            for p in ranked
+        ],
+    )
+
+
+def _keys(name: str, values) -> list[str]:
+    return [f"{name}:{v}" for v in values]
+
+
+def rank_key(card: Card) -> tuple:
+    """Sort key of the canonical rule: first sorts first (module docstring)."""
+    day = card.newer or "0000-00-00"
+    return (-card.backlinks, -card.richness[0], -card.richness[1], _invert(day), len(card.path), card.path)
+
+
+def _invert(day: str) -> tuple:
+    # newer first: compare the negated digits of the ISO date
+    return tuple(-int(part) for part in day.split("-"))
+
+
+# ---------------------------------------------------------------------------
+# Merging
+
+
+@dataclass
+class MergePlan:
+    """What :func:`plan_merge` would do: ``changes`` (:class:`store.Edit` and
+    :class:`store.Trash`, for ``cli.carry_out``), ``merged`` (one entry per
+    group: ``{"canonical", "members", "history", "aliases", "links"}``) and
+    ``refused`` (``{"members", "reason"}``: groups not merged) and
+    ``links`` (each rewritten link: ``{"path", "line", "old", "new"}``)."""
+
+    changes: list = field(default_factory=list)
+    merged: list[dict] = field(default_factory=list)
+    refused: list[dict] = field(default_factory=list)
+    links: list[dict] = field(default_factory=list)
+
+
+_EMPTY = (None, "", [], {})
+
+
+def _link_name(vault, source: str, target: str) -> str:
+    """The shortest link text for ``target`` that resolves to it from ``source``."""
+    stem = target.rsplit("/", 1)[-1]
+    stem = stem[:-3] if stem.endswith(".md") else stem
+    if vault.resolver.resolve(stem, source).path == target:
+        return stem
+    return target[:-3] if target.endswith(".md") else target
+
+
+def _same_value(name: str, a, b, kinds: dict[str, str], settings: Settings) -> bool:
+    if a == b and type(a) is type(b):
+        return True
+    kind = kinds.get(name.lower())
+    if kind is not None:
+        na = ident.normalise(a, kind, settings.country, settings.ignore)
+        return na is not None and na == ident.normalise(b, kind, settings.country, settings.ignore)
+    return False
+
+
+def _find_key(props: dict, key: str) -> str | None:
+    if key in props:
+        return key
+    folded = [k for k in props if isinstance(k, str) and k.lower() == key.lower()]
+    return folded[0] if len(folded) == 1 else None
+
+
+def _split_lines(text: str) -> list[str]:
+    """Lines of ``text`` with their line breaks (only ``\\n`` splits)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def _copy_entry(text: str, key: str, value, member) -> str:
+    """``text`` with ``key: value`` added, copying the member note's lines
+    for it as written when they read back as the same value, else written
+    by :func:`frontmatter.set_property`."""
+    block = fm.parse(text)
+    source = member.frontmatter
+    entry = next((e for e in source.entries if e.key == key), None) if source is not None else None
+    if block is not None and block.valid and block.entries and entry is not None:
+        indent = block.entries[0].prefix[: len(block.entries[0].prefix) - len(block.entries[0].prefix.lstrip(" "))]
+        own = entry.prefix[: len(entry.prefix) - len(entry.prefix.lstrip(" "))]
+        if indent == own:
+            lines = _split_lines(member.text[source.start : source.end])[entry.start : entry.end]
+            raw = "".join(line.rstrip("\r\n") + block.newline for line in lines)
+            new = text[: block.end] + raw + text[block.end :]
+            after = fm.parse(new)
+            if (
+                after is not None
+                and after.valid
+                and after.properties.get(key) == value
+                and {k: v for k, v in after.properties.items() if k != key} == block.properties
+            ):
+                return new
+    return fm.set_property(text, key, value)
+
+
+_HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+
+
+def _heading_key(line: str) -> tuple[int, str] | None:
+    match = _HEADING.fullmatch(line.rstrip("\r\n"))
+    if match is None:
+        return None
+    title = (match.group(2) or "").strip()
+    core = title.rstrip("#")
+    if core != title and (not core or core[-1] in " \t"):
+        title = core.strip()
+    return len(match.group(1)), unicodedata.normalize("NFC", title).casefold()
+
+
+def _body_sections(body: str) -> list[list]:
+    """``[[key, lines, code flags]]``: the text before the first heading
+    (key None), then one entry per ATX heading outside code (key: its text
+    without case), each with its lines (line breaks kept)."""
+    from .regions import code_regions, inside
+
+    regions = code_regions(body)
+    starts = [s for s, _ in regions]
+    sections: list[list] = [[None, [], []]]
+    pos = 0
+    for line in _split_lines(body):
+        code = inside(regions, starts, pos)
+        found = None if code else _heading_key(line)
+        if found is not None:
+            sections.append([found[1], [line], [False]])
+        else:
+            sections[-1][1].append(line)
+            sections[-1][2].append(code)
+        pos += len(line)
+    return sections
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _is_item(line: str) -> bool:
+    return _ITEM.match(line.rstrip("\r\n")) is not None
+
+
+def merge_body(body: str, other: str, newline: str) -> str:
+    """``body`` with every line of ``other`` (another card's body) merged in
+    (module docstring); ``newline`` is the canonical note's line break."""
+    mine = _body_sections(body)
+    for key, lines, code in _body_sections(other):
+        heading = lines[0] if key is not None else None
+        content = lines[1:] if key is not None else lines
+        flags = code[1:] if key is not None else code
+        target = next((s for s in mine if s[0] == key), None)
+        if target is not None:
+            present = {line.strip() for line in target[1] if _is_item(line)}
+            content = [
+                line for line, in_code in zip(content, flags, strict=True)
+                if in_code or not _is_item(line) or line.strip() not in present
+            ]  # fmt: skip
+        while content and _blank(content[0]):
+            content.pop(0)
+        while content and _blank(content[-1]):
+            content.pop()
+        if not content and (target is not None or heading is None):
+            continue
+        content = [line.rstrip("\r\n") + newline for line in content]
+        if target is None:
+            last = mine[-1][1]
+            _end_line(last, newline)
+            if last and not _blank(last[-1]):
+                last.append(newline)
+            mine.append([key, [heading.rstrip("\r\n") + newline, *content], []])
+            continue
+        lines_of = target[1]
+        first = 0 if target[0] is None else 1
+        keep = len(lines_of)
+        while keep > first and _blank(lines_of[keep - 1]):
+            keep -= 1
+        head, tail = lines_of[:keep], lines_of[keep:]
+        _end_line(head, newline)
+        written = [line for line in head[first:] if not _blank(line)]
+        if written and not (_is_item(written[-1]) and _is_item(content[0])):
+            head.append(newline)
+        if not tail and target is not mine[-1]:
+            content.append(newline)
+        target[1] = head + content + tail
+    return "".join(line for s in mine for line in s[1])
+
+
+def _end_line(lines: list[str], newline: str) -> None:
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += newline
+
+
+def _fold(name) -> str:
+    return unicodedata.normalize("NFC", str(name)).strip().casefold()
+
+
+def merge_text(vault, path: str, text: str, member, settings: Settings, day: str) -> tuple[str, list[str], list[str]]:
+    """The text of the canonical note at ``path`` (``text``, the text so
+    far) with ``member`` (a :class:`note.Note`) merged in, before links are
+    rewritten: ``(text, history lines added, aliases added)``.  Raises
+    :class:`frontmatter.FrontmatterError` when a property cannot be edited
+    and ValueError when a History line would land in unclosed code."""
+    from . import sections
+
+    block = fm.parse(text)
+    props = dict(block.properties) if block is not None else {}
+    history: list[str] = []
+    source = _link_name(vault, path, member.path)
+    for key, value in member.properties.items():
+        if not isinstance(key, str) or key.lower() == "aliases" or value in _EMPTY:
+            continue
+        own = _find_key(props, key)
+        current = props.get(own) if own is not None else None
+        if own is None:
+            text = _copy_entry(text, key, value, member)
+        elif current in _EMPTY:
+            text = fm.set_property(text, own, value)
+        elif isinstance(current, list) or isinstance(value, list):
+            old = current if isinstance(current, list) else [current]
+            extra = [v for v in (value if isinstance(value, list) else [value]) if v not in old]
+            if extra:
+                text = fm.set_property(text, own, old + extra)
+        elif not _same_value(key, current, value, settings.kinds, settings):
+            history.append(sections.history_line(day, own, value, None, source))
+        props = fm.parse(text).properties
+    aliases = _aliases(props)
+    taken = {_fold(a) for a in aliases} | {_fold(vault_stem(path))}
+    added = []
+    for name in [vault_stem(member.path), *_aliases(member.properties)]:
+        if _fold(name) not in taken:
+            taken.add(_fold(name))
+            added.append(name)
+    if added:
+        text = fm.set_property(text, _find_key(props, "aliases") or "aliases", aliases + added)
+    block = fm.parse(text)
+    at = block.body if block is not None else 0
+    text = text[:at] + merge_body(text[at:], member.body, sections.newline_of(text))
+    text = sections.append(text, "History", history)
+    return text, history, added
+
+
+def vault_stem(path: str) -> str:
+    """A note's name: its file name without ``.md``."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def _aliases(props: dict) -> list:
+    key = _find_key(props, "aliases")
+    value = props.get(key) if key is not None else None
+    if isinstance(value, list):
+        return [v for v in value if v not in _EMPTY]
+    return [value] if value not in _EMPTY else []
+
+
+def _member_notes(vault, paths: list[str]) -> tuple[list, str | None]:
+    notes = []
+    for path in paths:
+        note = vault.note(path)
+        if note.text is None:
+            return [], f"{path}: {note.error or 'unreadable'}"
+        block = note.frontmatter
+        if block is not None and not block.valid:
+            return [], f"{path}: frontmatter does not parse; repair it first (enforce.py --repair)"
+        notes.append(note)
+    return notes, None
+
+
+def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored: set[str] = frozenset()) -> MergePlan:
+    """The plan that merges each of ``groups`` into its canonical card
+    (module docstring), dated ``day`` (ISO date) in ``## History``.
+
+    A group is refused (in ``refused``, nothing of it planned) when a
+    member cannot be read or edited, when it overlaps an earlier group, or
+    when two members hold different values under one identity field
+    (``"conflicting identity key email"``; keys in ``ignored`` do not
+    count).  Links in every other note that resolve to a merged member are
+    rewritten in the same plan."""
+    from . import store
+
+    settings = identity_settings(schema)
+    plan = MergePlan()
+    mapping: dict[str, str] = {}
+    texts: dict[str, str] = {}
+    originals: dict[str, object] = {}
+    taken: set[str] = set()
+    for group in groups:
+        members = [group.canonical, *[p for p in group.members if p != group.canonical]]
+        reason = None
+        if len(set(members)) < 2:
+            reason = "a group needs two or more members"
+        elif taken & set(members):
+            reason = "a member is in another group too"
+        notes, problem = _member_notes(vault, members) if reason is None else ([], None)
+        reason = reason or problem
+        if reason is None:
+            cards = [read_card(n, schema, settings) for n in notes]
+            for i, a in enumerate(cards):
+                for b in cards[i + 1 :]:
+                    names = conflicts_between(a, b, ignored) if a is not None and b is not None else []
+                    if names and reason is None:
+                        reason = f"conflicting identity key {names[0]} ({a.path}, {b.path})"
+        text = notes[0].text if notes else ""
+        added_history, added_aliases = [], []
+        if reason is None:
+            try:
+                for note in notes[1:]:
+                    text, history, aliases = merge_text(vault, notes[0].path, text, note, settings, day)
+                    added_history += history
+                    added_aliases += aliases
+            except (fm.FrontmatterError, ValueError) as exc:
+                reason = f"cannot merge into {notes[0].path}: {exc}"
+        if reason is not None:
+            plan.refused.append({"members": members, "reason": reason})
+            continue
+        taken.update(members)
+        originals[notes[0].path] = notes[0]
+        texts[notes[0].path] = text
+        for note in notes[1:]:
+            mapping[note.path] = notes[0].path
+            originals[note.path] = note
+        plan.merged.append(
+            {
+                "canonical": notes[0].path,
+                "members": members[1:],
+                "history": added_history,
+                "aliases": added_aliases,
+            }
+        )
+    if not mapping:
+        return plan
+    edits, changes = _retarget(vault, mapping, texts, index)
+    by_path = {edit.path: edit for edit in edits}
+    for entry in plan.merged:
+        canonical = entry["canonical"]
+        note = originals[canonical]
+        after = by_path.pop(canonical).after if canonical in by_path else note.encode(texts[canonical])
+        names = ", ".join(entry["members"])
+        plan.changes.append(store.Edit(canonical, note.data, after, f"merge {names}"))
+    for path in sorted(by_path):
+        if path not in mapping:
+            plan.changes.append(by_path[path])
+    for path in sorted(mapping):
+        plan.changes.append(store.Trash(path, originals[path].data, f"merged into {mapping[path]}"))
+    plan.links = [{"path": c.path, "line": c.line, "old": c.old, "new": c.new} for c in changes]
+    return plan
+
+
+def _retarget(vault, mapping: dict[str, str], texts: dict[str, str], index):
+    """Edits and changes that point every link to a key of ``mapping`` at
+    its value (:func:`relink.plan_retarget` with keep_text)."""
+    from . import relink
+
+    return relink.plan_retarget(vault, mapping, keep_text=True, texts=texts, index=index)
