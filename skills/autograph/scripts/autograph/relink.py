@@ -1,0 +1,468 @@
+"""The one link rewriter: retarget links to notes that move, keeping each link's form.
+
+Everything that changes the text of a link goes through here: ``graph.py
+mv`` and ``enforce.py --move`` (:func:`plan_retarget` over a move's
+mapping), ``graph.py fix`` (:func:`rewrite_links` for single broken links),
+dedup's redirect of links to a merged card (``keep_text=True``).
+
+What a rewrite changes is the link's *path part* only: ``#heading``,
+``#^block``, ``|alias``, an embed's ``!`` and size, a table's ``\\|``, the
+brackets and every byte around the link stay.  The new path part keeps the
+link's form (:func:`new_target`):
+
+* a bare name (``[[Note]]``) stays the bare name of the new file while that
+  resolves to it, else becomes the shortest path that does (or, for a note
+  whose vault says so in ``.obsidian/app.json`` ``newLinkFormat``, the
+  absolute or relative path);
+* a path (``[[folder/Note]]``) stays a path: the full vault path when it was
+  one, else the shortest path of two or more parts that resolves;
+* a relative path (``./``, ``../``) stays relative to the linking note;
+* ``.md`` written stays written; a Markdown link stays a Markdown link with
+  its destination percent-encoded as it was (or in ``<...>``).
+
+A link is rewritten only when the move changes where it resolves (Obsidian's
+rules, :class:`links.Resolver`): one that still resolves to the moved file
+under its old text is left byte for byte.  Links inside code, comments and
+math are never touched (they are not links, :func:`links.scan`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+import unicodedata
+from typing import NamedTuple
+from urllib.parse import quote
+
+from . import frontmatter as fm
+from .links import _MD_DEST, Resolver, property_links, scan
+
+__all__ = [
+    "Change",
+    "Span",
+    "link_settings",
+    "link_spans",
+    "new_target",
+    "plan_retarget",
+    "resolver_after",
+    "rewrite_links",
+    "retarget_text",
+]
+
+
+class Change(NamedTuple):
+    """One rewritten link: ``path`` the vault path of the note whose text
+    changes, ``line`` the 1-based file line of the link, ``old`` the link's
+    text as written (``[[A. Example]]``), ``new`` what replaces it."""
+
+    path: str
+    line: int
+    old: str
+    new: str
+
+
+class Span(NamedTuple):
+    """A link located in a note's whole text: the link (``links.Link``; for
+    a frontmatter link ``kind`` is ``"property"``), ``start``/``end`` of the
+    whole link (from ``!`` or ``[``), and ``tstart``/``tend`` of its path
+    part as written (for a Markdown link, the raw, percent-encoded text)."""
+
+    link: object
+    start: int
+    end: int
+    tstart: int
+    tend: int
+    angle: bool = False  # a Markdown destination written in <...>
+
+
+# ---------------------------------------------------------------------------
+# Where the links of a text are
+
+
+def link_spans(text: str) -> list[Span]:
+    """Every link of a note's whole text (frontmatter included) with the
+    offsets of its path part, in text order.
+
+    Body links are :func:`links.scan`'s.  In the frontmatter only the
+    wikilinks Obsidian reads as links count (those in string values,
+    :func:`links.property_links`): a ``[[x]]`` in a YAML comment or in an
+    unquoted nested list is left alone.  A note whose frontmatter does not
+    parse yields its body links only (its frontmatter is never rewritten).
+    """
+    block = fm.parse(text)
+    body = block.body if block is not None else 0
+    spans: list[Span] = []
+    if block is not None and block.error is None and block.properties and "[[" in text[:body]:
+        wanted: dict[tuple, int] = {}
+        for link in property_links(block.properties):
+            key = (link.target, link.fragment, link.alias, link.embed)
+            wanted[key] = wanted.get(key, 0) + 1
+        head = text[: block.end]
+        for link in scan(head, 0, 1, regions=[]):
+            if link.start < block.start:
+                continue
+            key = (link.target, link.fragment, link.alias, link.embed)
+            if link.kind == "wikilink" and wanted.get(key, 0) > 0:
+                wanted[key] -= 1
+                span = _wiki_span(text, link._replace(kind="property"))
+                if span is not None:
+                    spans.append(span)
+    for link in scan(text, body, text.count("\n", 0, body) + 1):
+        span = _wiki_span(text, link) if link.kind == "wikilink" else _markdown_span(text, link)
+        if span is not None:
+            spans.append(span)
+    return spans
+
+
+def _wiki_span(text: str, link) -> Span | None:
+    open_at = link.start + (1 if link.embed else 0)
+    if text[open_at : open_at + 2] != "[[":
+        return None
+    inner_start = open_at + 2
+    inner = text[inner_start : link.end - 2]
+    bar = inner.find("|")
+    head = inner if bar < 0 else (inner[: bar - 1] if bar > 0 and inner[bar - 1] == "\\" else inner[:bar])
+    hash_at = head.find("#")
+    part = head if hash_at < 0 else head[:hash_at]
+    lead = len(part) - len(part.lstrip())
+    stripped = part.strip()
+    start = inner_start + lead
+    return Span(link, link.start, link.end, start, start + len(stripped))
+
+
+def _markdown_span(text: str, link) -> Span | None:
+    at = text.find("](", link.start, link.end)
+    while at >= 0:
+        dest = _MD_DEST.match(text, at + 1)
+        if dest is not None and dest.end() == link.end:
+            raw_start, raw = dest.start(1), dest.group(1)
+            angle = raw.startswith("<")
+            if angle:
+                raw_start, raw = raw_start + 1, raw[1:-1]
+            path = raw.partition("#")[0]
+            return Span(link, link.start, link.end, raw_start, raw_start + len(path), angle)
+        at = text.find("](", at + 1, link.end)
+    return None
+
+
+# ---------------------------------------------------------------------------
+# The vault's link settings
+
+
+def link_settings(root) -> dict:
+    """``{"format": "shortest"|"relative"|"absolute", "markdown": bool}``
+    from ``ROOT/.obsidian/app.json`` (``newLinkFormat``,
+    ``useMarkdownLinks``); Obsidian's defaults (shortest, wikilinks) when the
+    file is missing or unreadable.  Used when a link must change form."""
+    settings = {"format": "shortest", "markdown": False}
+    try:
+        with open(os.path.join(root, ".obsidian", "app.json"), "rb") as handle:
+            data = json.loads(handle.read(1 << 20).decode("utf-8"))
+    except (OSError, ValueError):
+        return settings
+    if isinstance(data, dict):
+        if data.get("newLinkFormat") in ("shortest", "relative", "absolute"):
+            settings["format"] = data["newLinkFormat"]
+        if isinstance(data.get("useMarkdownLinks"), bool):
+            settings["markdown"] = data["useMarkdownLinks"]
+    return settings
+
+
+# ---------------------------------------------------------------------------
+# Choosing the new path part
+
+
+def _strip_md(path: str) -> str:
+    return path[:-3] if path.lower().endswith(".md") else path
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _same(written: str, path: str) -> bool:
+    """Whether link text ``written`` is the full vault path ``path`` (as
+    Obsidian compares: case-insensitive after NFC, ``.md`` optional)."""
+
+    def key(text: str) -> str:
+        return _strip_md(unicodedata.normalize("NFC", text.replace("\\", "/").strip().lstrip("/")).lower())
+
+    return key(written) == key(path)
+
+
+def new_target(
+    written: str, desired: str, source: str, resolver: Resolver, settings: dict | None = None, old: str | None = None
+) -> str | None:
+    """The path part a link written as ``written`` in note ``source`` should
+    have so that ``resolver`` resolves it to vault path ``desired``, in the
+    same form (see the module docstring); None when no text of that form
+    resolves there (then nothing is rewritten).
+
+    ``old`` is the vault path the link resolved to before (a full vault path
+    written as such stays a full vault path).  ``written`` is unescaped
+    (a Markdown link's ``%20`` decoded)."""
+    settings = settings or {"format": "shortest"}
+    is_note = desired.endswith(".md")
+    keep_md = is_note and written.lower().endswith(".md")
+    full = desired if (keep_md or not is_note) else desired[:-3]
+
+    def ok(candidate: str) -> bool:
+        return bool(candidate) and resolver.resolve(candidate, source).path == desired
+
+    def relative() -> str:
+        rel = posixpath.relpath(full, _folder(source) or ".")
+        return rel if rel.startswith("../") else "./" + rel
+
+    def suffixes(minimum: int):
+        parts = full.split("/")
+        for n in range(minimum, len(parts) + 1):
+            yield "/".join(parts[-n:])
+
+    if written.startswith(("./", "../")):
+        candidate = relative()
+        return candidate if ok(candidate) else None
+    if "/" in written.replace("\\", "/").strip("/"):
+        if old is not None and _same(written, old):
+            return full if ok(full) else None
+        return next((c for c in suffixes(2) if ok(c)), full if ok(full) else None)
+    # a bare name
+    name = full.rsplit("/", 1)[-1]
+    if ok(name):
+        return name
+    fallback = settings.get("format", "shortest")
+    if fallback == "absolute" and ok(full):
+        return full
+    if fallback == "relative":
+        candidate = relative()
+        if ok(candidate):
+            return candidate
+    return next((c for c in suffixes(2) if ok(c)), None)
+
+
+_MD_ESCAPE = re.compile(r"[\x00-\x20()<>%#^|\[\]\\\x7f]")
+_ENCODED_NON_ASCII = re.compile(r"%[89A-Fa-f][0-9A-Fa-f]")
+
+
+def _encode_markdown(path: str, raw: str, angle: bool) -> str:
+    """``path`` as a Markdown destination in the style of ``raw`` (the old
+    destination): in ``<...>`` as it is; else with spaces and characters
+    that end or confuse a destination percent-encoded, and non-ASCII
+    encoded too when the old one had it encoded."""
+    if angle:
+        return path
+    encoded = _MD_ESCAPE.sub(lambda m: quote(m.group(), safe=""), path)
+    if _ENCODED_NON_ASCII.search(raw):
+        encoded = "".join(ch if ch.isascii() else quote(ch, safe="") for ch in encoded)
+    return encoded
+
+
+def _in_table(text: str, at: int) -> bool:
+    line_start = text.rfind("\n", 0, at) + 1
+    return text[line_start:at].lstrip().startswith("|")
+
+
+def _rewrite_one(text: str, span: Span, new_path: str, keep_text: bool) -> str:
+    """The new text of one link (``text[span.start:span.end]`` rewritten)."""
+    link = span.link
+    if link.kind == "markdown":
+        raw = text[span.tstart : span.tend]
+        replacement = _encode_markdown(new_path, raw, span.angle)
+    else:
+        replacement = new_path
+    new = text[span.start : span.tstart] + replacement + text[span.tend : span.end]
+    if keep_text and link.kind != "markdown" and link.alias is None and not link.embed:
+        shown = link.target + (" > " + link.fragment.replace("#", " > ") if link.fragment else "")
+        if shown and (new_path != link.target or link.fragment):
+            bar = "\\|" if _in_table(text, span.start) else "|"
+            new = new[:-2] + bar + shown + "]]"
+    return new
+
+
+def rewrite_links(text: str, plans: list[tuple[Span, str]], keep_text: bool = False) -> str:
+    """``text`` with each ``(span, new path part)`` of ``plans`` rewritten
+    (spans from :func:`link_spans` of this very text, not overlapping).
+    Every byte outside the path parts stays (and, with ``keep_text``, the
+    alias added after an alias-less wikilink's path and fragment)."""
+    out = []
+    at = 0
+    for span, path in sorted(plans, key=lambda item: item[0].start):
+        out.append(text[at : span.start])
+        out.append(_rewrite_one(text, span, path, keep_text))
+        at = span.end
+    out.append(text[at:])
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Retargeting
+
+
+def resolver_after(resolver: Resolver, mapping: dict[str, str], files=None) -> Resolver:
+    """A resolver of the vault once ``mapping``'s moves are done: ``files``
+    (default: the files ``resolver`` knows) with each old path replaced by
+    its new one, and a path mapped to None removed."""
+    known = list(files) if files is not None else list(resolver._paths.values())
+    after = []
+    for path in known:
+        new = mapping.get(path, path)
+        if new is not None:
+            after.append(new)
+    return Resolver(after)
+
+
+def _wanted(span: Span, source: str, resolver, later, mapping) -> str | None:
+    """The path the link must resolve to after the change, when the change
+    would send it elsewhere; None when it needs no rewrite."""
+    link = span.link
+    if not link.target:
+        return None  # [[#heading]]: the note itself, wherever it is
+    before = resolver.resolve(link.target, source).path
+    if before is None:
+        return None  # broken before: not ours to guess (graph.py fix)
+    desired = mapping.get(before, before)
+    if desired is None:
+        return None
+    if later.resolve(link.target, mapping.get(source) or source).path == desired:
+        return None
+    return desired
+
+
+def retarget_text(
+    text: str,
+    source: str,
+    resolver: Resolver,
+    mapping: dict[str, str],
+    keep_text: bool = False,
+    after_resolver: Resolver | None = None,
+    settings: dict | None = None,
+) -> tuple[str, list[Change]]:
+    """Rewrite the links of one note so that each keeps its target across the moves of ``mapping``.
+
+    ``text`` is the note's whole text (frontmatter included) at vault path
+    ``source``; ``mapping`` maps old vault paths to new ones.  Every link
+    (wikilink, embed, Markdown link, wikilink in a frontmatter value) that
+    ``resolver`` (the vault now) resolves to a file is rewritten when the
+    resolver after the change (``after_resolver``; default: ``resolver``'s
+    files with the moves done) would not resolve it to that file's new path
+    (``mapping[old]``, or the same path for a file that does not move): the
+    links into the moved files, and links elsewhere that a moved file would
+    take over (a new same-named note in the linking note's folder).  When
+    ``source`` itself moves, its links are resolved from its new path.
+    With ``keep_text`` an alias-less wikilink gets its old visible text as
+    alias (``[[A. Example]]`` -> ``[[Alex Example|A. Example]]``, BR-28).
+    ``settings`` are :func:`link_settings` (how a link that must change
+    form is written).  A link that cannot be written in its form so that it
+    resolves (or a frontmatter value that would no longer parse) is left
+    as it is.  Returns ``(new text, [Change])``; broken links, links inside
+    code and ``[[#heading]]`` links are never changed.
+    """
+    later = after_resolver if after_resolver is not None else resolver_after(resolver, mapping)
+    new_source = mapping.get(source) or source
+    plans: list[tuple[Span, str]] = []
+    for span in link_spans(text):
+        desired = _wanted(span, source, resolver, later, mapping)
+        if desired is None:
+            continue
+        link = span.link
+        old = resolver.resolve(link.target, source).path
+        path = new_target(link.target, desired, new_source, later, settings, old)
+        if path is not None:
+            plans.append((span, path))
+    if not plans:
+        return text, []
+    new_text = rewrite_links(text, plans, keep_text)
+    if text[: _fm_end(text)] != new_text[: _fm_end(new_text)] and not _frontmatter_ok(new_text, later, new_source):
+        # a path that YAML cannot hold in that value's quoting: leave the frontmatter
+        plans = [(span, path) for span, path in plans if span.link.kind != "property"]
+        new_text = rewrite_links(text, plans, keep_text)
+    changes = [
+        Change(source, span.link.line, text[span.start : span.end], _rewrite_one(text, span, path, keep_text))
+        for span, path in sorted(plans, key=lambda item: item[0].start)
+    ]
+    return new_text, changes
+
+
+def _fm_end(text: str) -> int:
+    block = fm.parse(text)
+    return block.body if block is not None else 0
+
+
+def _frontmatter_ok(text: str, later: Resolver, source: str) -> bool:
+    """Whether a rewritten frontmatter still parses, with every property
+    link resolving somewhere."""
+    block = fm.parse(text)
+    if block is None or block.error is not None:
+        return False
+    return all(later.resolve(link.target, source).path for link in property_links(block.properties) if link.target)
+
+
+def plan_retarget(
+    vault,
+    mapping: dict[str, str],
+    keep_text: bool = False,
+    texts: dict[str, str] | None = None,
+    index=None,
+    *,
+    after_resolver: Resolver | None = None,
+    settings: dict | None = None,
+):
+    """The edits of every note with a link whose target the moves of ``mapping`` change.
+
+    ``mapping`` maps old vault paths to new ones (a file merged away maps
+    to its survivor).  ``texts`` gives pending new texts of notes the
+    caller is editing anyway (path -> whole text): those notes are
+    rewritten on top of that text and their edit carries both changes (one
+    Edit per path, ``before`` = the bytes on disk).  ``index`` is a
+    :class:`index.NoteIndex` to find the notes cheaply (default: one without
+    cache).  Keyword ``after_resolver`` and ``settings`` as for
+    :func:`retarget_text` (default settings: the vault's ``app.json``).
+
+    An edit of a note that itself moves is keyed by its current (old) path:
+    the caller who moves it applies that edit at the new path after the
+    move.  Notes that are not UTF-8 are skipped (never rewritten).
+    Returns ``(edits, changes)``: ``list[store.Edit]`` in vault order and
+    every :class:`Change`.
+    """
+    from . import store
+    from .index import NoteIndex
+
+    texts = texts or {}
+    resolver = vault.resolver
+    later = after_resolver if after_resolver is not None else resolver_after(resolver, mapping, vault.files)
+    if settings is None:
+        settings = link_settings(vault.root)
+    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    edits, changes = [], []
+    for path in vault.notes:
+        if path not in texts and not _needs_rewrite(index, path, resolver, later, mapping):
+            continue
+        note = vault.note(path)
+        if note.text is None:
+            continue
+        text = texts.get(path, note.text)
+        new_text, found = retarget_text(text, path, resolver, mapping, keep_text, later, settings)
+        changes += found
+        after = note.encode(new_text)
+        if after != note.data:
+            why = f"{len(found)} link(s) retargeted" if found else "pending edit"
+            edits.append(store.Edit(path, note.data, after, why))
+    return edits, changes
+
+
+def _needs_rewrite(index, path: str, resolver, later, mapping) -> bool:
+    summary = index.summary(path)
+    if summary.unreadable is not None:
+        return False
+    new_source = mapping.get(path) or path
+    for link in summary.links:
+        if not link.target:
+            continue
+        before = resolver.resolve(link.target, path).path
+        if before is None:
+            continue
+        desired = mapping.get(before, before)
+        if desired is not None and later.resolve(link.target, new_source).path != desired:
+            return True
+    return False
