@@ -259,7 +259,8 @@ class _Components:
         self.members[ra].extend(self.members.pop(rb))
 
 
-def _newer(props: dict) -> str:
+def card_date(props: dict) -> str:
+    """The ISO date of a card's ``updated`` (else ``created``), "" when it has none."""
     from .decay import NotADate, local_date, parse_when
 
     for key in ("updated", "created"):
@@ -391,7 +392,7 @@ def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, gra
         card.backlinks = len(sources)
         props = props_of[path]
         card.richness = (sum(1 for v in props.values() if v not in (None, "", [], {})), bodies[path])
-        card.newer = _newer(props)
+        card.newer = card_date(props)
     ranked = sorted(members, key=lambda p: rank_key(cards[p]))
     evidence = []
     for name_value in sorted({k for p in members for n, vs in cards[p].values.items() for k in _keys(n, vs)}):
@@ -459,7 +460,7 @@ class MergePlan:
 _EMPTY = (None, "", [], {})
 
 
-def _link_name(vault, source: str, target: str) -> str:
+def link_name(vault, source: str, target: str) -> str:
     """The shortest link text for ``target`` that resolves to it from ``source``."""
     stem = target.rsplit("/", 1)[-1]
     stem = stem[:-3] if stem.endswith(".md") else stem
@@ -478,7 +479,9 @@ def _same_value(name: str, a, b, kinds: dict[str, str], settings: Settings) -> b
     return False
 
 
-def _find_key(props: dict, key: str) -> str | None:
+def find_key(props: dict, key: str) -> str | None:
+    """The key of ``props`` that is ``key``: written so, else the one key
+    written in another letter case; None when absent or ambiguous."""
     if key in props:
         return key
     folded = [k for k in props if isinstance(k, str) and k.lower() == key.lower()]
@@ -629,11 +632,11 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     block = fm.parse(text)
     props = dict(block.properties) if block is not None else {}
     history: list[str] = []
-    source = _link_name(vault, path, member.path)
+    source = link_name(vault, path, member.path)
     for key, value in member.properties.items():
         if not isinstance(key, str) or key.lower() == "aliases" or value in _EMPTY:
             continue
-        own = _find_key(props, key)
+        own = find_key(props, key)
         current = props.get(own) if own is not None else None
         if own is None:
             text = _copy_entry(text, key, value, member)
@@ -655,7 +658,7 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
             taken.add(_fold(name))
             added.append(name)
     if added:
-        text = fm.set_property(text, _find_key(props, "aliases") or "aliases", aliases + added)
+        text = fm.set_property(text, find_key(props, "aliases") or "aliases", aliases + added)
     block = fm.parse(text)
     at = block.body if block is not None else 0
     text = text[:at] + merge_body(text[at:], member.body, sections.newline_of(text))
@@ -670,7 +673,7 @@ def vault_stem(path: str) -> str:
 
 
 def _aliases(props: dict) -> list:
-    key = _find_key(props, "aliases")
+    key = find_key(props, "aliases")
     value = props.get(key) if key is not None else None
     if isinstance(value, list):
         return [v for v in value if v not in _EMPTY]
@@ -772,7 +775,83 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
 
 def _retarget(vault, mapping: dict[str, str], texts: dict[str, str], index):
     """Edits and changes that point every link to a key of ``mapping`` at
-    its value (:func:`relink.plan_retarget` with keep_text)."""
+    its value (:func:`relink.plan_retarget` with keep_text), resolved
+    afterwards in the vault without the merged files."""
     from . import relink
+    from .links import Resolver
 
-    return relink.plan_retarget(vault, mapping, keep_text=True, texts=texts, index=index)
+    later = Resolver([path for path in vault.files if path not in mapping])
+    return relink.plan_retarget(vault, mapping, keep_text=True, texts=texts, index=index, after_resolver=later)
+
+
+# ---------------------------------------------------------------------------
+# The manifest: groups written for review, merged later as reviewed
+
+MANIFEST_FORMAT = "autograph-dedup-manifest"
+
+
+def manifest(report: Report, vault_root) -> dict:
+    """The manifest of ``report``'s groups (see references/dedup.md):
+    ``{"format", "version": 1, "vault", "groups": [Group.as_dict()]}``."""
+    return {
+        "format": MANIFEST_FORMAT,
+        "version": 1,
+        "vault": str(vault_root),
+        "groups": [group.as_dict() for group in report.groups],
+    }
+
+
+class ManifestError(ValueError):
+    """A manifest that is not one :func:`manifest` writes (exit code 2)."""
+
+
+def groups_from_manifest(vault, data) -> tuple[list[Group], list[dict]]:
+    """The groups of a manifest (parsed JSON) whose members still hold the
+    bytes the manifest hashed: ``(groups, stale)``, ``stale`` as
+    ``{"members", "reason"}``.  A member whose ``sha256`` is null or absent
+    is taken as it is now.  Raises :class:`ManifestError` for a manifest of
+    another shape and :class:`store.PathError` for a path that leaves the
+    vault."""
+    from . import store
+
+    if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT or not isinstance(data.get("groups"), list):
+        raise ManifestError(f'not a dedup manifest: expected an object with "format": "{MANIFEST_FORMAT}" and "groups"')
+    groups, stale = [], []
+    for n, item in enumerate(data["groups"]):
+        where = f"groups[{n}]"
+        members = item.get("members") if isinstance(item, dict) else None
+        if not isinstance(members, list) or not all(
+            isinstance(m, dict) and isinstance(m.get("path"), str) for m in members
+        ):
+            raise ManifestError(f'{where}: expected "members": [{{"path": ..., "sha256": ...}}, ...]')
+        paths = [m["path"] for m in members]
+        canonical = item.get("canonical", paths[0] if paths else None)
+        if not isinstance(canonical, str) or canonical not in paths:
+            raise ManifestError(f'{where}: "canonical" must be the path of one of its members')
+        for path in paths:
+            store.confine(vault.root, path)
+            if not path.endswith(".md"):
+                raise ManifestError(f"{where}: {path!r} is not a note (.md)")
+        reason = None
+        for member in members:
+            path, wanted = member["path"], member.get("sha256")
+            if path not in vault.files:
+                reason = f"{path} is gone"
+                break
+            note = vault.note(path)
+            if wanted is not None and sha256(note.data) != wanted:
+                reason = f"{path} changed since the manifest was written"
+                break
+        if reason is not None:
+            stale.append({"members": paths, "reason": reason})
+            continue
+        groups.append(
+            Group(
+                canonical,
+                [canonical, *[p for p in paths if p != canonical]],
+                item.get("evidence") or [],
+                bool(item.get("strong")),
+                {m["path"]: m.get("sha256") for m in members},
+            )
+        )
+    return groups, stale

@@ -1,0 +1,214 @@
+"""Superseded values: cards of one entity that disagree, and retired cards still current.
+
+:func:`find` reads the vault; :func:`plan` returns the edits; nothing is
+written here.
+
+* **Candidates**: a group of cards of one entity (the identity grouping of
+  :func:`dedup.find_groups`: a shared identity key, no conflicting identity
+  value, retired cards left out) whose conflict fields (schema
+  ``conflict_fields.fields``; default :data:`DEFAULT_FIELDS`) hold different
+  values.  Values compare trimmed, NFC and without case; lists as sets.
+  The *current* card is the newest (``updated``, else ``created``); each
+  other card is *retired* when it is strictly older.  A candidate without
+  such an order (dates equal or missing) is reported as undecided and never
+  applied; so is one found by a handle alone (not ``strong``: no email or
+  phone key), which a person settles with ``card.py retire``.
+* **Still current**: a card with ``superseded_by`` whose ``status`` is not
+  ``superseded`` (retired, but read as current by every search).
+
+:func:`plan` stamps each retired card ``status: superseded`` and
+``superseded_by: "[[current]]"`` (surgical frontmatter edits) and links
+both ways under ``## Related`` (:func:`sections.append`; a line already
+there is not added twice).  A still-current card gets ``status:
+superseded``.  A card whose type's status list lacks ``superseded`` is
+refused (the schema says it is never replaced).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+from . import dedup
+
+__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan"]
+
+DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
+
+
+@dataclass
+class Candidate:
+    """Cards of one entity whose conflict fields disagree.  ``conflicts``
+    maps a field to ``{value as written: [paths]}``; ``current`` is the
+    newest card (None when undecided); ``retired`` the strictly older ones;
+    ``reason`` why nothing would be applied (None when it would)."""
+
+    members: list[str]
+    conflicts: dict[str, dict[str, list[str]]]
+    evidence: list[dict]
+    strong: bool
+    current: str | None
+    retired: list[str]
+    dates: dict[str, str | None]
+    reason: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "members": self.members,
+            "current": self.current,
+            "retired": self.retired,
+            "conflicts": self.conflicts,
+            "evidence": self.evidence,
+            "strong": self.strong,
+            "dates": self.dates,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class Findings:
+    """``candidates``, ``still_current`` (``{"path", "status",
+    "superseded_by"}``) and the grouping's :class:`dedup.Report`."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    still_current: list[dict] = field(default_factory=list)
+    report: dedup.Report | None = None
+
+
+def _fold(value) -> object:
+    if isinstance(value, list):
+        return frozenset(_fold(v) for v in value if v not in (None, ""))
+    if isinstance(value, str):
+        return unicodedata.normalize("NFC", value).strip().casefold()
+    return value
+
+
+def _shown(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value).strip()
+
+
+def conflict_fields(schema) -> list[str]:
+    """The schema's ``conflict_fields.fields`` (lower case), else :data:`DEFAULT_FIELDS`."""
+    fields = schema.section("conflict_fields").get("fields")
+    return [f.lower() for f in (fields if fields else DEFAULT_FIELDS)]
+
+
+def find(vault, schema, report: dedup.Report | None = None) -> Findings:
+    """Candidates and still-current cards of ``vault`` (module docstring)."""
+    report = report if report is not None else dedup.find_groups(vault, schema)
+    findings = Findings(report=report)
+    fields = conflict_fields(schema)
+    for group in report.groups:
+        props = {path: vault.note(path).properties for path in group.members}
+        conflicts: dict[str, dict[str, list[str]]] = {}
+        for name in fields:
+            seen: dict[object, tuple[str, list[str]]] = {}
+            for path in sorted(group.members):
+                key = dedup.find_key(props[path], name)
+                value = props[path].get(key) if key is not None else None
+                if value in (None, "", []):
+                    continue
+                folded = _fold(value)
+                seen.setdefault(folded, (_shown(value), []))[1].append(path)
+            if len(seen) > 1:
+                conflicts[name] = {shown: paths for shown, paths in seen.values()}
+        if not conflicts:
+            continue
+        dates = {path: dedup.card_date(props[path]) or None for path in group.members}
+        order = sorted(group.members, key=lambda p: (dates[p] or "", p), reverse=True)
+        newest = order[0]
+        retired = [p for p in order[1:] if (dates[p] or "") < (dates[newest] or "")]
+        current: str | None = newest
+        reason = None
+        if not dates[newest] or len(retired) < len(order) - 1:
+            reason = "no card is strictly newer than the others (updated/created); retire one with card.py retire"
+            current, retired = None, []
+        elif not group.strong:
+            reason = "found by a handle or another weak key alone; retire one with card.py retire if they are one"
+        findings.candidates.append(
+            Candidate(sorted(group.members), conflicts, group.evidence, group.strong, current, retired, dates, reason)
+        )
+    for path in vault.cards(schema):
+        note = vault.note(path, keep=False)
+        props = note.properties
+        by = props.get("superseded_by")
+        status = props.get("status")
+        if by not in (None, "", []) and not (isinstance(status, str) and status.strip().lower() == "superseded"):
+            findings.still_current.append({"path": path, "status": status, "superseded_by": by})
+    return findings
+
+
+def _allows_superseded(schema, props: dict) -> bool:
+    kind = props.get("type")
+    statuses = schema.statuses(kind) if isinstance(kind, str) else []
+    return not statuses or "superseded" in statuses
+
+
+def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
+    """``(edits, refused)``: the :class:`store.Edit` of every card to stamp
+    or link (one edit per card), and ``{"path", "reason"}`` for cards left
+    as they are."""
+    from . import frontmatter as fm
+    from . import sections, store
+
+    texts: dict[str, str] = {}
+    refused: list[dict] = []
+
+    def text_of(path: str) -> str | None:
+        if path not in texts:
+            note = vault.note(path)
+            if note.text is None or (note.frontmatter is not None and not note.frontmatter.valid):
+                refused.append({"path": path, "reason": note.error or "frontmatter does not parse"})
+                return None
+            texts[path] = note.text
+        return texts[path]
+
+    def related(path: str, target: str) -> None:
+        text = text_of(path)
+        if text is None:
+            return
+        line = f"- [[{dedup.link_name(vault, path, target)}]]"
+        if line[2:] not in {item[2:].strip() for item in sections.items(text, "Related")}:
+            texts[path] = sections.append(text, "Related", [line])
+
+    for candidate in findings.candidates:
+        if candidate.reason is not None or candidate.current is None:
+            continue
+        current = candidate.current
+        for path in candidate.retired:
+            text = text_of(path)
+            if text is None or text_of(current) is None:
+                continue
+            if not _allows_superseded(schema, fm.parse(text).properties if fm.parse(text) else {}):
+                refused.append({"path": path, "reason": "its type's status list lacks superseded"})
+                continue
+            try:
+                text = fm.set_property(text, "status", "superseded")
+                text = fm.set_property(text, "superseded_by", f"[[{dedup.link_name(vault, path, current)}]]")
+            except fm.FrontmatterError as exc:
+                refused.append({"path": path, "reason": str(exc)})
+                continue
+            texts[path] = text
+            related(path, current)
+            related(current, path)
+    for item in findings.still_current:
+        text = text_of(item["path"])
+        if text is None:
+            continue
+        block = fm.parse(text)
+        if not _allows_superseded(schema, block.properties if block else {}):
+            refused.append({"path": item["path"], "reason": "its type's status list lacks superseded"})
+            continue
+        try:
+            texts[item["path"]] = fm.set_property(text, "status", "superseded")
+        except fm.FrontmatterError as exc:
+            refused.append({"path": item["path"], "reason": str(exc)})
+    edits = []
+    for path in sorted(texts):
+        note = vault.note(path)
+        after = note.encode(texts[path])
+        if after != note.data:
+            edits.append(store.Edit(path, note.data, after, "supersede"))
+    return edits, refused
