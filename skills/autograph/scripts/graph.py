@@ -3,7 +3,7 @@
 # requires-python = ">=3.11"
 # dependencies = []
 # ///
-"""graph.py: the link health of an Obsidian vault (health, backlinks, orphans, report)."""
+"""graph.py: the link health of an Obsidian vault (health, backlinks, orphans, report) and its link care (fix, mv)."""
 
 from __future__ import annotations
 
@@ -38,8 +38,9 @@ The score:
   shown and kept in the history; scored only with decay.health_weight.
 
 Links follow Obsidian's rules: case-insensitive after Unicode NFC, ".md"
-optional; of several candidates an exact letter-case match first, then the
-exact vault path, then the linking note's folder, then the shortest path.
+optional, no preference for letter case; of several candidates the exact
+vault path, then one in the linking note's folder (or below it), then the
+shortest path.
 Links inside code, %% comments %%, <!-- --> and math are ignored; wikilinks
 in frontmatter values count.
 
@@ -147,6 +148,101 @@ Examples:
   graph.py report ~/vault && xdg-open ~/vault/.graph/report.html
   graph.py report ~/vault -o ~/Desktop/vault.html --force
   graph.py report --json | jq .sections.trend
+"""
+
+FIX_EPILOG = """\
+Repairs only links that resolve nowhere and whose intended file is certain,
+tried in this order:
+  moved     the link named a file autograph moved (graph.py mv, enforce.py
+            --move; the journal under VAULT/.graph/journal/ records every
+            move of a run that was not undone), which still exists
+  markdown  a Markdown link whose encoding is off: the file's name holds
+            %-codes, the destination was encoded twice, or '+' for spaces
+  path      a folder path that is out of date, while exactly one file in
+            the vault has that name
+  alias     a bare [[Alias]] in the aliases of exactly one note: it becomes
+            [[Target|Alias]] (Obsidian does not resolve aliases)
+A link that resolves is never touched (letter case is never "fixed"); one
+with several candidates is listed under "ambiguous", never guessed; the rest
+are listed under "unfixable".  Full-text search is never used to pick a
+target.  Links in code, comments and math are not links and are never
+edited.  The new link keeps its #heading, #^block, |alias and embed "!",
+and its form (see "graph.py mv --help").  Notes in templates folders are
+never written.
+
+JSON keys (--json): vault, planned[{path, line, old, new, why}],
+ambiguous[{path, line, target, candidates[]}], unfixable[{path, line,
+target, why}], edits[{path, reason}], written[] (notes that now hold their
+repairs), conflicts[{path, error, copy}] (changed by someone else
+meanwhile: left as they made it, or merged, or their version saved at copy
+under .graph/conflicts/), failed[{path, error}], run (the journaled run id,
+or null; undo.py undo RUN takes it back).
+
+Kind: changes what people wrote, so a dry run unless --apply.  One
+autograph writer per vault at a time: --wait SECONDS waits for another.
+
+Exit codes: 0 done (also when links stay broken: see unfixable); 2 bad
+usage, vault or schema; 3 I/O failure, another run holding the vault, or a
+bug; 4 finished, but some planned writes were skipped.
+
+Examples:
+  graph.py fix ~/vault                 # list the repairs, write nothing
+  graph.py fix ~/vault --diff          # also as diffs
+  graph.py fix ~/vault --apply         # write them
+  graph.py fix --json | jq '.ambiguous[]'
+"""
+
+MV_EPILOG = """\
+OLD is a note, an attachment or a folder (a folder moves with every file in
+it); NEW is the new path, or an existing folder (or a path ending in "/") to
+move into.  Both are file paths: relative to the current folder when that is
+inside the vault, else to the vault's root (VAULT, default the current
+folder).  A note keeps ".md" (NEW without it gets it).  Refuses to move over
+an existing file (also one whose name differs only in letter case, which
+Obsidian would not tell apart).
+
+Every link that resolved to a moved file is rewritten to resolve to its new
+path: wikilinks, embeds, Markdown links and wikilinks in frontmatter values.
+Only the link's path part changes: |alias, #heading, #^block, the embed "!"
+and a table's "\\|" stay, and so does the form:
+  a bare name stays the bare name while it resolves to the moved file, else
+    becomes the shortest path that does (or, when .obsidian/app.json sets
+    newLinkFormat "absolute" or "relative", that form);
+  a path stays a path (a full vault path stays one); ./ and ../ stay relative;
+  ".md" written stays written; a Markdown link stays one, encoded as it was.
+A link that still resolves to the moved file is left byte for byte.  Links
+elsewhere that the move would send to another file (a moved note taking
+over a bare name in its new folder) are rewritten to keep their target.
+Links that cannot be kept (in a templates folder, which is never written)
+are listed under "left".  Links inside code are never touched.
+
+Order of the writes, one journaled run (undo.py undo RUN takes it back):
+the file is first written under its new name with the same bytes and
+modification time (so it exists under both names), then the links are
+rewritten, then the old name goes to .trash/<run-id>/.  A file whose mode
+or owner a new file would not keep (chmod 600, another user's file) is
+renamed instead, before the links are rewritten.  A run that is killed is
+rolled back by "undo.py recover" or by the next writing command.  The old
+folder of a moved folder is left (empty).
+
+JSON keys (--json): vault, moves[{from, to}], links[{path, line, old, new}],
+left[{path, line, target, was, now, why}], warnings[], changes[{op, path,
+to}] (op: create, rename, write, trash, in the order they run),
+edits[{path, reason}], written[], conflicts[{path, error, copy}],
+failed[{path, error}], run (the journaled run id, or null).
+
+Kind: changes what people wrote, so a dry run unless --apply.  One
+autograph writer per vault at a time: --wait SECONDS waits for another.
+
+Exit codes: 0 done; 2 bad usage (OLD not in the vault, NEW exists, a
+folder into itself), a bad vault or schema; 3 I/O failure, another run
+holding the vault, or a bug; 4 finished, but some planned writes were
+skipped (conflicts, failures).
+
+Examples:
+  graph.py mv ~/vault "inbox/Dana.md" "people/Dana Reyes.md"          # dry run
+  graph.py mv ~/vault "inbox/Dana.md" people/ --apply                 # into a folder
+  cd ~/vault && graph.py mv projects/old archive/2026/ --apply --json  # a folder
 """
 
 SHOWN = 20
@@ -343,10 +439,140 @@ def cmd_report(args) -> int:
     return cli.EXIT_OK
 
 
+def _show(rows: list[str]) -> None:
+    for row in rows[:SHOWN]:
+        print(f"  {cli.printable(row)}")
+    if len(rows) > SHOWN:
+        print(f"  ... {len(rows) - SHOWN} more (--json lists all)")
+
+
+def _print_changes(edits, show_diff: bool) -> None:
+    """--diff for a run of Edits, Moves and Trashes: the diffs of rewritten notes."""
+    from autograph import store
+
+    if not show_diff:
+        return
+    for edit in edits:
+        if isinstance(edit, store.Edit) and edit.before is not None:
+            for line in store.diff(edit).splitlines():
+                print("    " + cli.printable(line))
+
+
+def cmd_fix(args) -> int:
+    with cli.writing(args, "graph.py fix"):
+        report = _fix(args)
+    return report()
+
+
+def _fix(args):
+    from autograph import linkfix
+    from autograph.index import NoteIndex
+
+    vault, schema = cli.load(args)
+    index = NoteIndex(vault, use_cache=not args.dry_run)
+    plan = linkfix.plan_fix(vault, schema, index)
+    if not args.dry_run:
+        index.save()
+    outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "graph.py fix", schema)
+    code = cli.outcome_code(outcome)
+
+    def report() -> int:
+        if args.json:
+            cli.print_json(
+                {
+                    "vault": str(vault.root),
+                    "planned": plan.planned,
+                    "ambiguous": plan.ambiguous,
+                    "unfixable": plan.unfixable,
+                    **outcome,
+                }
+            )
+            return code
+        verb = "repaired" if cli.writes(args) else "to repair"
+        print(f"{cli.plural(len(plan.planned), 'broken link')} {verb} in {cli.plural(len(plan.edits), 'note')}")
+        _show([f"{r['path']}:{r['line']}  {r['old']} -> {r['new']}  ({r['why']})" for r in plan.planned])
+        if plan.ambiguous:
+            print(f"{cli.plural(len(plan.ambiguous), 'link')} with several candidates (not guessed):")
+            _show([f"{r['path']}:{r['line']}  {r['target']} -> {', '.join(r['candidates'])}" for r in plan.ambiguous])
+        if plan.unfixable:
+            print(f"{cli.plural(len(plan.unfixable), 'broken link')} left (no certain target):")
+            _show([f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})" for r in plan.unfixable])
+        cli.print_outcome(outcome, plan.edits, cli.writes(args), args.diff)
+        return code
+
+    return report
+
+
+def cmd_mv(args) -> int:
+    with cli.writing(args, "graph.py mv"):
+        report = _mv(args)
+    return report()
+
+
+def _change_row(change) -> dict:
+    from autograph import store
+
+    if isinstance(change, store.Edit):
+        return {"op": "create" if change.before is None else "write", "path": change.path, "to": None}
+    if isinstance(change, store.Trash):
+        return {"op": "trash", "path": change.path, "to": None}
+    return {"op": "rename", "path": change.path, "to": change.to}
+
+
+def _mv(args):
+    from autograph import moves
+    from autograph.index import NoteIndex
+
+    vault, schema = cli.load(args)
+    try:
+        mapping = moves.paths_of(vault, args.old, args.new)
+        index = NoteIndex(vault, use_cache=not args.dry_run)
+        plan = moves.plan_move(vault, mapping, schema, index)
+    except moves.MoveError as exc:
+        raise cli.UsageError(str(exc)) from None
+    if not args.dry_run:
+        index.save()
+    cli.warn(plan.warnings)
+    outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
+    code = cli.outcome_code(outcome)
+    links = [change._asdict() for change in plan.links]
+
+    def report() -> int:
+        if args.json:
+            cli.print_json(
+                {
+                    "vault": str(vault.root),
+                    "moves": [{"from": a, "to": b} for a, b in plan.moves.items()],
+                    "links": links,
+                    "left": plan.left,
+                    "warnings": plan.warnings,
+                    "changes": [_change_row(c) for c in plan.changes],
+                    **outcome,
+                }
+            )
+            return code
+        done = cli.writes(args)
+        print(("moved" if done else "would move") + f" {cli.plural(len(plan.moves), 'file')}:")
+        _show([f"{a} -> {b}" for a, b in plan.moves.items()])
+        sources = len({link["path"] for link in links})
+        verb = "rewritten" if done else "to rewrite"
+        print(f"{cli.plural(len(links), 'link')} in {cli.plural(sources, 'note')} {verb}")
+        _show([f"{r['path']}:{r['line']}  {r['old']} -> {r['new']}" for r in links])
+        if plan.left:
+            print(f"{cli.plural(len(plan.left), 'link')} that will not follow the move:")
+            _show([f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})" for r in plan.left])
+        cli.print_outcome(outcome, plan.changes, done, False)
+        _print_changes(plan.changes, args.diff)
+        return code
+
+    return report
+
+
 def build_parser():
     parser = cli.make_parser(
         "graph.py",
-        "The link health of an Obsidian vault: a health score, backlinks, orphans and an HTML report.",
+        "The link health of an Obsidian vault: a health score, backlinks, orphans, an HTML report, "
+        "repairs of broken links (fix) and moves that keep every link (mv).",
         "Run 'graph.py COMMAND --help' for each command's options, JSON keys and examples.",
     )
     commands = parser.add_subparsers(metavar="COMMAND")
@@ -407,6 +633,35 @@ def build_parser():
     )
     p.add_argument("--force", action="store_true", help="replace FILE (-o) if it exists")
     p.set_defaults(func=cmd_report)
+
+    p = cli.subparser(
+        commands,
+        "fix",
+        "repair broken links whose target is certain",
+        "Repair broken links whose intended file is certain (moved by autograph, Markdown encoding, "
+        "an out-of-date folder path, an alias of exactly one note); list the rest.",
+        FIX_EPILOG,
+    )
+    cli.add_common(p, dry_run_help="write nothing, even with --apply (the default already writes nothing)")
+    cli.add_writes(p, changes_people_text=True)
+    p.add_argument("--diff", action="store_true", help="show each repair as a unified diff")
+    p.set_defaults(func=cmd_fix)
+
+    p = cli.subparser(
+        commands,
+        "mv",
+        "move or rename a note, attachment or folder, rewriting every link to it",
+        "Move or rename a note, an attachment or a folder, and rewrite every link that resolved to it "
+        "so that it still does, keeping each link's form, alias, heading and block.",
+        MV_EPILOG,
+    )
+    cli.add_vault(p)
+    p.add_argument("old", metavar="OLD", help="the file or folder to move (a path)")
+    p.add_argument("new", metavar="NEW", help="its new path, or a folder to move it into")
+    cli.add_common(p, vault=False, dry_run_help="write nothing, even with --apply (the default already writes nothing)")
+    cli.add_writes(p, changes_people_text=True)
+    p.add_argument("--diff", action="store_true", help="show each rewritten note as a unified diff")
+    p.set_defaults(func=cmd_mv)
     return parser
 
 

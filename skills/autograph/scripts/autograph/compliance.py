@@ -59,7 +59,9 @@ WEIGHT = {ERROR: 1.0, WARNING: 0.5, INFO: 0.0}
 @dataclass
 class Finding:
     """One problem in one note.  ``fix`` is ``{"key", "value"}`` (the value
-    to set) when the schema allows fixing it, else None."""
+    to set) when the schema allows fixing it, else None.  ``folder`` is,
+    for a misplaced card, the folder its type lives in (``""``: the vault
+    root), which ``enforce.py --move`` moves it to."""
 
     path: str
     line: int
@@ -68,6 +70,7 @@ class Finding:
     severity: str = ""
     key: str | None = None
     fix: dict | None = None
+    folder: str | None = None
 
     def __post_init__(self):
         self.severity = self.severity or RULES[self.rule][0]
@@ -75,6 +78,8 @@ class Finding:
     def as_dict(self) -> dict:
         data = asdict(self)
         data["fixable"] = self.fix is not None
+        if self.folder is None:
+            del data["folder"]
         return data
 
 
@@ -374,6 +379,7 @@ def check_note(note: Note, schema: Schema) -> list[Finding]:
                     kind_key,
                     f"a {kind} card belongs in {folder or 'the vault root'}/, not {here or 'the root'}/",
                 )
+                found[-1].folder = folder
 
     for name, expected in schema.properties.items():
         key = name_of(name)

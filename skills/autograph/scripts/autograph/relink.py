@@ -41,10 +41,12 @@ from .links import _MD_DEST, Resolver, property_links, scan
 
 __all__ = [
     "Change",
+    "Plan",
     "Span",
     "link_settings",
     "link_spans",
     "new_target",
+    "plan_details",
     "plan_retarget",
     "resolver_after",
     "rewrite_links",
@@ -416,7 +418,7 @@ def plan_retarget(
     rewritten on top of that text and their edit carries both changes (one
     Edit per path, ``before`` = the bytes on disk).  ``index`` is a
     :class:`index.NoteIndex` to find the notes cheaply (default: one without
-    cache).  Keyword ``after_resolver`` and ``settings`` as for
+    cache).  ``after_resolver`` and ``settings`` as for
     :func:`retarget_text` (default settings: the vault's ``app.json``).
 
     An edit of a note that itself moves is keyed by its current (old) path:
@@ -425,6 +427,37 @@ def plan_retarget(
     Returns ``(edits, changes)``: ``list[store.Edit]`` in vault order and
     every :class:`Change`.
     """
+    plan = plan_details(vault, mapping, keep_text, texts, index, after_resolver=after_resolver, settings=settings)
+    return plan.edits, plan.changes
+
+
+class Plan(NamedTuple):
+    """What :func:`plan_details` found: ``edits`` and ``changes`` as
+    :func:`plan_retarget` returns them; ``left`` the links that would not
+    resolve to their file's new path after the change, each ``{path, line,
+    target, was, now, why}`` (``was`` the file it resolved to, ``now`` where
+    it would resolve, or null); ``texts`` the new text of each edited note."""
+
+    edits: list
+    changes: list[Change]
+    left: list[dict]
+    texts: dict[str, str]
+
+
+def plan_details(
+    vault,
+    mapping: dict[str, str],
+    keep_text: bool = False,
+    texts: dict[str, str] | None = None,
+    index=None,
+    *,
+    after_resolver: Resolver | None = None,
+    settings: dict | None = None,
+    frozen=(),
+) -> Plan:
+    """:func:`plan_retarget`, with what it cannot rewrite.  ``frozen`` are
+    notes that must not be written (a templates folder): their links that
+    need a rewrite are reported in ``left``, never edited."""
     from . import store
     from .index import NoteIndex
 
@@ -434,7 +467,8 @@ def plan_retarget(
     if settings is None:
         settings = link_settings(vault.root)
     index = index if index is not None else NoteIndex(vault, use_cache=False)
-    edits, changes = [], []
+    frozen = set(frozen)
+    plan = Plan([], [], [], {})
     for path in vault.notes:
         if path not in texts and not _needs_rewrite(index, path, resolver, later, mapping):
             continue
@@ -442,15 +476,42 @@ def plan_retarget(
         if note.text is None:
             continue
         text = texts.get(path, note.text)
-        new_text, found = retarget_text(text, path, resolver, mapping, keep_text, later, settings)
-        changes += found
+        new_source = mapping.get(path) or path
+        if path in frozen:
+            new_text, found = text, []
+        else:
+            new_text, found = retarget_text(text, path, resolver, mapping, keep_text, later, settings)
+        plan.left.extend(_left(text, new_text, path, new_source, resolver, later, mapping, path in frozen))
+        plan.changes.extend(found)
         after = note.encode(new_text)
         if after != note.data:
             why = f"{len(found)} link(s) retargeted" if found else "pending edit"
-            edits.append(store.Edit(path, note.data, after, why))
-    return edits, changes
+            plan.edits.append(store.Edit(path, note.data, after, why))
+            plan.texts[path] = new_text
+    return plan
 
 
+def _left(text, new_text, source, new_source, resolver, later, mapping, frozen) -> list[dict]:
+    """The links of ``new_text`` that do not resolve to the new path of the
+    file the same link of ``text`` resolved to (link order is kept by a
+    rewrite, so the two lists pair up)."""
+    found = []
+    old_spans, new_spans = link_spans(text), link_spans(new_text)
+    if len(old_spans) != len(new_spans):  # cannot happen: a rewrite keeps every link
+        raise AssertionError(f"{source}: a rewrite changed the number of links")
+    for old, new in zip(old_spans, new_spans, strict=True):
+        if not old.link.target:
+            continue
+        was = resolver.resolve(old.link.target, source).path
+        if was is None or mapping.get(was, was) is None:
+            continue
+        now = later.resolve(new.link.target, new_source).path
+        if now != mapping.get(was, was):
+            why = "in a templates folder: never written" if frozen else "no link of the same form resolves to it"
+            found.append(
+                {"path": source, "line": new.link.line, "target": new.link.target, "was": was, "now": now, "why": why}
+            )
+    return found
 def _needs_rewrite(index, path: str, resolver, later, mapping) -> bool:
     summary = index.summary(path)
     if summary.unreadable is not None:

@@ -1,0 +1,212 @@
+"""The plan of a move: a note, an attachment or a folder to a new path, with every link kept.
+
+:func:`paths_of` turns what a person typed (``OLD NEW``) into a mapping of
+vault paths; :func:`plan_move` gives the store changes that carry the move
+out, in a crash-safe order, as one journaled run:
+
+1. each moved file is created under its new name with its bytes (its own
+   links already retargeted, its modification time kept), so the file
+   exists under both names;
+2. every note with a link whose target the move changes is rewritten
+   (:mod:`relink`: form, ``|alias``, ``#heading`` and ``#^block`` kept);
+3. the old names go to ``.trash/<run-id>/`` (nothing is deleted).
+
+A run killed at any point leaves every link resolving (to the old file or
+to its copy), and ``undo.py recover`` (or the next writing command) rolls
+it back; ``undo.py undo RUN`` takes a finished move back.  A file whose
+mode or owner a new file would not get (a ``chmod 600`` note, a file of
+another user) is renamed instead (store.Move keeps the inode), before the
+links are rewritten; if it also holds links that must change, its mode
+change is reported in ``warnings``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import relink, store
+
+__all__ = ["MoveError", "MovePlan", "check_mapping", "frozen_notes", "paths_of", "plan_move", "vault_path"]
+
+
+class MoveError(ValueError):
+    """A move that cannot be made as asked (a missing source, a taken
+    destination, a path out of the vault); the message says what to do."""
+
+
+@dataclass
+class MovePlan:
+    """What a move does.  ``moves`` old -> new vault path of each file;
+    ``changes`` the store changes in the order they run; ``links`` every
+    rewritten link (:class:`relink.Change`); ``left`` links that will not
+    resolve to their file after the move (see :func:`relink.plan_details`);
+    ``warnings`` what a person should know (a mode that changes, a folder
+    left empty)."""
+
+    moves: dict[str, str]
+    changes: list = field(default_factory=list)
+    links: list = field(default_factory=list)
+    left: list[dict] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def vault_path(root: Path, text: str, cwd: str | None = None) -> str:
+    """A path typed by a person as a vault path (``/``-separated, no ``..``
+    out of the vault).  An absolute path must lie inside the vault; a
+    relative one is taken from the current folder when that is inside the
+    vault (``cd vault/people && graph.py mv a.md b.md``), else from the
+    vault's root.  Raises :class:`MoveError`."""
+    if not text.strip():
+        raise MoveError("an empty path; give a file or folder of the vault")
+    real_root = os.path.realpath(root)
+    cwd = os.path.realpath(cwd or os.getcwd())
+    if os.path.isabs(text):
+        full = os.path.normpath(text)
+    elif cwd == real_root or cwd.startswith(real_root + os.sep):
+        full = os.path.normpath(os.path.join(cwd, text))
+    else:
+        full = os.path.normpath(os.path.join(real_root, text))
+    parent = os.path.realpath(os.path.dirname(full))  # the folder's symlinks resolved, not the file's
+    full = os.path.join(parent, os.path.basename(full)) if os.path.basename(full) else parent
+    if full == real_root:
+        return ""
+    if not full.startswith(real_root + os.sep):
+        raise MoveError(f"{text!r} is not inside the vault {root}")
+    rel = os.path.relpath(full, real_root).replace(os.sep, "/")
+    if any(part.startswith(".") for part in rel.split("/")):
+        raise MoveError(f"{text!r}: names starting with '.' are hidden from Obsidian; give a path in the vault")
+    return rel
+
+
+def paths_of(vault, old: str, new: str, cwd: str | None = None) -> dict[str, str]:
+    """The vault path of each file ``old`` -> ``new`` moves.
+
+    ``old`` is a file or a folder of the vault (a folder moves with every
+    file in it); ``new`` is the new path, or an existing folder (or a path
+    ending in ``/``) to move into.  A note keeps ``.md``: ``new`` without it
+    gets it.  Raises :class:`MoveError` when ``old`` is not in the vault,
+    a destination exists (also in another letter case: Obsidian would not
+    tell the two apart), or a folder would move into itself."""
+    root = vault.root
+    source = vault_path(root, old, cwd)
+    into = new.endswith(("/", os.sep))
+    target = vault_path(root, new, cwd)
+    files = set(vault.files)
+    if source in files:
+        moving = {source: ""}
+    else:
+        prefix = source + "/" if source else ""
+        moving = {path: path[len(prefix) :] for path in vault.files if path.startswith(prefix)}
+        if not source or not moving:
+            raise MoveError(f"{old!r} is no file or folder of the vault {root}" + (" (give one)" if not source else ""))
+    if os.path.isdir(os.path.join(root, target)) and target != source or into:
+        target = (target + "/" if target else "") + source.rsplit("/", 1)[-1]
+    if source in files:
+        if source.endswith(".md") and not target.lower().endswith(".md"):
+            target += ".md"
+        mapping = {source: target}
+    else:
+        if target == source or target.startswith(source + "/"):
+            raise MoveError(f"cannot move the folder {source!r} into itself ({target!r})")
+        mapping = {path: f"{target}/{rest}" for path, rest in moving.items()}
+    if all(a == b for a, b in mapping.items()):
+        raise MoveError(f"{old!r} is already at {new!r}; nothing to move")
+    _, refused = check_mapping(vault, mapping)
+    if refused:
+        raise MoveError(refused[0]["error"])
+    return mapping
+
+
+def check_mapping(vault, mapping: dict[str, str]) -> tuple[dict[str, str], list[dict]]:
+    """Split ``mapping`` into the moves that can be made and the refused
+    ones, ``{path, to, error}``: a destination that exists (also in another
+    letter case, which Obsidian would not tell apart, unless it is the file
+    itself), two files moving to one path, a hidden name."""
+    root = vault.root
+    others = {path.lower(): path for path in vault.files if path not in mapping}
+    ok: dict[str, str] = {}
+    refused: list[dict] = []
+    taken: set[str] = set()
+    for path, dest in mapping.items():
+        error = None
+        if any(part.startswith(".") for part in dest.split("/")):
+            error = f"{dest!r}: names starting with '.' are hidden from Obsidian"
+        elif dest.lower() in others or (os.path.lexists(os.path.join(root, dest)) and dest.lower() != path.lower()):
+            error = f"{dest!r} exists ({others.get(dest.lower(), dest)}); autograph never moves a file over another"
+        elif dest.lower() in taken:
+            error = f"{dest!r}: another file of this move goes there"
+        if error is None:
+            ok[path] = dest
+            taken.add(dest.lower())
+        else:
+            refused.append({"path": path, "to": dest, "error": error})
+    return ok, refused
+
+
+def frozen_notes(vault, schema=None) -> set[str]:
+    """The notes no link rewrite may write: those in the vault's templates
+    folders and the schema's ``ignore_folders`` (read for links, never
+    written)."""
+    ignore = schema.ignore_folders if schema is not None else []
+    folders = tuple(f.strip("/") + "/" for f in [*vault.template_folders, *ignore] if f.strip("/"))
+    return {path for path in vault.notes if path.startswith(folders)} if folders else set()
+
+
+def _keeps_meta(full: str) -> bool:
+    """Whether a new file made by the store would get this file's mode and owner."""
+    info = os.lstat(full)
+    umask = os.umask(0)
+    os.umask(umask)
+    if stat.S_IMODE(info.st_mode) != 0o666 & ~umask:
+        return False
+    if os.geteuid() == 0:
+        folder = os.stat(os.path.dirname(full))
+        return (info.st_uid, info.st_gid) == (folder.st_uid, folder.st_gid)
+    return info.st_uid == os.geteuid() and info.st_gid == os.getegid()
+
+
+def plan_move(
+    vault, mapping: dict[str, str], schema=None, index=None, settings=None, texts: dict[str, str] | None = None
+) -> MovePlan:
+    """The store changes of the moves in ``mapping`` (old -> new vault
+    path, as :func:`paths_of` gives), with every link that resolved to a
+    moved file rewritten to keep resolving to it, and links that a moved
+    file would take over rewritten to keep their target.  Notes in the
+    templates folders (and the schema's ``ignore_folders``) are never
+    rewritten: their links that need it are in ``left``.  ``texts`` are
+    pending new texts of notes the caller edits in the same run (path ->
+    whole text, as :func:`relink.plan_details`): each such note gets one
+    change that holds both.  Raises :class:`MoveError` for a file that
+    cannot be read."""
+    plan = MovePlan(dict(mapping))
+    frozen = frozen_notes(vault, schema)
+    details = relink.plan_details(vault, mapping, False, texts, index, settings=settings, frozen=frozen)
+    plan.links, plan.left = details.changes, details.left
+    own = {edit.path: edit for edit in details.edits if edit.path in mapping}
+    creates, renames, trashes = [], [], []
+    for old, new in mapping.items():
+        full = os.path.join(vault.root, old)
+        try:
+            data = store._read_regular(full)
+            mtime = os.lstat(full).st_mtime_ns
+            keeps = _keeps_meta(full)
+        except OSError as exc:
+            raise MoveError(f"{old}: cannot read it ({exc.strerror or exc})") from None
+        edit = own.get(old)
+        if keeps or edit is not None:
+            if not keeps:
+                plan.warnings.append(f"{new}: written as a new file (its links change), so it gets the default mode")
+            after = edit.after if edit is not None else data
+            creates.append(store.Edit(new, None, after, f"moved from {old}", None if edit else mtime))
+            trashes.append(store.Trash(old, data, f"moved to {new}"))
+        else:
+            renames.append(store.Move(old, new, data, f"moved from {old}"))
+    rewrites = [edit for edit in details.edits if edit.path not in mapping]
+    plan.changes = renames + creates + rewrites + trashes
+    folders = {old.rsplit("/", 1)[0] for old in mapping if "/" in old}
+    emptied = sorted(f for f in folders if not any(p.startswith(f + "/") for p in vault.files if p not in mapping))
+    plan.warnings += [f"{folder}/ is left empty (autograph removes no folder)" for folder in emptied]
+    return plan
