@@ -1,0 +1,490 @@
+"""dedup.py: identity grouping, the canonical card, merges, the manifest (issue 13).
+
+Cases BR-28 (one person, email differing by case and spaces, two types)
+and BR-30 (same display name, different people; a handle group), a
+labelled vault of duplicates (tests/helpers/people_vault.py) for
+precision and recall, the merge's keep-every-line rule, and the corpora.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from autograph import dedup, linkgraph
+from autograph.schema import load_schema
+from autograph.vault import Vault
+from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, require
+from helpers import people_vault
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+TODAY = "2026-12-01"
+
+
+def load_script(name: str):
+    spec = importlib.util.spec_from_file_location(f"script_{name[:-3]}", SCRIPTS / name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+DEDUP = load_script("dedup.py")
+
+
+def run(capsys, *args) -> tuple[int, str]:
+    capsys.readouterr()
+    code = DEDUP.main([str(a) for a in args])
+    out = capsys.readouterr().out
+    return code, out
+
+
+def run_json(capsys, *args) -> tuple[int, dict]:
+    code, out = run(capsys, *args, "--json")
+    return code, json.loads(out)
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.relative_to(root).parts[0] not in (".graph", ".trash")
+    }
+
+
+def broken_links(root: Path) -> list:
+    vault = Vault.open(root)
+    return [(e.source, e.link.target) for e in linkgraph.build(vault).broken()]
+
+
+# ---------------------------------------------------------------------------
+# BR-28
+
+
+ALEX_AFTER = """\
+---
+type: person
+email: Alex.Example@Example.COM
+role: engineer
+phone: "+1 555 0100"
+aliases:
+  - A. Example
+---
+Notes about Alex.
+
+Imported contact.
+
+## History
+- 2026-12-01: type: contact (from [[Alex Example|A. Example]])
+"""
+
+
+def test_br28_one_group_by_normalised_email_across_types(case, capsys):
+    root = case("BR-28") / "vault"
+    code, report = run_json(capsys, root)
+    assert code == 1  # a group found, nothing merged in a dry run
+    [group] = report["groups"]
+    assert [m["path"] for m in group["members"]] == ["people/Alex Example.md", "people/A. Example.md"]
+    assert group["canonical"] == "people/Alex Example.md"
+    assert [e["key"] for e in group["evidence"]] == ["email:alex.example@example.com"]
+    assert group["strong"] is True
+    backlinks = {r["path"]: r["backlinks"] for r in group["ranking"]}
+    assert backlinks == {"people/Alex Example.md": 2, "people/A. Example.md": 1}
+    assert report["written"] == [] and report["run"] is None
+
+
+def test_br28_merge_after_state(case, capsys):
+    root = case("BR-28") / "vault"
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply", "--today", TODAY)
+    assert code == 0, report
+    after = files_of(root)
+    assert after["people/Alex Example.md"].decode() == ALEX_AFTER
+    assert after["log.md"].decode() == "Emailed [[Alex Example|A. Example]] today.\n"
+    assert after["project.md"] == before["project.md"] and after["team.md"] == before["team.md"]
+    assert "people/A. Example.md" not in after
+    run_id = report["run"]
+    trashed = root / ".trash" / run_id / "people" / "A. Example.md"
+    assert trashed.read_bytes() == before["people/A. Example.md"]
+    assert broken_links(root) == []
+    assert report["links"] == [
+        {"path": "log.md", "line": 1, "old": "[[A. Example]]", "new": "[[Alex Example|A. Example]]"},
+        {
+            "path": "people/Alex Example.md",
+            "line": 14,
+            "old": "[[A. Example]]",
+            "new": "[[Alex Example|A. Example]]",
+        },
+    ]
+    # a second run finds nothing: one card per person
+    code, again = run_json(capsys, root)
+    assert code == 0 and again["groups"] == []
+
+
+def test_br28_merge_undoes_byte_for_byte(case, capsys):
+    root = case("BR-28") / "vault"
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply", "--today", TODAY)
+    assert code == 0
+    undo = load_script("undo.py")
+    assert undo.main(["undo", report["run"], str(root), "--apply"]) == 0
+    assert files_of(root) == before
+
+
+def test_br28_different_identity_value_refuses_the_merge(case, capsys):
+    """Item 3: a different non-empty phone means two people."""
+    root = case("BR-28") / "vault"
+    alex = root / "people" / "Alex Example.md"
+    alex.write_text(alex.read_text().replace("role: engineer", 'role: engineer\nphone: "+1 555 0199"'))
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply")
+    assert report["groups"] == []
+    [refused] = report["refused"]
+    assert refused["reason"] == "conflicting identity key phone"
+    assert sorted(refused["paths"]) == ["people/A. Example.md", "people/Alex Example.md"]
+    assert files_of(root) == before and code == 0
+
+
+# ---------------------------------------------------------------------------
+# BR-30
+
+
+def test_br30_same_name_is_no_group_handle_is(case, capsys):
+    root = case("BR-30") / "vault"
+    code, report = run_json(capsys, root)
+    [group] = report["groups"]
+    assert sorted(m["path"] for m in group["members"]) == ["people/J Lee.md", "people/Jordan Lee (Beta).md"]
+    assert [e["key"] for e in group["evidence"]] == ["handle:jlee"]
+    assert group["strong"] is False
+    assert all("people/Jordan Lee.md" not in [m["path"] for m in g["members"]] for g in report["groups"])
+    # [[Jordan Lee]] resolves by file name, not to the note with that alias (BR-17)
+    assert Vault.open(root).resolver.resolve("Jordan Lee", "x.md").path == "people/Jordan Lee.md"
+
+
+def test_br30_apply_without_manifest_leaves_a_handle_group(case, capsys):
+    root = case("BR-30") / "vault"
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply")
+    assert code == 1 and report["selected"] == 0 and report["written"] == []
+    assert files_of(root) == before
+
+
+def test_br30_manifest_pair_of_same_name_is_refused(case, capsys, tmp_path):
+    root = case("BR-30") / "vault"
+    manifest = {
+        "format": "autograph-dedup-manifest",
+        "version": 1,
+        "groups": [
+            {
+                "canonical": "people/Jordan Lee.md",
+                "members": [{"path": "people/Jordan Lee.md"}, {"path": "people/Jordan Lee (Beta).md"}],
+            }
+        ],
+    }
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(manifest))
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply-manifest", path, "--apply")
+    [refused] = report["not_merged"]
+    assert refused["reason"].startswith("conflicting identity key email")
+    assert files_of(root) == before and code == 1
+
+
+def test_br30_reviewed_manifest_merges_the_handle_group(case, capsys, tmp_path):
+    root = case("BR-30") / "vault"
+    out = tmp_path / "groups.json"
+    code, report = run_json(capsys, root, "--manifest", out)
+    assert report["manifest"] == str(out.resolve())
+    data = json.loads(out.read_text())
+    assert data["format"] == "autograph-dedup-manifest" and len(data["groups"]) == 1
+    member = data["groups"][0]["members"][1]
+    assert member["sha256"] == dedup.sha256((root / member["path"]).read_bytes())
+    code, report = run_json(capsys, root, "--apply-manifest", out, "--apply", "--today", TODAY)
+    assert code == 0, report
+    assert not (root / "people" / "J Lee.md").exists()
+    assert (root / "people" / "Jordan Lee (Beta).md").read_text() == (
+        "---\ntype: person\naliases:\n  - Jordan Lee\n  - J Lee\nemail: jordan@beta.example\n"
+        'handle: "@jlee"\n---\nWorks at Beta.\n\nMet at a meetup.\n'
+    )
+    assert (root / "people" / "Jordan Lee.md").read_text().endswith("Works at Alpha.\n")
+
+
+# ---------------------------------------------------------------------------
+# The manifest
+
+
+def test_manifest_group_changed_since_is_a_conflict(case, capsys, tmp_path):
+    root = case("BR-30") / "vault"
+    out = tmp_path / "groups.json"
+    run_json(capsys, root, "--manifest", out)
+    jlee = root / "people" / "J Lee.md"
+    jlee.write_text(jlee.read_text() + "Added later.\n")
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply-manifest", out, "--apply")
+    assert code == 4
+    assert report["not_merged"][0]["reason"] == "people/J Lee.md changed since the manifest was written"
+    assert files_of(root) == before
+
+
+def test_manifest_path_out_of_the_vault_is_refused(case, capsys, tmp_path):
+    root = case("BR-30") / "vault"
+    manifest = {
+        "format": "autograph-dedup-manifest",
+        "groups": [{"canonical": "people/J Lee.md", "members": [{"path": "people/J Lee.md"}, {"path": "../x.md"}]}],
+    }
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(manifest))
+    code, _ = run(capsys, root, "--apply-manifest", path, "--apply")
+    assert code == 2
+
+
+def test_manifest_not_a_manifest_is_bad_usage(case, capsys, tmp_path):
+    root = case("BR-30") / "vault"
+    path = tmp_path / "m.json"
+    path.write_text('{"groups": 3}')
+    assert run(capsys, root, "--apply-manifest", path, "--apply")[0] == 2
+
+
+def test_manifest_output_never_through_a_symlink_or_over_a_file(case, capsys, tmp_path):
+    root = case("BR-30") / "vault"
+    target = tmp_path / "elsewhere.json"
+    target.write_text("keep")
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    assert run(capsys, root, "--manifest", link)[0] == 2
+    assert run(capsys, root, "--manifest", target)[0] == 2  # exists: needs --force
+    assert target.read_text() == "keep"
+    assert run(capsys, root, "--manifest", target, "--force")[0] == 1
+    assert json.loads(target.read_text())["format"] == "autograph-dedup-manifest"
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "fifo"
+        os.mkfifo(fifo)
+        assert run(capsys, root, "--manifest", fifo, "--force")[0] == 2
+
+
+# ---------------------------------------------------------------------------
+# Grouping rules
+
+
+def card(fields: dict, body: str = "Body.") -> str:
+    lines = ["---", *(f"{k}: {json.dumps(v)}" for k, v in fields.items()), "---", body]
+    return "\n".join(lines) + "\n"
+
+
+def groups_of(root: Path) -> list[list[str]]:
+    vault = Vault.open(root)
+    return [sorted(g.members) for g in dedup.find_groups(vault, load_schema(root)).groups]
+
+
+def test_shared_switchboard_is_ignored(make_vault):
+    files = {f"c{k}.md": card({"phone": "+49 30 1000", "handle": f"h{k}"}) for k in range(9)}
+    files["d.md"] = card({"phone": "030 1000", "handle": "h0"})
+    files["schema.json"] = json.dumps({"identity": {"default_country": "DE"}})
+    root = make_vault(files)
+    report = dedup.find_groups(Vault.open(root), load_schema(root))
+    assert report.shared == [{"key": "phone:+49301000", "cards": 10}]
+    assert [sorted(g.members) for g in report.groups] == [["c0.md", "d.md"]]  # by the handle only
+    assert report.groups[0].strong is False
+
+
+def test_names_and_aliases_never_group(make_vault):
+    root = make_vault(
+        {
+            "a/Sam Lee.md": card({"aliases": ["S. Lee"], "role": "x"}),
+            "b/Sam Lee.md": card({"aliases": ["S. Lee"], "role": "x"}),
+            "S. Lee.md": card({"title": "Sam Lee"}),
+        }
+    )
+    assert groups_of(root) == []
+
+
+def test_type_and_domain_gates(make_vault):
+    files = {
+        "a.md": card({"type": "person", "domain": "work", "email": "x@y.z"}),
+        "b.md": card({"type": "contact", "domain": "work", "email": "X@Y.Z"}),
+        "c.md": card({"type": "person", "domain": "home", "email": "x@y.z"}),
+    }
+    root = make_vault(files)
+    assert groups_of(root) == [["a.md", "b.md"]]  # same_domain_only by default; types may differ
+    (root / "schema.json").write_text(json.dumps({"identity": {"same_type_only": True, "same_domain_only": False}}))
+    assert groups_of(root) == [["a.md", "c.md"]]
+
+
+def test_a_chain_never_joins_two_conflicting_cards(make_vault):
+    """a~b by email, b~c by handle, but a and c hold different emails."""
+    root = make_vault(
+        {
+            "a.md": card({"email": "one@x.org"}),
+            "b.md": card({"email": "ONE@x.org", "handle": "@kim"}),
+            "c.md": card({"email": "two@x.org", "handle": "kim"}),
+        }
+    )
+    report = dedup.find_groups(Vault.open(root), load_schema(root))
+    assert [sorted(g.members) for g in report.groups] == [["a.md", "b.md"]]
+    assert [(r.field, r.key) for r in report.refused] == [("email", "handle:kim")]
+
+
+def test_retired_templates_and_hubs_are_left_out(make_vault):
+    root = make_vault(
+        {
+            "a.md": card({"email": "x@y.z"}),
+            "old.md": card({"email": "x@y.z", "status": "superseded", "superseded_by": "[[a]]"}),
+            "Templates/t.md": card({"email": "x@y.z"}),
+            "MEMORY.md": card({"email": "x@y.z"}),
+            ".obsidian/snippets/s.md": card({"email": "x@y.z"}),
+            ".obsidian/templates.json": '{"folder": "Templates"}',
+        }
+    )
+    assert groups_of(root) == []
+
+
+def test_br23_nothing_under_dot_folders(case, capsys):
+    root = case("BR-23") / "vault"
+    code, report = run_json(capsys, root)
+    # Alpha.md and sources/Source Title.md; index.md is a hub; ._Alpha.md is never decoded
+    assert code == 0 and report["groups"] == [] and report["cards"] == 2 and report["skipped"] == []
+
+
+def test_canonical_rule_backlinks_richness_date_path(make_vault):
+    base = {"email": "x@y.z"}
+    root = make_vault(
+        {
+            "a/long name.md": card({**base, "role": "r", "company": "c"}, "Long body text here."),
+            "b.md": card(base, "B."),
+            "c.md": card({**base, "updated": "2026-01-02"}, "C."),
+            "d.md": card({**base, "updated": "2026-01-01"}, "C."),
+            "n1.md": "[[b]]",
+        }
+    )
+    report = dedup.find_groups(Vault.open(root), load_schema(root))
+    [group] = report.groups
+    # b has a backlink; then a (richer); then c (newer than d)
+    assert group.members == ["b.md", "a/long name.md", "c.md", "d.md"]
+    (root / "n1.md").write_text("none")
+    [group] = dedup.find_groups(Vault.open(root), load_schema(root)).groups
+    assert group.members[0] == "a/long name.md"
+
+
+# ---------------------------------------------------------------------------
+# Merging keeps every line
+
+
+lines_st = st.lists(
+    st.one_of(
+        st.sampled_from(["", "## Notes", "## Log", "# Title", "## History", "- item a", "- item b", "```", "text"]),
+        st.text(alphabet="abc -#*", min_size=1, max_size=8),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(lines_st, lines_st, st.sampled_from(["\n", "\r\n"]))
+def test_merge_body_keeps_every_line(mine, theirs, newline):
+    body = newline.join(mine) + (newline if mine else "")
+    other = "\n".join(theirs) + ("\n" if theirs else "")
+    merged = dedup.merge_body(body, other, newline)
+    merged_lines = {line.strip() for line in merged.split(newline)}
+    for line in theirs:
+        assert line.strip() in merged_lines or not line.strip()
+    # the canonical body's lines stay, in their order
+    it = iter(merged.split(newline))
+    assert all(any(line == got for got in it) for line in body.split(newline))
+    if newline == "\r\n":
+        assert "\n" not in merged.replace("\r\n", "")
+
+
+def test_merge_sections_under_their_headings():
+    body = "Intro.\n\n## Notes\n- a\n\n## Log\n- 2026-01-01: x\n"
+    other = "Other intro.\n\n## Log\n- 2026-02-01: y\n- 2026-01-01: x\n\n## Extra\nMore.\n"
+    assert dedup.merge_body(body, other, "\n") == (
+        "Intro.\n\nOther intro.\n\n## Notes\n- a\n\n## Log\n- 2026-01-01: x\n- 2026-02-01: y\n\n## Extra\nMore.\n"
+    )
+
+
+# ---------------------------------------------------------------------------
+# The labelled vault
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory):
+    root = tmp_path_factory.mktemp("people") / "vault"
+    labels = people_vault.build(root)
+    return root, labels
+
+
+def test_labelled_vault_precision_and_recall(labelled):
+    root, labels = labelled
+    report = dedup.find_groups(Vault.open(root), load_schema(root))
+    precision, recall, false_pairs, missed = people_vault.score([g.members for g in report.groups], labels)
+    people = len(set(labels.entity.values()))
+    print(
+        f"\nlabelled vault: {len(labels.entity)} cards, {people} entities, {len(labels.true_pairs)} true pairs; "
+        f"{len(report.groups)} groups ({sum(g.strong for g in report.groups)} strong); "
+        f"precision {precision:.3f}, recall {recall:.3f}; {len(report.refused)} joins refused, "
+        f"{len(report.shared)} shared keys ignored"
+    )
+    assert len(labels.entity) >= 300
+    assert false_pairs == set(), sorted(map(sorted, false_pairs))[:5]
+    assert precision == 1.0
+    assert recall >= 0.95
+    # the misses are exactly the cards that carry no identity value
+    assert all(any("(name only)" in p for p in pair) for pair in missed)
+    assert {s["cards"] for s in report.shared} == {12}
+
+
+def test_labelled_vault_merge_keeps_links_and_lines(labelled, capsys, tmp_path):
+    source, labels = labelled
+    root = tmp_path / "vault"
+    shutil.copytree(source, root)
+    out = tmp_path / "groups.json"
+    run_json(capsys, root, "--manifest", out)
+    groups = json.loads(out.read_text())["groups"]
+    canonical_of = {m["path"]: g["canonical"] for g in groups for m in g["members"]}
+    before = {p: (root / p).read_text() for p in canonical_of}
+    code, report = run_json(capsys, root, "--apply-manifest", out, "--apply", "--today", TODAY)
+    assert code == 0, report["not_merged"][:3]
+    assert len(report["merged"]) == len(groups)
+    vault = Vault.open(root)
+    # every link of the meeting notes resolves where its card went
+    for note, targets in labels.links.items():
+        edges = linkgraph.note_links(vault.note(note))
+        got = [vault.resolver.resolve(link.target, note).path for link in edges]
+        assert got == [canonical_of.get(t, t) for t in targets], note
+    assert broken_links(root) == []
+    # every non-empty body line of each merged card is in its canonical card
+    for path, canonical in canonical_of.items():
+        if path == canonical:
+            continue
+        assert not (root / path).exists()
+        text = (root / canonical).read_text()
+        body = before[path].split("\n---\n", 1)[1]
+        kept = {line.strip() for line in text.splitlines()}
+        for line in body.splitlines():
+            assert not line.strip() or line.strip() in kept, (path, line)
+        assert Path(path).stem in (root / canonical).read_text()  # the old name is an alias
+
+
+# ---------------------------------------------------------------------------
+# The corpora (dry run on copies)
+
+
+@pytest.mark.parametrize("name", CORPUS_NAMES)
+def test_corpus_dry_run(name, tmp_path, capsys):
+    root = shutil.copytree(require(CORPORA / name), tmp_path / name, symlinks=True)
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--quiet")
+    print(f"\n{name}: {report['cards']} cards, {len(report['groups'])} groups, {len(report['refused'])} refused")
+    assert code in (0, 1)
+    assert len(report["groups"]) <= 3
+    assert all(not m["path"].startswith(".") and "/." not in m["path"] for g in report["groups"] for m in g["members"])
+    assert files_of(root) == before and not (root / ".trash").exists()
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-q"]))
