@@ -31,7 +31,9 @@ Chinese, Japanese and Korean words are found by character bigrams.  --fts
 passes FTS5 query syntax as is (a bad query is an error, exit 2).
 
 The index is .graph/search.sqlite, brought up to date at the start of every
-query (only changed notes are read again); deleting it loses nothing.  Needs
+query (only changed notes are read again); deleting it loses nothing.  When
+.graph/ cannot be written (or with --dry-run), an index file there is copied
+into memory and brought up to date there; else one is built in memory.  Needs
 SQLite 3.27+ with FTS5 (else exit 3 with a message).
 
 JSON keys (--json): query, count, hits[{path, title, score, bm25, fields[]
@@ -40,7 +42,8 @@ props, body, cjk), line (1-based line of the snippet in the file), snippet,
 inlinks, relevance (null: undated), type, status}], index{path (null: in
 memory), notes, reread, removed, rebuilt (why it was built from nothing, or
 null), stale (another process held it: answered from the last good index),
-memory}.  With --identity: identity{field, kind (email, handle, phone,
+memory, readonly (.graph/ cannot be written: its index was copied into
+memory and brought up to date there)}.  With --identity: identity{field, kind (email, handle, phone,
 exact), value, normalised, listed (the field is in identity.match_fields)},
 count, matches[{path, title, field, value}], index{...}.
 
@@ -57,10 +60,16 @@ Examples:
 
 def cmd_search(args) -> int:
     from autograph import search
+    from autograph.schema import load_schema
 
-    vault, schema = cli.load(args)
+    # cli.load, but the notes are stat'ed during the walk: the warm query's freshness check
+    vault, stamps = search.open_vault(args.vault)
+    schema = load_schema(vault.root, getattr(args, "schema", None))
+    vault.progress = cli.progress_for(args, len(vault.notes))
+    cli.warn(vault.warnings)
+    cli.warn(schema.warnings)
     try:
-        index = search.open_index(vault, schema, use_disk=not args.dry_run)
+        index = search.open_index(vault, schema, use_disk=not args.dry_run, stamps=stamps)
     except search.SearchUnavailable as exc:
         print(f"search.py: {exc}", file=sys.stderr)
         return cli.EXIT_CRASH

@@ -26,25 +26,26 @@ property and the file name) 10, aliases 10, description 5, tags 3, headings
 
 Rerank of the best ``4 * limit`` rows (:func:`rerank`), score = ``-bm25 *
 links * hub * fresh * superseded`` with ``links = 1 + 0.15 * ln(1 +
-in-links)``, ``hub = 1.1`` when a hub note links to it, ``fresh = 0.85 + 0.15
+in-links)`` (the other notes whose links :class:`links.Resolver` resolves to
+it, as Obsidian would: a path-qualified link never credits a same-named
+other note; counted when notes are indexed), ``hub = 1.1`` when a hub note
+links to it, ``fresh = 0.85 + 0.15
 * relevance`` (decay's relevance; 0.5 for an undated note), ``superseded =
 0.5`` for status ``superseded`` or a ``superseded_by`` value.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
 import re
 import sqlite3
+import stat
+import sys
 import unicodedata
 from dataclasses import dataclass, field
-from urllib.parse import unquote
 
-from . import identity as ident
-from . import store
 from .cli import UsageError
 
 __all__ = [
@@ -59,12 +60,14 @@ __all__ = [
     "fold",
     "fts_query",
     "lookup_identity",
+    "name_key",
     "open_index",
+    "open_vault",
     "search",
 ]
 
 INDEX_NAME = "search.sqlite"
-INDEX_VERSION = 2
+INDEX_VERSION = 3  # 3: links resolved by links.Resolver, in-link counts stored
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 BUSY_SECONDS = 5.0
 COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body", "cjk")
@@ -77,13 +80,9 @@ _DATED = re.compile(r'"(?:last_accessed|updated|created)"', re.I)  # decay.DATE_
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _TAG = re.compile(r"#(\w[\w/-]*)")
-# Links and headings for the rerank and the headings column, found by
-# regular expressions outside fenced code (cheaper than links.scan_body;
-# inline code and comments are not told apart: a link there counts once more).
-_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[`~]*[ \t]*$|\Z)", re.M | re.S)
+# ATX headings for the headings column (those inside code are dropped by
+# their offset); cheaper than links.outline, which also finds setext headings
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
-_WIKILINK = re.compile(r"\[\[([^\]|#\n]+)[^\]\n]*\]\]")
-_MDLINK = re.compile(r"\]\(<?([^)>#\s]+\.md)[)>#]")
 _SKIP_PROPS = {"title", "aliases", "alias", "description", "summary", "tags", "tag", "cssclasses"}
 
 
@@ -188,40 +187,54 @@ def _strings(value) -> list[str]:
     return [str(value)]
 
 
-def _prop(properties: dict, *names: str):
-    for key, value in properties.items():
-        if isinstance(key, str) and key.lower() in names:
-            return value
-    return None
-
-
-@functools.lru_cache(maxsize=65536)
-def _link_key(target: str) -> str:
-    name = target.rsplit("/", 1)[-1]
-    if name.lower().endswith(".md"):
-        name = name[:-3]
-    return nfc(name).casefold()
+def name_key(path: str) -> str:
+    """The file name a link target looks up, as :class:`links.Resolver`
+    indexes it (NFC, lower case, without a final ``.md``): a link and a
+    file that may resolve to each other share it (``Notes/Alice.md``,
+    ``[[alice]]`` and ``[[people/Alice.md]]`` all give ``alice``)."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not name.isascii():
+        name = nfc(name)
+    name = name.lower()
+    return name[:-3] if name.endswith(".md") else name
 
 
 def document(note, hubs) -> tuple[dict, list[str]]:
-    """The indexed form of a :class:`note.Note`: ``(row, link keys)``."""
+    """The indexed form of a :class:`note.Note`: ``(row, link targets)``.
+
+    The targets are the distinct paths its links name (``links.scan``
+    outside code and comments, and wikilinks in property values, as
+    ``index.note_links`` finds them), resolved later against every file."""
+    from . import links
+    from .regions import inside
+
     stem = note.stem
     if note.text is None:
-        return {"key": nfc(stem).casefold(), "title": nfc(stem), "unreadable": 1}, []
+        return {"title": nfc(stem), "unreadable": 1, "body_line": 1}, []
     block = note.frontmatter
     props = block.properties if block is not None and block.valid else {}
-    body = note.body
-    plain = _FENCED.sub("", body) if "```" in body or "~~~" in body else body
-    headings = _HEADING.findall(plain) if "#" in plain else []
-    targets = _WIKILINK.findall(plain) if "[[" in plain else []
-    targets += [unquote(t) for t in _MDLINK.findall(plain)] if "](" in plain else []
-    targets += [t for v in props.values() for s in _strings(v) if "[[" in s for t in _WIKILINK.findall(s)]
+    text, offset = note.text, note.body_offset
+    body = text[offset:] if offset else text
+    line = text.count("\n", 0, offset) + 1 if offset else 1
+    hashes = "#" in body
+    found = []
+    regions = starts = ()
+    if hashes or "[[" in body or "](" in body:
+        regions = links.code_regions(body)
+        starts = [start for start, _ in regions]
+        found = links.scan(text, offset, line, regions)
+    targets = {link.target for link in found if link.target}
+    if props:
+        targets.update(link.target for link in links.property_links(props) if link.target)
+    headings, tags = [], []
+    if hashes:
+        headings = [m.group(1) for m in _HEADING.finditer(body) if not (regions and inside(regions, starts, m.start()))]
+        tags = [m.group(1) for m in _TAG.finditer(body) if not (regions and inside(regions, starts, m.start()))]
+        tags = [t for t in tags if not t.isdigit()]
     low = {k.lower(): v for k, v in props.items() if isinstance(k, str)} if props else {}
     title = low.get("title")
     titles = [stem] + [t for t in _strings(title) if t != stem]
-    tags = _strings(low.get("tags", low.get("tag")))
-    if "#" in plain:
-        tags += [t for t in _TAG.findall(plain) if not t.isdigit()]
+    tags = _strings(low.get("tags", low.get("tag"))) + tags
     others = [s for k, v in low.items() if k not in _SKIP_PROPS for s in _strings(v)]
     fields = {
         "title": " ".join(titles),
@@ -232,11 +245,11 @@ def document(note, hubs) -> tuple[dict, list[str]]:
         "props": " ".join(others),
         "body": body,
     }
-    fields = {k: strip_marks(v) for k, v in fields.items()}
-    fields["cjk"] = "" if note.text.isascii() or not _CJK.search(note.text) else bigrams(" ".join(fields.values()))
+    if not text.isascii():
+        fields = {k: strip_marks(v) for k, v in fields.items()}
+        fields["cjk"] = bigrams(" ".join(fields.values())) if _CJK.search(text) else ""
     kind, status = low.get("type"), low.get("status")
     row = {
-        "key": nfc(stem).casefold(),
         "title": nfc(_strings(title)[0]) if _strings(title) else nfc(stem),
         "type": kind.strip().lower() if isinstance(kind, str) else None,
         "status": status.strip().lower() if isinstance(status, str) else None,
@@ -245,10 +258,10 @@ def document(note, hubs) -> tuple[dict, list[str]]:
         if (isinstance(status, str) and status.strip().lower() == "superseded") or low.get("superseded_by")
         else 0,
         "props": json.dumps(props, ensure_ascii=False, default=str) if props else "{}",
+        "body_line": line,
         "fields": fields,
     }
-    keys = {_link_key(t) for t in targets if t.strip()}
-    return row, sorted(keys - {row["key"]})
+    return row, sorted(targets)
 
 
 # ---------------------------------------------------------------------------
@@ -258,11 +271,12 @@ _CREATE = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE docs (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime INTEGER, ctime INTEGER,
-  key TEXT, title TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT);
-CREATE INDEX docs_key ON docs(key);
-CREATE TABLE links (src INTEGER NOT NULL, key TEXT NOT NULL);
-CREATE INDEX links_key ON links(key);
+  title TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER,
+  inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
 CREATE INDEX links_src ON links(src);
+CREATE INDEX links_dst ON links(dst);
+CREATE INDEX links_name ON links(name);
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
 """
 
@@ -279,6 +293,8 @@ class Index:
     rebuilt: str | None = None  # why it was built from nothing, if it was
     stale: bool = False  # another process held the index: answered from the last good one
     warnings: list[str] = field(default_factory=list)
+    readonly: bool = False  # .graph/ could not be written: a copy of its index, in memory, brought up to date
+    relinked: int = 0  # links of other notes resolved again (a note was added, deleted or renamed)
 
     def close(self) -> None:
         """Close the index (the last connection folds the WAL into the file)."""
@@ -295,7 +311,8 @@ class Index:
             "removed": self.removed,
             "rebuilt": self.rebuilt,
             "stale": self.stale,
-            "memory": self.path is None,
+            "memory": self.path is None or self.readonly,
+            "readonly": self.readonly,
         }
 
 
@@ -310,7 +327,12 @@ def _create(con: sqlite3.Connection, schema) -> None:
             con.execute(statement)
     con.executemany(
         "INSERT INTO meta VALUES (?, ?)",
-        [("version", str(INDEX_VERSION)), ("schema", _schema_stamp(schema)), ("sqlite", sqlite3.sqlite_version)],
+        [
+            ("version", str(INDEX_VERSION)),
+            ("schema", _schema_stamp(schema)),
+            ("sqlite", sqlite3.sqlite_version),
+            ("files", ""),
+        ],
     )
 
 
@@ -348,23 +370,55 @@ def _connect(path: str) -> sqlite3.Connection:
 def _remove(root) -> None:
     """Discard a damaged index file and SQLite's files beside it (derived
     data, rebuilt next), through store."""
+    from . import store
+
     for suffix in ("", "-wal", "-shm", "-journal"):
         store.discard_derived(root, INDEX_NAME + suffix)
 
 
-def open_index(vault, schema, use_disk: bool = True) -> Index:
+def _existing(root) -> str | None:
+    """``.graph/search.sqlite`` when it is there as a regular file in a real
+    ``.graph`` folder (neither a symlink), else None: the warm query opens it
+    without loading the write machinery (store) that makes the folder."""
+    folder = os.path.join(os.path.realpath(root), ".graph")
+    path = os.path.join(folder, INDEX_NAME)
+    try:
+        if stat.S_ISDIR(os.lstat(folder).st_mode) and stat.S_ISREG(os.lstat(path).st_mode):
+            return path
+    except OSError:
+        pass
+    return None
+
+
+def _index_path(root) -> str:
+    """Where the index lives, ``.graph/`` made if need be (:func:`store.derived_path`,
+    which refuses symlinks and a file in place of the folder)."""
+    path = _existing(root)
+    if path is None:
+        from . import store
+
+        path = str(store.derived_path(root, INDEX_NAME))
+    return path
+
+
+def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None) -> Index:
     """The vault's search index, brought up to date (see the module
-    docstring).  Falls back to an index in memory when ``.graph/`` cannot
-    be written (``use_disk=False`` forces it)."""
+    docstring).  When ``.graph/`` cannot be written (or ``use_disk=False``),
+    an index file already there is copied into memory and brought up to
+    date there (``readonly``; nothing is written); without one, the index is
+    built in memory.  ``stamps`` are the notes' stamps from
+    :func:`open_vault` (else each note is stat'ed)."""
     check_sqlite()
     warnings: list[str] = []
+    if stamps is None:
+        stamps = _stamps(vault)
     if use_disk:
+        con = None
         try:
-            path = str(store.derived_path(vault.root, INDEX_NAME))
-            con = None
+            path = _index_path(vault.root)
             try:
-                con = _connect(path)
-                index = _prepare(con, path, vault, schema, warnings)
+                con = _open_disk(path)
+                index = _prepare(con, path, vault, schema, warnings, stamps)
             except sqlite3.DatabaseError as exc:
                 if _locked(exc) or not _damaged(exc):
                     raise
@@ -372,16 +426,79 @@ def open_index(vault, schema, use_disk: bool = True) -> Index:
                     con.close()
                 warnings.append(f".graph/{INDEX_NAME}: damaged search index ({exc}); rebuilt it")
                 _remove(vault.root)
-                con = _connect(path)
-                index = _prepare(con, path, vault, schema, warnings)
+                con = _open_disk(path)
+                index = _prepare(con, path, vault, schema, warnings, stamps)
             return index
-        except (OSError, store.PathError, sqlite3.OperationalError) as exc:
+        except Exception as exc:
+            if not _cannot_write(exc):
+                raise
+            if con is not None:
+                con.close()
             if isinstance(exc, sqlite3.OperationalError) and _locked(exc):
                 warnings.append("another process held the search index too long; searched with an index in memory")
             else:
+                copied = _readonly_copy(vault, schema, warnings, stamps)
+                if copied is not None:
+                    copied.warnings.insert(
+                        0,
+                        f".graph/ cannot be written ({exc}); answered from a copy of .graph/{INDEX_NAME} in memory, "
+                        f"brought up to date ({copied.reread} notes read again)",
+                    )
+                    return copied
                 warnings.append(f".graph/ cannot hold the search index ({exc}); searched with an index in memory")
+    else:
+        copied = _readonly_copy(vault, schema, warnings, stamps)
+        if copied is not None:
+            return copied
     con = _connect(":memory:")
-    return _prepare(con, None, vault, schema, warnings)
+    return _prepare(con, None, vault, schema, warnings, stamps)
+
+
+def _cannot_write(exc: Exception) -> bool:
+    """Whether ``exc`` says the index file cannot be made, opened or written
+    (a folder without write access, a file in place of ``.graph/``, a symlink
+    refused by store, a lock held too long), not a bug."""
+    store = sys.modules.get(__package__ + ".store")
+    return isinstance(exc, (OSError, sqlite3.OperationalError)) or (
+        store is not None and isinstance(exc, store.PathError)
+    )
+
+
+def _open_disk(path: str) -> sqlite3.Connection:
+    """A read-write connection to the index file (a seam: tests make it fail
+    as a read-only ``.graph/`` would, which root's runs cannot show)."""
+    return _connect(path)
+
+
+def _readonly_copy(vault, schema, warnings, stamps) -> Index | None:
+    """The index file opened read-only (``mode=ro``, else ``immutable=1``
+    for a WAL file whose folder cannot take SQLite's ``-shm``), copied into
+    memory and brought up to date there; None when there is no file, it is
+    unreadable, or it was built for another index version or schema."""
+    path = _existing(vault.root)
+    if path is None:
+        return None
+    from urllib.parse import quote
+
+    uri = "file:" + quote(path)
+    for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+        source = memory = None
+        try:
+            source = sqlite3.connect(uri + flags, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+            if _why_rebuild(source, schema) is not None:
+                source.close()
+                return None
+            memory = _connect(":memory:")
+            source.backup(memory)
+            source.close()
+            index = _prepare(memory, path, vault, schema, warnings, stamps)
+            index.readonly = True
+            return index
+        except sqlite3.Error:
+            for con in (source, memory):
+                if con is not None:
+                    con.close()
+    return None
 
 
 def _damaged(exc: Exception) -> bool:
@@ -397,7 +514,7 @@ def _locked(exc: Exception) -> bool:
     return "locked" in text or "busy" in text
 
 
-def _prepare(con, path, vault, schema, warnings) -> Index:
+def _prepare(con, path, vault, schema, warnings, stamps) -> Index:
     index = Index(con, path, warnings=warnings)
     why = _why_rebuild(con, schema)
     if why is not None:
@@ -413,28 +530,39 @@ def _prepare(con, path, vault, schema, warnings) -> Index:
                 con.execute("ROLLBACK")
             raise sqlite3.OperationalError(f"cannot prepare the index: {exc}") from None
         index.rebuilt = why
-    _refresh(index, vault, schema)
+    _refresh(index, vault, schema, stamps)
     return index
+
+
+def open_vault(root):
+    """``(vault.Vault, stamps)``: the vault walked once, each note's
+    ``(size, mtime_ns, ctime_ns)`` taken during the walk, for
+    :func:`open_index` (the warm query's freshness check)."""
+    from .vault import Vault, walk
+
+    path = Vault.check_folder(root)
+    stamps: dict = {}
+    files, warnings = walk(path, stamps)
+    return Vault(path, files, warnings), stamps
 
 
 def _stamps(vault) -> dict[str, tuple[int, int, int]]:
     root = str(vault.root).rstrip(os.sep) + os.sep
     found = {}
-    stat = os.stat
+    stat_of = os.stat
     for path in vault.notes:
         try:
-            st = stat(root + path)
+            st = stat_of(root + path)
         except OSError:
             continue
         found[path] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     return found
 
 
-def _diff(con, current) -> tuple[list[str], list[tuple[int, str]]]:
-    stored = {row[0]: (row[1], tuple(row[2:])) for row in con.execute("SELECT path, id, size, mtime, ctime FROM docs")}
-    changed = [p for p, stamp in current.items() if p not in stored or stored[p][1] != stamp]
-    gone = [(doc_id, p) for p, (doc_id, stamp) in stored.items() if p not in current or current[p] != stamp]
-    return changed, gone
+def _attachments(vault) -> str:
+    """The vault's other files (not notes), one a line: a link can resolve
+    to one instead of a note (``[[x.png]]``), so their set is kept."""
+    return "\n".join(path for path in vault.files if not path.endswith(".md"))
 
 
 PARALLEL_MIN = 1000  # notes to read before a forked second process pays for its start
@@ -457,12 +585,24 @@ def _documents(vault, paths: list[str], hubs) -> list:
         return parallel.map_in_two(read, paths, quiet)
 
 
-def _refresh(index: Index, vault, schema) -> None:
+def _refresh(index: Index, vault, schema, stamps) -> None:
+    """Bring the index up to date with the notes' ``stamps``.
+
+    Fresh (the common case) when the stored ``(path, size, mtime, ctime)``
+    rows equal the walk's, compared as two lists, and the other files are
+    the same.  Else, in one write transaction: notes that left are removed,
+    changed notes re-read under their ids, new ones added; their links are
+    resolved with :class:`links.Resolver` against every file.  A note
+    added, deleted or renamed (or another file) can change where other
+    notes' links lead, so the stored links whose name it shares are
+    resolved again; then the in-link counts of every note that gained or
+    lost a link are counted again."""
     con = index.con
-    current = _stamps(vault)
+    current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
     index.notes = len(current)
-    changed, gone = _diff(con, current)
-    if not changed and not gone:
+    files = _attachments(vault)
+    stored = con.execute("SELECT path, size, mtime, ctime FROM docs ORDER BY path").fetchall()
+    if stored == current and con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0] == files:
         return
     try:
         con.execute("BEGIN IMMEDIATE")
@@ -473,34 +613,103 @@ def _refresh(index: Index, vault, schema) -> None:
         index.warnings.append("another process is updating the search index; answered from the index as it was")
         return
     try:
-        changed, gone = _diff(con, current)  # as it is now that this process holds the index
-        ids = [(doc_id,) for doc_id, _ in gone]
-        con.executemany("DELETE FROM docs WHERE id = ?", ids)
-        con.executemany("DELETE FROM links WHERE src = ?", ids)
-        con.executemany("DELETE FROM fts WHERE rowid = ?", ids)
-        index.removed = sum(1 for _, p in gone if p not in current)
-        hubs = schema.is_hub
-        docs, fts, links = [], [], []
-        next_id = (con.execute("SELECT MAX(id) FROM docs").fetchone()[0] or 0) + 1
-        for path, (row, keys) in _documents(vault, changed, hubs):
-            doc_id, next_id = next_id, next_id + 1
-            size, mtime, ctime = current[path]
-            docs.append(
-                (doc_id, path, size, mtime, ctime, row["key"], row["title"], row.get("type"), row.get("status"))
-                + (row.get("hub", 0), row.get("superseded", 0), row.get("props", "{}"))
-            )
-            cols = row.get("fields") or {}
-            fts.append((doc_id, *(cols.get(name, "") for name in COLUMNS)))
-            links.extend((doc_id, key) for key in keys)
-        con.executemany("INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", docs)
-        con.executemany(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})", fts)
-        con.executemany("INSERT INTO links VALUES (?, ?)", links)
+        _update(index, vault, schema, current, files)
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
             con.execute("ROLLBACK")
         raise
+
+
+def _update(index: Index, vault, schema, current: list[tuple], files: str) -> None:
+    con = index.con
+    now = {path: tuple(stamp) for path, *stamp in current}
+    ids, before = {}, {}
+    for doc_id, path, *stamp in con.execute("SELECT id, path, size, mtime, ctime FROM docs"):
+        ids[path], before[path] = doc_id, tuple(stamp)
+    changed = [path for path, stamp in now.items() if before.get(path) != stamp]
+    gone = [path for path in before if path not in now]
+    old = [(ids[path],) for path in changed if path in ids] + [(ids.pop(path),) for path in gone]
+    next_id = max((key for (key,) in old), default=0)  # never an id of a note gone: links may still name it
+    next_id = max(next_id, con.execute("SELECT MAX(id) FROM docs").fetchone()[0] or 0) + 1
+    for path in changed:
+        if path not in ids:
+            ids[path], next_id = next_id, next_id + 1
+    affected = {ids[path] for path in changed}  # notes whose in-links may have changed
+    for (doc_id,) in old:
+        affected.update(
+            row[0] for row in con.execute("SELECT dst FROM links WHERE src = ? AND dst IS NOT NULL", (doc_id,))
+        )
+    con.executemany("DELETE FROM docs WHERE id = ?", old)
+    con.executemany("DELETE FROM links WHERE src = ?", old)
+    con.executemany("DELETE FROM fts WHERE rowid = ?", old)
+    index.removed = len(gone)
+    # names whose resolution may have moved: of notes added or gone, and of other files added or gone
+    stored_files = con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0]
+    moved = {name_key(path) for path in changed if path not in before} | {name_key(path) for path in gone}
+    if stored_files != files:
+        was, is_ = set(stored_files.split("\n")) - {""}, set(files.split("\n")) - {""}
+        moved |= {name_key(path) for path in was ^ is_}
+        con.execute("UPDATE meta SET value = ? WHERE key = 'files'", (files,))
+    resolver = None
+    paths = {doc_id: path for path, doc_id in ids.items()}
+
+    def resolve(target: str, source: str):
+        nonlocal resolver
+        if resolver is None:
+            resolver = vault.resolver
+        return ids.get(resolver.resolve(target, source).path)
+
+    fresh = set(changed)
+    if moved and before:
+        marks = ",".join("?" * len(moved))
+        rows = con.execute(f"SELECT rowid, src, target, dst FROM links WHERE name IN ({marks})", list(moved)).fetchall()
+        updates = []
+        for rowid, src, target, dst in rows:
+            source = paths.get(src)
+            if source is None or source in fresh:
+                continue
+            new = resolve(target, source)
+            if new != dst:
+                updates.append((new, rowid))
+                affected.update(d for d in (dst, new) if d is not None)
+        con.executemany("UPDATE links SET dst = ? WHERE rowid = ?", updates)
+        index.relinked = len(updates)
+    hubs = schema.is_hub
+    docs, fts, edges = [], [], []
+    for path, (row, targets) in _documents(vault, changed, hubs):
+        doc_id = ids[path]
+        docs.append(
+            (doc_id, path, *now[path], row["title"], row.get("type"), row.get("status"))
+            + (row.get("hub", 0), row.get("superseded", 0), row.get("props", "{}"), row["body_line"])
+        )
+        cols = row.get("fields") or {}
+        fts.append((doc_id, *(cols.get(name, "") for name in COLUMNS)))
+        for target in targets:
+            dst = resolve(target, path)
+            edges.append((doc_id, target, name_key(target), dst))
+            if dst is not None:
+                affected.add(dst)
+    columns = "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line"
+    con.executemany(f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 12)})", docs)
+    con.executemany(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})", fts)
+    con.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", edges)
+    _count_inlinks(con, affected, whole=not before)
     index.reread = len(changed)
+
+
+def _count_inlinks(con, ids: set, whole: bool) -> None:
+    """Count again the in-links of the notes ``ids`` (every note: ``whole``):
+    how many other notes link to each, and whether a hub does."""
+    count = (
+        "UPDATE docs SET inlinks = (SELECT COUNT(DISTINCT src) FROM links WHERE dst = docs.id AND src != docs.id), "
+        "near_hub = EXISTS (SELECT 1 FROM links JOIN docs h ON h.id = links.src "
+        "WHERE links.dst = docs.id AND links.src != docs.id AND h.hub = 1)"
+    )
+    if whole:
+        con.execute(count + " WHERE id IN (SELECT DISTINCT dst FROM links)")
+        return
+    con.executemany(count + " WHERE id = ?", [(doc_id,) for doc_id in ids])
 
 
 # ---------------------------------------------------------------------------
@@ -602,11 +811,7 @@ def rerank(index: Index, schema, rows) -> list[tuple]:
     bm25 = dict(rows)
     marks = ",".join("?" * len(bm25))
     found = con.execute(
-        f"SELECT d.id, d.hub, d.superseded, d.props, "
-        f"(SELECT COUNT(DISTINCT l.src) FROM links l WHERE l.key = d.key AND l.src != d.id), "
-        f"EXISTS (SELECT 1 FROM links l JOIN docs h ON h.id = l.src WHERE l.key = d.key AND h.hub = 1) "
-        f"FROM docs d WHERE d.id IN ({marks})",
-        list(bm25),
+        f"SELECT id, hub, superseded, props, inlinks, near_hub FROM docs WHERE id IN ({marks})", list(bm25)
     ).fetchall()
     out = []
     clock = None
@@ -645,11 +850,10 @@ def _words(text: str) -> set[str]:
 
 def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
     con = index.con
-    path, title, kind, status, key, props = con.execute(
-        "SELECT path, title, type, status, key, props FROM docs WHERE id = ?", (doc_id,)
+    path, title, kind, status, inlinks, body_line = con.execute(
+        "SELECT path, title, type, status, inlinks, body_line FROM docs WHERE id = ?", (doc_id,)
     ).fetchone()
     cols = con.execute(f"SELECT {', '.join(COLUMNS)} FROM fts WHERE rowid = ?", (doc_id,)).fetchone()
-    inlinks = con.execute("SELECT COUNT(DISTINCT src) FROM links WHERE key = ? AND src != ?", (key, doc_id))
     matched = []
     for name, value in zip(COLUMNS, cols, strict=True):
         if not value:
@@ -663,19 +867,41 @@ def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
         folded = fold(value)
         if any(all(w in words for w in _WORD.findall(t)) or (_CJK.search(t) and t in folded) for t in terms):
             matched.append(name)
-    line, snippet = _snippet(vault, path, terms) if snippets else (0, "")
-    return Hit(path, title, score, bm, matched, line, snippet, inlinks.fetchone()[0], rel, kind, status)
+    line, snippet = _snippet(vault, path, body_line or 1, terms) if snippets else (0, "")
+    return Hit(path, title, score, bm, matched, line, snippet, inlinks, rel, kind, status)
 
 
-def _snippet(vault, path: str, terms: list[str], width: int = 160) -> tuple[int, str]:
-    """``(line, text)``: the first line of the note (body first, then
-    frontmatter) holding a query word, cut to about ``width`` characters
-    around it; NFC.  ``(1, first line)`` when no line holds one."""
-    note = vault.note(path, keep=False)
-    if note.text is None:
+def _text_of(vault, path: str) -> str | None:
+    """The text of a note as :class:`note.Note` reads it (strict UTF-8, the
+    BOM left off, lone-CR line ends as ``\n``; a FIFO or a note over
+    ``vault.MAX_NOTE_BYTES`` is not read), None when it cannot be read.
+    Here so that a query does not load the frontmatter parser for its
+    snippets: the body's first line was stored when the note was indexed."""
+    try:
+        fd = os.open(os.path.join(vault.root, path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > 32 << 20:
+                return None
+            data = handle.read()
+        text = data[3:].decode("utf-8") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if "\r" in text and "\n" not in text:
+        text = text.replace("\r", "\n")
+    return text
+
+
+def _snippet(vault, path: str, body_line: int, terms: list[str], width: int = 160) -> tuple[int, str]:
+    """``(line, text)``: the first line of the note (body first, from its
+    1-based ``body_line``, then frontmatter) holding a query word, cut to
+    about ``width`` characters around it; NFC.  ``(1, first line)`` when no
+    line holds one; ``(0, "")`` for a note that cannot be read."""
+    text = _text_of(vault, path)
+    if text is None:
         return 0, ""
-    lines = note.text.split("\n")
-    first_body = note.body_line - 1
+    lines = text.split("\n")
+    first_body = min(body_line - 1, len(lines))
     order = list(range(first_body, len(lines))) + list(range(0, first_body))
     words = [w for t in terms for w in (_WORD.findall(t) or [t])]
     for number in order:
@@ -714,6 +940,8 @@ def _cut(line: str, at: int, width: int) -> str:
 def lookup_identity(index: Index, vault, schema, field_name: str, value: str) -> dict:
     """The cards that carry ``value`` under ``field_name`` (compared as
     :mod:`identity` normalises that field's kind)."""
+    from . import identity as ident
+
     section = schema.section("identity")
     kinds = ident.field_kinds(section)
     name = field_name.strip().lower()

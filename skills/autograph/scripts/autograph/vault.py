@@ -22,11 +22,11 @@ from functools import cached_property
 from pathlib import Path
 
 from . import jsonfile
-from .note import Note, read_note
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .links import Resolver
+    from .note import Note
 
 __all__ = ["MAX_NOTE_BYTES", "Vault", "VaultError", "walk"]
 
@@ -39,7 +39,15 @@ class VaultError(Exception):
     """The vault folder cannot be used (missing, not a folder, unreadable)."""
 
 
-def walk(root: Path) -> tuple[list[str], list[str]]:
+def read_note(root, path: str, limit: int | None = None):
+    """:func:`note.read_note`, imported on first use: a command that only
+    walks the vault (a warm search) does not load the frontmatter parser."""
+    from .note import read_note as read
+
+    return read(root, path, limit)
+
+
+def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
     """Every file of the vault at ``root``: ``(paths, warnings)``.
 
     Paths are vault-relative with ``/``, sorted; warnings name what was
@@ -48,6 +56,10 @@ def walk(root: Path) -> tuple[list[str], list[str]]:
     already counted is skipped silently: its content is in the vault once,
     under the path without the symlink (BR-31).  Deterministic: never
     depends on directory listing order.
+
+    ``stamps``, when given, receives ``path: (size, mtime_ns, ctime_ns)``
+    of each note (``.md``) found, stat'ed during the walk (through a
+    symlink: of its target); a note whose stat fails has none.
     """
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
@@ -83,6 +95,12 @@ def walk(root: Path) -> tuple[list[str], list[str]]:
             elif entry.is_file(follow_symlinks=False) and real not in seen_files:
                 seen_files.add(real)
                 files.append(path)
+                if stamps is not None and path.endswith(".md"):
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    stamps[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         for full, real, path in subdirs:
             if real not in seen_dirs:
                 seen_dirs.add(real)
@@ -95,7 +113,8 @@ def walk(root: Path) -> tuple[list[str], list[str]]:
         for path, full in batch:
             real = os.path.realpath(full)
             try:
-                mode = os.stat(real).st_mode
+                info = os.stat(real)
+                mode = info.st_mode
             except OSError:
                 mode = None
             if mode is None:
@@ -112,6 +131,8 @@ def walk(root: Path) -> tuple[list[str], list[str]]:
             elif real not in seen_files:
                 seen_files.add(real)
                 files.append(path)
+                if stamps is not None and path.endswith(".md"):
+                    stamps[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     files.sort()
     return files, warnings
 
@@ -176,6 +197,8 @@ class Vault:
             try:
                 note = read_note(str(self.root), path, MAX_NOTE_BYTES)
             except OSError as exc:
+                from .note import Note
+
                 note = Note(path, b"", None, False, f"cannot read: {exc.strerror or exc}")
             if keep:
                 self._notes[path] = note
