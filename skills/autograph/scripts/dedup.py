@@ -102,10 +102,12 @@ def _today(args, schema) -> str:
 
 def _dedup(args):
     from autograph import dedup, jsonfile, store
+    from autograph.index import NoteIndex
 
     vault, schema = cli.load(args)
     apply = cli.writes(args)
-    report = dedup.find_groups(vault, schema)
+    index = NoteIndex(vault, use_cache=False)  # one read of every note's links, for backlinks and the rewrite
+    report = dedup.find_groups(vault, schema, index=index)
     written_manifest = None
     if args.manifest:
         data = jsonfile.dumps(dedup.manifest(report, vault.root.resolve()), indent=2) + "\n"
@@ -123,7 +125,7 @@ def _dedup(args):
     else:
         selected = [group for group in report.groups if group.strong]
     ignored = {item["key"] for item in report.shared}
-    plan = dedup.plan_merge(vault, schema, selected, _today(args, schema), ignored=ignored)
+    plan = dedup.plan_merge(vault, schema, selected, _today(args, schema), index=index, ignored=ignored)
     outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "dedup.py", schema)
     merged_paths = {p for entry in plan.merged for p in [entry["canonical"], *entry["members"]]}
     left = [g for g in report.groups if not set(g.members) <= merged_paths] if not args.apply_manifest else []
