@@ -57,13 +57,12 @@ def need(path: Path | None, what: str) -> Path:
 
 
 def quiet_env(home: Path) -> dict[str, str]:
-    """The environment of a client run: a fresh HOME, none of the calling
-    session's Claude or API variables, no updater, telemetry or other
-    traffic, and the pinned Node.js first on PATH."""
+    """The environment of a client run: a fresh HOME (and no XDG folders
+    elsewhere), none of the calling session's Claude or API variables, no
+    updater, telemetry or other traffic, and the pinned Node.js first on
+    PATH."""
     keep = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("CLAUDE", "ANTHROPIC", "AUTOGRAPH_INDEX_")) and k not in ("XDG_CONFIG_HOME",)
+        k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE", "ANTHROPIC", "AUTOGRAPH_INDEX_", "XDG_"))
     }
     return {
         **keep,
