@@ -43,6 +43,7 @@ HEADING = "related"
 # nothing but spaces (the link's own text is checked by offset, not here).
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 _NEXT_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|\r?$)")
+_NEXT_HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|\r?$)")
 
 
 @dataclass
@@ -129,7 +130,8 @@ def _whole_item(text: str, link: Link, others: int, limit: int) -> tuple[int, in
         nxt = text[line_end + 1 : len(text) if nxt_end < 0 else nxt_end]
         indent = len(text[line_start : item.end()]) - len(text[line_start : item.end()].lstrip(" \t"))
         follow = _NEXT_ITEM.match(nxt)
-        if line_end + 1 < limit and nxt.strip(" \t\r") and not (follow and len(follow.group(1)) <= indent):
+        ends = follow is not None and len(follow.group(1)) <= indent or _NEXT_HEADING.match(nxt) is not None
+        if line_end + 1 < limit and nxt.strip(" \t\r") and not ends:
             return None
         return line_start, line_end + 1
     return line_start, line_end

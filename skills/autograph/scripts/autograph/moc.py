@@ -236,11 +236,14 @@ def _header(group: str, group_by: str, count: int, part: int, parts: int, nav: s
     return lines
 
 
-def _nav(links: list[str], part: int) -> str:
+def _nav(links: list[str], part: int, full: bool | None = None) -> str:
+    """The line linking the parts, for part ``part`` of ``len(links)``:
+    every part up to :data:`NAV_ALL` parts (``full``), else the first, the
+    previous, the next and the last."""
     parts = len(links)
     if parts == 1:
         return ""
-    if parts <= NAV_ALL:
+    if full if full is not None else parts <= NAV_ALL:
         shown = [f"**{n}**" if n == part else links[n - 1] for n in range(1, parts + 1)]
         return f"Part {part} of {parts}: " + " · ".join(shown)
     shown = [f"first {links[0]}"]
@@ -250,6 +253,21 @@ def _nav(links: list[str], part: int) -> str:
         shown.append(f"next {links[part]}")
     shown.append(f"last {links[-1]}")
     return f"Part {part} of {parts}: " + " · ".join(shown)
+
+
+def _widest_nav(first: str, parts: int, resolver: Resolver) -> str:
+    """A nav line at least as wide as that of any page of any split into at
+    most ``parts`` parts: the widest full line of ``min(parts, NAV_ALL)``
+    parts and the widest short line of ``parts`` parts.  Both widths only
+    grow with the part count, so pages cut for this reserve still fit when
+    the cut makes fewer parts than guessed."""
+    if parts == 1:
+        return ""
+    few = _nav_links(first, min(parts, NAV_ALL), resolver)
+    many = _nav_links(first, parts, resolver)
+    navs = [_nav(few, n, True) for n in range(1, len(few) + 1)] if len(few) > 1 else []
+    navs += [_nav(many, n, False) for n in (1, 2, parts - 1, parts)]
+    return max(navs, key=lambda line: len(line.encode("utf-8")))
 
 
 def _nav_links(first: str, parts: int, resolver: Resolver) -> list[str]:
@@ -282,8 +300,7 @@ def _paginate(
     sizes = [_size([line])[1] for _, line in entries]
     parts = 1
     for _ in range(20):
-        navs = [_nav(_nav_links(first, parts, resolver), n) for n in range(1, parts + 1)] if parts > 1 else [""]
-        widest = max(navs, key=lambda s: len(s.encode("utf-8")))
+        widest = _widest_nav(first, parts, resolver)
         head_lines, head_bytes = _size(_header(group, group_by, count, parts, parts, widest))
         room_lines, room_bytes = caps["lines"] - head_lines, caps["bytes"] - head_bytes
         pages: list[list[str]] = []
@@ -308,14 +325,10 @@ def _paginate(
             used = [used[0] + add_lines + 1, used[1] + add_bytes + size]
             status = entry_status
         pages.append(body)
-        if len(pages) <= parts:
-            if len(pages) < parts:  # fewer parts than guessed: the headers shrink, so the pages still fit
-                navs = [_nav(_nav_links(first, len(pages), resolver), n) for n in range(1, len(pages) + 1)]
+        if len(pages) <= parts:  # fewer parts than guessed: their headers are no wider (_widest_nav)
             parts = len(pages)
-            return [
-                _header(group, group_by, count, n, parts, navs[n - 1] if parts > 1 else "") + page
-                for n, page in enumerate(pages, 1)
-            ]
+            links = _nav_links(first, parts, resolver)
+            return [_header(group, group_by, count, n, parts, _nav(links, n)) + page for n, page in enumerate(pages, 1)]
         parts = len(pages)
     raise MocError(f"{first}: the pages do not settle; raise moc.caps in the schema")
 
