@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import subprocess
 import sys
 
 import pytest
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(SCRIPTS))
 
+import daily as daily_script  # noqa: E402
 from autograph import daily  # noqa: E402
 from autograph.note import Note  # noqa: E402
 from autograph.schema import load_schema  # noqa: E402
@@ -44,17 +44,31 @@ Inline `**Code Name** x@y.io` and %% **Comment Name** [[Gone]] %% and <!-- @html
 """
 
 
-def run(*argv, cwd=None):
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPTS / "daily.py"), *argv], capture_output=True, text=True, timeout=60, cwd=cwd
-    )
-    return proc
+class Runner:
+    """daily.py in this process (a subprocess per call costs more than the test)."""
+
+    def __init__(self, capsys):
+        self.capsys = capsys
+
+    def __call__(self, *argv):
+        code = daily_script.main(list(argv))
+        out = self.capsys.readouterr()
+        return code, out.out, out.err
 
 
-def run_json(*argv):
-    proc = run(*argv, "--json")
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.returncode, json.loads(proc.stdout)
+@pytest.fixture
+def run(capsys):
+    return Runner(capsys)
+
+
+@pytest.fixture
+def run_json(run):
+    def call(*argv):
+        code, out, err = run(*argv, "--json")
+        assert code in (0, 1), err
+        return code, json.loads(out)
+
+    return call
 
 
 @pytest.fixture
@@ -66,7 +80,7 @@ def values(entry, kind):
     return [item["value"] for item in entry["candidates"][kind]]
 
 
-def test_extract_finds_each_kind_outside_code(vault):
+def test_extract_finds_each_kind_outside_code(vault, run_json):
     _, out = run_json("extract", str(vault))
     [entry] = out["notes"]
     assert entry["path"] == "daily/2026-12-01.md" and entry["date"] == "2026-12-01" and entry["status"] == "new"
@@ -95,7 +109,7 @@ def test_extract_finds_each_kind_outside_code(vault):
         assert hidden not in text, hidden
 
 
-def test_extract_twice_same_then_mark_skips_then_hand_edit_is_seen(vault):
+def test_extract_twice_same_then_mark_skips_then_hand_edit_is_seen(vault, run_json):
     _, first = run_json("extract", str(vault))
     written = (vault / ".graph/daily/2026-12-01.json").read_bytes()
     _, second = run_json("extract", str(vault))
@@ -128,7 +142,7 @@ def test_extract_twice_same_then_mark_skips_then_hand_edit_is_seen(vault):
     assert [n["status"] for n in every["notes"]] == ["processed"]
 
 
-def test_decay_fields_do_not_count_as_an_edit(vault):
+def test_decay_fields_do_not_count_as_an_edit(vault, run_json):
     run_json("mark", str(vault), "--date", "2026-12-01")
     note = vault / "daily/2026-12-01.md"
     text = note.read_text()
@@ -137,7 +151,7 @@ def test_decay_fields_do_not_count_as_an_edit(vault):
     assert out["notes"] == []
 
 
-def test_mark_keeps_crlf_and_bom_and_hash_guard(make_vault):
+def test_mark_keeps_crlf_and_bom_and_hash_guard(make_vault, run_json):
     text = DAY.replace("\n", "\r\n")
     root = make_vault({"daily/2026-12-01.md": b"\xef\xbb\xbf" + text.encode()})
     note = root / "daily/2026-12-01.md"
@@ -156,18 +170,19 @@ def test_mark_keeps_crlf_and_bom_and_hash_guard(make_vault):
     assert out["notes"] == []
 
 
-def test_mark_dry_run_and_missing_date(vault):
+def test_mark_dry_run_and_missing_date(vault, run, run_json):
     note = vault / "daily/2026-12-01.md"
     before = note.read_bytes()
     code, out = run_json("mark", str(vault), "--date", "2026-12-01", "--dry-run")
     assert code == 0 and out["edits"] and out["written"] == [] and note.read_bytes() == before
     code, out = run_json("mark", str(vault), "--date", "2026-11-30")
     assert code == 1 and out["notes"] == []
-    proc = run("mark", str(vault), "--date", "2026-02-30")
-    assert proc.returncode == 2 and "YYYY-MM-DD" in proc.stderr
+    with pytest.raises(SystemExit) as exit_:
+        run("mark", str(vault), "--date", "2026-02-30")
+    assert exit_.value.code == 2 and "YYYY-MM-DD" in run.capsys.readouterr().err
 
 
-def test_invalid_frontmatter_is_reported_never_marked(make_vault):
+def test_invalid_frontmatter_is_reported_never_marked(make_vault, run_json):
     root = make_vault({"2026-12-02.md": "---\ntype: [daily\n---\n**Ada Lovelace**\n"})
     before = (root / "2026-12-02.md").read_bytes()
     _, out = run_json("extract", str(root))

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from time import sleep as _sleep
 
 
 @dataclass
@@ -101,7 +101,7 @@ class FakeLLM:
                 if reply is None:
                     reply = outer.default(body)
                 if reply.delay:
-                    time.sleep(reply.delay)
+                    _sleep(reply.delay)  # the real sleep, even when a test replaces time.sleep
                 try:
                     self.send_response(reply.status)
                     for name, value in reply.headers.items():

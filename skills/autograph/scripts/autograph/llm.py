@@ -161,9 +161,9 @@ class Client:
         attempts: int = 4,
         backoff: float = 1.0,
         max_wait: float = 60.0,
-        sleep=time.sleep,
-        random=_random.random,
-        clock=time.time,
+        sleep=None,
+        random=None,
+        clock=None,
     ):
         try:
             self.base_url = check_base_url(base_url)
@@ -173,7 +173,10 @@ class Client:
             raise LLMError(f"no API key: set {KEY_VARIABLES[0]} (or {' or '.join(KEY_VARIABLES[1:])})", "config")
         self.model, self._key = model, key
         self.timeout, self.attempts, self.backoff, self.max_wait = timeout, max(1, attempts), backoff, max_wait
-        self._sleep, self._random, self._clock = sleep, random, clock
+        # looked up at each call when not given, so a test can replace time.sleep
+        self._sleep = sleep or (lambda seconds: time.sleep(seconds))
+        self._random = random or _random.random
+        self._clock = clock or (lambda: time.time())
         host = urllib.parse.urlsplit(self.base_url).hostname
         proxies = {} if host in LOOPBACK else None  # a proxy never sees a loopback request
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler(proxies), _NoRedirect)
@@ -216,7 +219,9 @@ class Client:
                                 status,
                                 attempt,
                             ) from None
-                        wait = asked + self._random() * min(1.0, self.backoff)
+                        wait = (
+                            asked + self._random() * 0.25
+                        )  # a little jitter, so waiting clients do not return at once
                 else:
                     raise LLMError(f"HTTP {status}{detail}", "http", status, attempt) from None
             except (OSError, http.client.HTTPException) as exc:  # URLError, time-outs, dropped connections

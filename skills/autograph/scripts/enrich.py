@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+# /// script
+# requires-python = ">=3.11"
+# dependencies = []
+# ///
+"""enrich.py: tags and ## Related links proposed by a language model, checked, then written surgically."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
+
+MAX_REQUESTS = 20
+MAX_TOKENS = 100_000
+
+COMMON_EPILOG = """\
+The model: any OpenAI-compatible chat endpoint (POST BASE/chat/completions).
+  --base-url, else AUTOGRAPH_LLM_BASE_URL (e.g. https://openrouter.ai/api/v1,
+  https://api.openai.com/v1, http://localhost:11434/v1); https only, plain
+  http only for this machine.  --model, else AUTOGRAPH_LLM_MODEL.  The key
+  only from the environment: AUTOGRAPH_LLM_API_KEY, else OPENROUTER_API_KEY,
+  else OPENAI_API_KEY.  The key is never printed, logged, cached or
+  journaled.
+
+Without --apply nothing is sent and nothing is written: the dry run shows
+each request it would send (--json: every request's full body) and the
+edits that answers cached by an earlier --apply would make.
+
+--apply sends the requests the cache cannot answer, in batches of 8 notes,
+until --max-requests or --max-tokens would be passed (then it stops
+cleanly, keeps what it got, and says so).  429 and 5xx answers, time-outs
+and dropped connections are retried (4 attempts, backoff with jitter,
+Retry-After honoured up to 60 s); 401/403 and a request that still fails
+stop the run.  Every answer is cached by the hash of what the model saw of
+each note (.graph/enrich/<mode>/), so a second run sends nothing.
+
+Every proposal is checked before anything is written: an answer counts
+only for the notes of its own request, a tag must be one valid Obsidian tag
+(no spaces; lower case, '#' dropped, ignore_tags dropped, at most 5 new per
+note), a link must name a card the vault's resolver finds (no '..', no
+absolute path, no URL; not the note itself, not already linked; at most 5).
+Tags are added to the note's tags list (only that property's lines
+change); links as '- [[Name]]' lines at the end of its '## Related' section,
+created at the end of the note when missing (every other byte stays).
+Writes are journaled (undo.py undo RUN).
+
+JSON keys (--json): vault, mode, model, base_url, key_from (the variable
+name, never the key), applied, budget{max_requests, max_tokens},
+candidates, cached, requests[{number, notes[], estimate, status
+(planned|answered|malformed|failed|not sent), error, body (dry run: what
+would be sent)}], usage{requests, attempts, prompt_tokens,
+completion_tokens, total_tokens}, stopped (null, max-requests, max-tokens,
+error), errors[{request, kind, error}], results[{path, proposed[],
+accepted[], rejected[{value, reason}]}], skipped[{path, reason}],
+edits[{path, reason}], written[], conflicts[{path, error, copy}],
+failed[{path, error}], run.
+
+Exit codes: 0 done (also when a budget stopped it); 2 bad usage, vault or
+schema, or --apply without a model, base URL or key; 3 a request failed or
+its answer was malformed (what was answered is still written), an I/O
+failure or a bug;
+4 some planned writes were skipped (conflicts, failures)."""
+
+TAGS_EPILOG = f"""\
+Which notes: cards without a tag (ignore_tags do not count).
+
+{COMMON_EPILOG}
+
+Examples:
+  enrich.py tags ~/vault                                   # show what would be sent
+  AUTOGRAPH_LLM_API_KEY=... enrich.py tags ~/vault --apply --model openai/gpt-4o-mini \\
+      --base-url https://openrouter.ai/api/v1 --max-requests 5
+"""
+
+LINKS_EPILOG = f"""\
+Which notes: cards with fewer than 2 links to other notes.  The model picks
+from a catalog of up to 200 note names (names sharing words with the notes,
+then notes of the same folders).
+
+{COMMON_EPILOG}
+
+Examples:
+  enrich.py links ~/vault --json                           # every request body, nothing sent
+  enrich.py links ~/vault --apply --max-tokens 20000
+"""
+
+
+def _settings(args) -> dict:
+    import os
+
+    from autograph import llm
+
+    key, key_from = llm.api_key()
+    return {
+        "base_url": args.base_url or os.environ.get("AUTOGRAPH_LLM_BASE_URL") or None,
+        "model": args.model or os.environ.get("AUTOGRAPH_LLM_MODEL") or None,
+        "key": key,
+        "key_from": key_from,
+    }
+
+
+def _client(config: dict, args):
+    from autograph import llm
+
+    missing = [
+        what
+        for what, value in (
+            ("a model (--model or AUTOGRAPH_LLM_MODEL)", config["model"]),
+            ("a base URL (--base-url or AUTOGRAPH_LLM_BASE_URL)", config["base_url"]),
+            (f"a key ({' or '.join(llm.KEY_VARIABLES)})", config["key"]),
+        )
+        if not value
+    ]
+    if missing:
+        raise cli.UsageError("--apply needs " + ", ".join(missing))
+    try:
+        return llm.Client(config["base_url"], config["model"], config["key"], timeout=args.timeout)
+    except llm.LLMError as exc:
+        raise cli.UsageError(str(exc)) from None
+
+
+def cmd_enrich(args) -> int:
+    from autograph import enrich, llm
+
+    apply = cli.writes(args)
+    config = _settings(args)
+    if config["base_url"]:
+        try:
+            config["base_url"] = llm.check_base_url(config["base_url"])
+        except ValueError as exc:
+            raise cli.UsageError(str(exc)) from None
+    client = _client(config, args) if apply else None
+    model = config["model"] or "(model not set)"
+    vault, schema = cli.load(args)
+    # ask first, without the writer lock: answers can take minutes, and other runs may write meanwhile
+    prepared = enrich.prepare(vault, schema, args.mode, model, vault.root, args.refresh)
+    sent = None
+    if apply and prepared.requests:
+        sent = enrich.send(prepared, client, args.max_requests, args.max_tokens, vault.root)
+    with cli.writing(args, f"enrich.py {args.mode}"):
+        report = _write(args, config, model, prepared, sent)
+    return report()
+
+
+def _write(args, config, model, first, sent):
+    from autograph import enrich
+
+    apply = cli.writes(args)
+    vault, schema = cli.load(args)  # read again: the notes as they are now, under the lock
+    now = enrich.prepare(vault, schema, args.mode, model, vault.root)
+    proposals = dict(now.cached)
+    if sent is not None:
+        for path, item in now.items.items():
+            answered = first.items.get(path)
+            if path not in proposals and answered is not None and answered.key == item.key and path in sent.proposals:
+                proposals[path] = sent.proposals[path]
+    edits, results, skipped = enrich.plan(vault, schema, args.mode, proposals)
+    outcome = cli.carry_out(vault.root, edits, apply, args.wait, f"enrich.py {args.mode}", schema)
+    failed = sent is not None and bool(sent.errors)
+    code = cli.outcome_code(outcome)
+    if failed and code == cli.EXIT_OK:
+        code = cli.EXIT_CRASH
+    requests = []
+    statuses = {r["number"]: r for r in sent.requests} if sent else {}
+    for request in first.requests:
+        entry = {
+            "number": request.number,
+            "notes": [item.path for item in request.items],
+            "estimate": request.estimate,
+            "status": statuses.get(request.number, {}).get("status", "planned"),
+            "error": statuses.get(request.number, {}).get("error"),
+        }
+        if not apply:
+            entry["body"] = {
+                "model": model,
+                "messages": request.messages,
+                "max_tokens": request.max_tokens,
+                "temperature": 0,
+                "response_format": {"type": "json_object"},
+            }
+        requests.append(entry)
+    usage = sent.usage if sent else {k: 0 for k in enrich.Sent().usage}
+    data = {
+        "vault": str(vault.root),
+        "mode": args.mode,
+        "model": config["model"],
+        "base_url": config["base_url"],
+        "key_from": config["key_from"],
+        "applied": apply,
+        "budget": {"max_requests": args.max_requests, "max_tokens": args.max_tokens},
+        "candidates": len(first.items),
+        "cached": len(first.cached),
+        "requests": requests,
+        "usage": usage,
+        "stopped": sent.stopped if sent else None,
+        "errors": sent.errors if sent else [],
+        "results": results,
+        "skipped": first.skipped + skipped,
+        **outcome,
+    }
+
+    def report() -> int:
+        if args.json:
+            cli.print_json(data)
+            return code
+        _human(data, first, edits, outcome, apply, args)
+        return code
+
+    return report
+
+
+def _human(data, prepared, edits, outcome, apply, args) -> None:
+    p = cli.printable
+    print(
+        f"enrich {data['mode']}: {cli.plural(data['candidates'], 'note')} to ask about, "
+        f"{data['cached']} answered from the cache, {cli.plural(len(data['requests']), 'request')} "
+        f"(~{sum(r['estimate'] for r in data['requests']):,} tokens at most)"
+    )
+    print(f"model: {p(str(data['model'] or '(not set)'))} at {p(str(data['base_url'] or '(not set)'))}")
+    if not apply:
+        if prepared.requests:
+            print("nothing sent (dry run); --apply sends them.  The first request would send:")
+            for message in prepared.requests[0].messages:
+                text = message["content"]
+                print(f"--- {message['role']}")
+                for line in text[:1500].split("\n"):
+                    print(p(line))
+                if len(text) > 1500:
+                    print(f"... ({len(text):,} characters; --json shows all)")
+            print("---")
+    else:
+        u = data["usage"]
+        print(
+            f"sent {cli.plural(u['requests'], 'request')} ({u['attempts']} attempts), "
+            f"{u['total_tokens']:,} tokens" + (f"; stopped: {data['stopped']}" if data["stopped"] else "")
+        )
+        for error in data["errors"]:
+            print(f"request {error['request']}: {error['kind']}: {p(error['error'])}")
+    rejected = sum(len(r["rejected"]) for r in data["results"])
+    if data["results"]:
+        accepted = sum(len(r["accepted"]) for r in data["results"])
+        print(f"proposals: {accepted} accepted, {rejected} rejected")
+        for result in data["results"]:
+            for item in result["rejected"][:3]:
+                print(f"  rejected for {p(result['path'])}: {p(repr(item['value']))}: {item['reason']}")
+    for item in data["skipped"][:20]:
+        print(f"skipped: {p(item['path'])}: {p(item['reason'])}")
+    if len(data["skipped"]) > 20:
+        print(f"... {len(data['skipped']) - 20} more skipped (--json lists all)")
+    cli.print_outcome(outcome, edits, apply, args.diff)
+
+
+def _positive(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (0 or more)")
+    return value
+
+
+def build_parser():
+    parser = cli.make_parser(
+        "enrich.py",
+        "Tags and ## Related links proposed by a language model over an OpenAI-compatible endpoint; "
+        "checked, cached, written only with --apply.",
+        "Run 'enrich.py COMMAND --help' for each command's options, JSON keys and examples.",
+    )
+    commands = parser.add_subparsers(metavar="COMMAND")
+    for mode, short, long, epilog in (
+        ("tags", "propose tags for notes without tags", "Propose tags for cards without a tag.", TAGS_EPILOG),
+        (
+            "links",
+            "propose ## Related links for notes with few links",
+            "Propose links under '## Related' for cards with fewer than 2 links to other notes.",
+            LINKS_EPILOG,
+        ),
+    ):
+        p = cli.subparser(commands, mode, short, long, epilog)
+        cli.add_common(p, dry_run_help="send nothing and write nothing, even with --apply")
+        cli.add_writes(p, changes_people_text=True)
+        p.add_argument("--model", metavar="M", help="the model name (default: AUTOGRAPH_LLM_MODEL)")
+        p.add_argument("--base-url", metavar="URL", help="the endpoint's base URL (default: AUTOGRAPH_LLM_BASE_URL)")
+        p.add_argument(
+            "--max-requests",
+            type=_positive,
+            default=MAX_REQUESTS,
+            metavar="N",
+            help=f"send at most N requests (default {MAX_REQUESTS})",
+        )
+        p.add_argument(
+            "--max-tokens",
+            type=_positive,
+            default=MAX_TOKENS,
+            metavar="N",
+            help=f"spend at most N tokens, prompts and answers (default {MAX_TOKENS:,})",
+        )
+        p.add_argument(
+            "--timeout", type=cli.seconds, default=60.0, metavar="SECONDS", help="time-out of each request (default 60)"
+        )
+        p.add_argument("--refresh", action="store_true", help="ask again even when the cache holds an answer")
+        p.add_argument("--diff", action="store_true", help="show each edit as a unified diff")
+        p.set_defaults(func=cmd_enrich, mode=mode)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cli.run(build_parser(), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
