@@ -112,6 +112,14 @@ def test_br28_merge_after_state(case, capsys):
     trashed = root / ".trash" / run_id / "people" / "A. Example.md"
     assert trashed.read_bytes() == before["people/A. Example.md"]
     assert broken_links(root) == []
+    assert report["merged"] == [
+        {
+            "canonical": "people/Alex Example.md",
+            "members": ["people/A. Example.md"],
+            "history": ["- 2026-12-01: type: contact (from [[Alex Example|A. Example]])"],
+            "aliases": ["A. Example"],
+        }
+    ]
     assert report["links"] == [
         {"path": "log.md", "line": 1, "old": "[[A. Example]]", "new": "[[Alex Example|A. Example]]"},
         {
@@ -491,3 +499,39 @@ def test_corpus_dry_run(name, capsys):
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+values_st = st.fixed_dictionaries(
+    {},
+    optional={
+        "email": st.sampled_from(["a@x.org", " A@X.org", "mailto:a@x.org", "b@x.org", "B@X.ORG "]),
+        "handle": st.sampled_from(["@kim", "KIM", "lee", "@Lee"]),
+        "phone": st.sampled_from(["+49 30 1", "030 1", "0049301", "+49 40 2"]),
+    },
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(values_st, min_size=2, max_size=7))
+def test_no_group_ever_holds_two_values_of_one_field(cards):
+    """Whatever the cards hold, a group never joins different identity values
+    of one field, and every member shares a key with another member."""
+    import tempfile
+
+    from autograph import identity
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "schema.json").write_text(json.dumps({"identity": {"default_country": "DE"}}))
+        for n, fields in enumerate(cards):
+            (root / f"c{n}.md").write_text(card(fields))
+        report = dedup.find_groups(Vault.open(root), load_schema(root))
+        for group in report.groups:
+            for name, kind in (("email", "email"), ("handle", "handle"), ("phone", "phone")):
+                held = {
+                    identity.normalise(cards[int(p[1:-3])][name], kind, "DE")
+                    for p in group.members
+                    if name in cards[int(p[1:-3])]
+                }
+                assert len(held) <= 1, (group.members, name, held)
+            assert all(any(p in e["paths"] for e in group.evidence) for p in group.members)

@@ -56,8 +56,8 @@ values}] (joins not made: the two cards differ under field), shared[{key,
 cards}] (keys ignored, held by too many cards), skipped[{path, reason}]
 (notes not examined: unreadable, frontmatter that does not parse),
 selected (how many groups this run merges or would merge), merged[{canonical,
-members, history, aliases}] (history lines as planned, before links in
-them are rewritten), not_merged[{members, reason}] (refused or stale
+members, history, aliases}] (history: the lines added to ## History),
+not_merged[{members, reason}] (refused or stale
 groups), links[{path, line, old, new}], manifest (the file written, or
 null), edits[{path, reason}], written[], conflicts[{path, error, copy}],
 failed[{path, error}], run (run id or null).
@@ -118,6 +118,9 @@ def _dedup(args):
             data = jsonfile.loads(jsonfile.read_text(args.apply_manifest))
         except (OSError, ValueError) as exc:
             raise cli.UsageError(f"cannot read the manifest {args.apply_manifest}: {exc}") from None
+        written_for = data.get("vault") if isinstance(data, dict) else None
+        if isinstance(written_for, str) and Path(written_for) != vault.root.resolve():
+            cli.warn([f"the manifest was written for {written_for}; its content hashes decide what is merged here"])
         try:
             selected, stale = dedup.groups_from_manifest(vault, data)
         except dedup.ManifestError as exc:

@@ -770,6 +770,10 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
     for path in sorted(mapping):
         plan.changes.append(store.Trash(path, originals[path].data, f"merged into {mapping[path]}"))
     plan.links = [{"path": c.path, "line": c.line, "old": c.old, "new": c.new} for c in changes]
+    for entry in plan.merged:  # History lines as written, their source links rewritten too
+        for change in changes:
+            if change.path == entry["canonical"]:
+                entry["history"] = [line.replace(change.old, change.new) for line in entry["history"]]
     return plan
 
 
