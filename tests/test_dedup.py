@@ -535,3 +535,14 @@ def test_no_group_ever_holds_two_values_of_one_field(cards):
                 }
                 assert len(held) <= 1, (group.members, name, held)
             assert all(any(p in e["paths"] for e in group.evidence) for p in group.members)
+
+
+def test_a_card_ending_in_unclosed_code_is_not_merged(make_vault, capsys):
+    root = make_vault(
+        {"a.md": card({"email": "x@y.z", "role": "r"}, "```\nopen fence"), "b.md": card({"email": "X@y.z"}, "B.")}
+    )
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply")
+    [refused] = report["not_merged"]
+    assert "never closed" in refused["reason"] and code == 1
+    assert files_of(root) == before

@@ -661,9 +661,22 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
         text = fm.set_property(text, find_key(props, "aliases") or "aliases", aliases + added)
     block = fm.parse(text)
     at = block.body if block is not None else 0
+    for name, body in ((path, text[at:]), (member.path, member.body)):
+        if _ends_in_code(body):
+            raise ValueError(f"{name} ends inside code or a comment that is never closed (a fence, %%, <!--, $$)")
     text = text[:at] + merge_body(text[at:], member.body, sections.newline_of(text))
     text = sections.append(text, "History", history)
     return text, history, added
+
+
+def _ends_in_code(body: str) -> bool:
+    """Whether a line added after ``body`` would be code (an unclosed fence
+    or comment): merged lines would vanish into it, or it into them."""
+    from .regions import code_regions, inside
+
+    probe = body + ("" if not body or body.endswith("\n") else "\n") + "x\n"
+    regions = code_regions(probe)
+    return inside(regions, [s for s, _ in regions], len(probe) - 2)
 
 
 def vault_stem(path: str) -> str:
