@@ -417,3 +417,18 @@ def test_cleanup_and_moc_on_copies_of_every_corpus(tmp_path):
     print("corpus figures:", json.dumps(figures))
     assert figures["dendron-site"]["cleanup_removed"] > 0  # [[label|target]] links Obsidian cannot resolve
     assert figures["obsidian-hub"]["moc_pages"] > figures["obsidian-hub"]["moc_groups"]  # split into pages
+
+
+def test_generated_paths_finds_the_generated_pages_only(make_vault):
+    root = make_vault(
+        {
+            "schema.json": SCHEMA,
+            **_many(650, "short"),
+            "MOC/mine MOC.md": "# mine\n",
+            "MOC/fake MOC.md": "---\ngenerated_by: autograph\ntype: note\n---\n",
+            "elsewhere/x MOC.md": "---\ngenerated_by: autograph\ntype: moc\n---\n",
+        }
+    )
+    pages = [page["path"] for page in generate(root)["pages"]]
+    assert len(pages) > 1
+    assert moc.generated_paths(Vault.open(root), load_schema(root)) == set(pages)

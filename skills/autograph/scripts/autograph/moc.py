@@ -34,14 +34,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from urllib.parse import quote
 
-from . import store
-from .caps import measure
-from .frontmatter import format_scalar
-from .links import Resolver
+# store, caps, frontmatter and links are imported where used: vault.cards
+# imports this module for generated_paths, and must stay cheap to import
 
-__all__ = ["DESCRIPTION_CHARS", "MARK", "MocError", "Plan", "is_generated", "link_to", "plan"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from .links import Resolver
+
+__all__ = ["DESCRIPTION_CHARS", "MARK", "MocError", "Plan", "generated_paths", "is_generated", "link_to", "plan"]
 
 MARK = ("generated_by", "autograph")
 DESCRIPTION_CHARS = 200
@@ -66,6 +67,25 @@ def is_generated(properties: dict) -> bool:
     someone's own and is never written over or trashed."""
     by, kind = properties.get(MARK[0]), properties.get("type")
     return by == MARK[1] and isinstance(kind, str) and kind.lower() == "moc"
+
+
+# the names plan() gives pages: "<group> MOC.md", "<group> MOC (2).md", "<group> MOC 3.md"
+_PAGE_NAME = re.compile(r" MOC(?: \(\d+\))?(?: \d+)?\.md$")
+
+
+def generated_paths(vault, schema) -> set[str]:
+    """The generated MOCs in ``moc.folder``: notes named as :func:`plan`
+    names pages whose frontmatter :func:`is_generated` accepts.  Reads only
+    those few notes, so :meth:`vault.Vault.cards` can leave them out."""
+    folder = schema.moc["folder"]
+    prefix = folder + "/" if folder else ""
+    found = set()
+    for path in vault.notes:
+        if path.startswith(prefix) and "/" not in path[len(prefix) :] and _PAGE_NAME.search(path):
+            note = vault.note(path, keep=False)
+            if note.text is not None and is_generated(note.properties):
+                found.add(path)
+    return found
 
 
 @dataclass
@@ -136,6 +156,8 @@ def link_to(path: str, source: str, resolver: Resolver, title: str | None = None
     stem = path[:-3] if path.endswith(".md") else path
     shown = title if title and not (_WIKI_UNSAFE & set(title)) and "\n" not in title else None
     if _WIKI_UNSAFE & set(path):
+        from urllib.parse import quote
+
         label = (title or stem.rsplit("/", 1)[-1]).replace("[", "(").replace("]", ")")
         return f"[{label}]({quote(path, safe='/')})"
     parts = stem.split("/")
@@ -213,10 +235,12 @@ def _page_path(first: str, part: int) -> str:
 
 
 def _header(group: str, group_by: str, count: int, part: int, parts: int, nav: str) -> list[str]:
-    what = f"{group_by} {group}"
+    what = f"{group_by} {_one_line(group, 300)}"
     description = f"Map of Content of {what}: {count} card{'s' if count != 1 else ''}"
     if parts > 1:
         description += f" (part {part} of {parts})"
+    from .frontmatter import format_scalar
+
     lines = [
         "---",
         f"{MARK[0]}: {MARK[1]}",
@@ -341,7 +365,10 @@ def plan(vault, schema, index=None) -> Plan:
     folder whose notes are never written (a templates folder or in
     ``ignore_folders``) or the caps cannot hold one entry.
     """
+    from . import store
+    from .caps import measure
     from .index import NoteIndex
+    from .links import Resolver
 
     settings = schema.moc
     folder, group_by = settings["folder"], settings["group_by"]
