@@ -546,3 +546,17 @@ def test_a_card_ending_in_unclosed_code_is_not_merged(make_vault, capsys):
     [refused] = report["not_merged"]
     assert "never closed" in refused["reason"] and code == 1
     assert files_of(root) == before
+
+
+def test_human_report_and_dry_run_flag(case, capsys):
+    root = case("BR-30") / "vault"
+    code, out = run(capsys, root, "--diff")
+    assert code == 1
+    assert "people/Jordan Lee (Beta).md  <- people/J Lee.md  (needs a manifest" in out
+    assert "by handle:jlee" in out
+    root = case("BR-28") / "vault"
+    before = files_of(root)
+    code, out = run(capsys, root, "--apply", "--dry-run", "--diff")
+    assert "+Emailed [[Alex Example|A. Example]] today." in out
+    assert "people/A. Example.md  to move to .trash/" in out
+    assert files_of(root) == before and not (root / ".trash").exists()

@@ -136,3 +136,12 @@ def test_cards_with_different_emails_are_no_candidates(make_vault):
     """Supersede reads dedup's grouping: two people are never one entity."""
     root = make_vault({"a.md": card(OLD), "b.md": card({**NEW, "email": "alex@beta.example"})})
     assert supersede.find(Vault.open(root), load_schema(root)).candidates == []
+
+
+def test_human_report(make_vault, capsys):
+    root = make_vault({"people/Alex Old.md": card(OLD), "people/Alex New.md": card(NEW)})
+    capsys.readouterr()
+    assert SUPERSEDE.main([str(root), "--diff"]) == 1
+    out = capsys.readouterr().out
+    assert "current: people/Alex New.md; retired: people/Alex Old.md" in out
+    assert '+superseded_by: "[[Alex New]]"' in out
