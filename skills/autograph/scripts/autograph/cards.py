@@ -221,15 +221,14 @@ def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str
                 wanted[(name, norm)] = item
     if not wanted:
         return []
-    needles = {name.encode("utf-8") for name, _ in wanted}
+    needles = [_needle(norm, kinds[name]) for name, norm in wanted]
     holders: dict[tuple[str, str], list[dict]] = {key: [] for key in wanted}
     for path in vault.cards(schema):
         if path == exclude:
             continue
         note = vault.note(path, keep=False)
-        lowered = note.data.lower()
-        if not any(needle in lowered for needle in needles):
-            continue  # cheap: most cards hold none of the fields
+        if None not in needles and not _may_hold(note.data, needles):
+            continue  # cheap: most cards hold none of the values
         props = note.properties
         if same_type and kind is not None and _type_of(schema, path, props) != kind.lower():
             continue
@@ -243,6 +242,40 @@ def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str
         if 0 < len(found_here) < max_shared:
             found.extend(found_here)
     return sorted(found, key=lambda item: (item["path"], item["field"]))
+
+
+_NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
+
+
+def _needle(norm: str, kind: str) -> tuple[bool, bytes] | None:
+    """What the bytes of a card that holds the normalised identity ``norm``
+    must contain: ``(digits only?, bytes)``; None when no cheap test is
+    sure (text that is not ASCII may be written in another Unicode form)."""
+    if kind == "phone":
+        digits = norm.lstrip("+")
+        return (True, digits[-6:].encode("ascii")) if digits.isascii() and digits.isdigit() else None
+    if not norm.isascii():
+        return None
+    return False, norm.lower().encode("ascii")
+
+
+def _may_hold(data: bytes, needles: list) -> bool:
+    """Whether a card's bytes may hold one of the values (a false yes is
+    fine: the parsed values decide; a false no is not: a YAML escape such as
+    ``\x40`` may spell any value, so a backslash always says yes)."""
+    if b"\\" in data:
+        return True
+    lowered = data.lower()
+    digits = None
+    for only_digits, needle in needles:
+        if only_digits:
+            if digits is None:
+                digits = data.translate(None, _NOT_DIGITS)
+            if needle in digits:
+                return True
+        elif needle in lowered:
+            return True
+    return False
 
 
 def link_form(vault, source: str, target: str) -> str:
