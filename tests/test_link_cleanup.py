@@ -174,7 +174,7 @@ def test_section_ends_at_a_heading_of_the_same_or_higher_level(make_vault):
     text = "# Top\n### Related\n- [[Gone]]\n#### Sub\n- [[Gone]]\n## Next\n- [[Gone]]\nRelated\n---\n- [[Gone]]\n"
     root = make_vault({"n.md": text})
     after = cleanup.plan(Vault.open(root)).edits[0].after.decode()
-    assert after == "# Top\n### Related\n#### Sub\n## Next\n- [[Gone]]\nRelated\n---\n"
+    assert after == "# Top\n### Related\n#### Sub\n## Next\n- [[Gone]]\nRelated\n---\n- [[Gone]]\n"  # setext: not one
 
 
 def test_a_related_heading_inside_code_is_no_heading(make_vault):

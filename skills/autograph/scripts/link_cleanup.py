@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
 EPILOG = """\
-What it changes, only inside a "## Related" section (a heading of any level
-named Related, up to the next heading of the same or a higher level), and
+What it changes, only inside a "## Related" section (a "#" heading of any
+level named Related, up to the next heading of the same or a higher level), and
 only links that resolve to no file under Obsidian's rules:
   - a list item that is nothing but the broken link goes whole;
   - anywhere else in the section the link becomes its visible text

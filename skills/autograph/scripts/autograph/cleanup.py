@@ -1,10 +1,12 @@
 """Link cleanup: take links that resolve nowhere out of ``## Related`` sections.
 
-A ``## Related`` section (a heading of any level whose text is ``Related``,
-letter case ignored, up to the next heading of the same or a higher level)
-lists where a card leads.  A link there that resolves to no file under
-Obsidian's rules (:class:`links.Resolver`) is a phantom: an agent guessed a
-name that was never written, or the note went away.  :func:`plan` removes
+A ``## Related`` section (an ATX heading of any level whose text is
+``Related``, letter case ignored, up to the next heading of the same or a
+higher level) lists where a card leads; ``enrich.py`` appends to it through
+:mod:`sections`, whose heading rules this module shares.  A link there that
+resolves to no file under Obsidian's rules (:class:`links.Resolver`) is a
+phantom: an agent guessed a name that was never written, or the note went
+away.  :func:`plan` removes
 such links, and only those:
 
 * a list item that holds nothing but the broken link (``- [[Gone]]``, also
@@ -30,10 +32,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from . import store
+from . import sections, store
 from .index import note_links
-from .links import _MD_DEST, Link, _atx_headings, _setext_headings
-from .regions import code_regions, inside
+from .links import _MD_DEST, Link
 
 __all__ = ["HEADING", "Plan", "plan", "plan_note", "related_spans", "visible_text"]
 
@@ -63,28 +64,21 @@ class Plan:
     skipped: list[dict] = field(default_factory=list)
 
 
-def related_spans(text: str, offset: int = 0) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets in ``text`` of every Related section of the
-    body ``text[offset:]``: from the start of the heading's line to just
-    before the next heading of the same or a higher level (or the end).
-    ATX and setext headings count; headings inside code do not."""
-    body = text[offset:]
-    if "elated" not in body and "ELATED" not in body:
+def related_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets in ``text`` (a whole note, or a body) of
+    every Related section: an ATX heading ``Related`` of any level (letter
+    case and spaces around it ignored), from its line's start to just
+    before the next heading of the same or a higher level, or the end.
+    Headings are found as :func:`sections.find` finds them (never inside
+    code, comments or math, never in the frontmatter)."""
+    if "elated" not in text and "ELATED" not in text:
         return []
-    found = _atx_headings(body) if "#" in body else []
-    if "\n=" in body or "\n-" in body or "\n " in body:
-        found += _setext_headings(body)
-    if not found:
-        return []
-    regions = code_regions(body)
-    starts = [start for start, _ in regions]
-    heads = [(start, level, title) for start, level, title in sorted(found) if not inside(regions, starts, start)]
+    found = sections._headings(text)
     spans = []
-    for i, (start, level, title) in enumerate(heads):
-        if title.strip().lower() != HEADING:
-            continue
-        end = next((s for s, lv, _ in heads[i + 1 :] if lv <= level), len(body))
-        spans.append((start + offset, end + offset))
+    for k, (start, level, title, atx) in enumerate(found):
+        if atx and title.casefold() == HEADING:
+            end = next((s for s, lv, _, _ in found[k + 1 :] if lv <= level), len(text))
+            spans.append((start, end))
     return spans
 
 
@@ -152,7 +146,7 @@ def plan_note(note, resolver, writable: bool = True) -> tuple[str | None, list[d
     broken = [link for link in links if resolver.resolve(link.target, path).path is None]
     if not broken:
         return None, removed, reported
-    spans = related_spans(text, note.body_offset) if any(link.kind != "property" for link in broken) else []
+    spans = related_spans(text) if any(link.kind != "property" for link in broken) else []
 
     def section_of(link: Link):
         for start, end in spans:
