@@ -468,9 +468,10 @@ def plan_details(
         settings = link_settings(vault.root)
     index = index if index is not None else NoteIndex(vault, use_cache=False)
     frozen = set(frozen)
+    names = {_name_key(p) for pair in mapping.items() for p in pair if p}
     plan = Plan([], [], [], {})
     for path in vault.notes:
-        if path not in texts and not _needs_rewrite(index, path, resolver, later, mapping):
+        if path not in texts and not _needs_rewrite(index, path, resolver, later, mapping, names):
             continue
         note = vault.note(path)
         if note.text is None:
@@ -512,13 +513,30 @@ def _left(text, new_text, source, new_source, resolver, later, mapping, frozen) 
                 {"path": source, "line": new.link.line, "target": new.link.target, "was": was, "now": now, "why": why}
             )
     return found
-def _needs_rewrite(index, path: str, resolver, later, mapping) -> bool:
+def _name_key(target: str) -> str:
+    """The name part of a link target or path as the resolver indexes it:
+    the last part, lower-cased after NFC, without ``.md``."""
+    name = target.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1].strip()
+    if not name.isascii():
+        name = unicodedata.normalize("NFC", name)
+    return _strip_md(name.lower())
+
+
+def _needs_rewrite(index, path: str, resolver, later, mapping, names: set[str] | None = None) -> bool:
+    """Whether a link of note ``path`` may resolve elsewhere after the
+    change.  ``names`` (the :func:`_name_key` of every old and new path)
+    skips links whose name no moved file has: the resolver's candidates
+    for a target are only files of that name, so those cannot change,
+    unless the note itself moves (its folder ranks the candidates)."""
     summary = index.summary(path)
     if summary.unreadable is not None:
         return False
     new_source = mapping.get(path) or path
+    moves_itself = new_source != path
     for link in summary.links:
         if not link.target:
+            continue
+        if names is not None and not moves_itself and _name_key(link.target) not in names:
             continue
         before = resolver.resolve(link.target, path).path
         if before is None:
