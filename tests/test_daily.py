@@ -32,7 +32,7 @@ type: daily
 
 Met **Ada Lovelace** and **Note:** about [[Acme Corp]] and [[Bob]].
 Mail Ada@Example.com, ping @ada_l, call +44 20 7946 0958.
-Next call 2026-12-08, not 2026-13-45.
+Next call 2026-12-08, not 2026-13-45, and today is 2026-12-01.
 
 - [ ] send the deck to Ada
 - [x] a finished task

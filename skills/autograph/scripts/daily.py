@@ -29,7 +29,7 @@ EXTRACT_EPILOG = f"""\
 What is extracted, from the body only and never inside code, comments or
 math: bold names (**Ada Lovelace**), links to notes that do not exist,
 emails, @handles, phone numbers (normalised as identity keys are), ISO dates
-(YYYY-MM-DD) and open tasks (- [ ] ...).
+(YYYY-MM-DD, other than the note's own) and open tasks (- [ ] ...).
 
 Which notes: by default every daily note not yet marked processed, or marked
 and edited by hand since; --date D the notes of that day, --all every daily
@@ -125,7 +125,7 @@ def cmd_extract(args) -> int:
                 "by": item.by,
                 "status": status,
                 "hash": daily.fingerprint(note),
-                "candidates": daily.extract(note, resolver, schema),
+                "candidates": daily.extract(note, resolver, schema, item.date),
             }
         )
     files = []

@@ -142,16 +142,20 @@ def cmd_enrich(args) -> int:
     if apply and prepared.requests:
         sent = enrich.send(prepared, client, args.max_requests, args.max_tokens, vault.root)
     with cli.writing(args, f"enrich.py {args.mode}"):
-        report = _write(args, config, model, prepared, sent)
+        report = _write(args, config, model, (vault, schema, prepared), sent)
     return report()
 
 
-def _write(args, config, model, first, sent):
+def _write(args, config, model, read, sent):
     from autograph import enrich
 
+    vault, schema, first = read
     apply = cli.writes(args)
-    vault, schema = cli.load(args)  # read again: the notes as they are now, under the lock
-    now = enrich.prepare(vault, schema, args.mode, model, vault.root)
+    if apply:
+        vault, schema = cli.load(args)  # read again: the notes as they are now, under the lock
+        now = enrich.prepare(vault, schema, args.mode, model, vault.root)
+    else:
+        now = first  # nothing was sent and nothing is written: the first read stands
     proposals = dict(now.cached)
     if sent is not None:
         for path, item in now.items.items():

@@ -368,14 +368,15 @@ class _Found:
 KINDS = ("names", "missing_links", "emails", "handles", "phones", "dates", "tasks")
 
 
-def extract(note, resolver, schema) -> dict:
+def extract(note, resolver, schema, own_date: str | None = None) -> dict:
     """Candidates for cards in daily note ``note``: ``{kind: [item]}`` for
     each of :data:`KINDS`, items in the order they first appear, one per
     value (``count`` says how often it appears).  Every item has ``value``,
     ``line`` (1-based, in the file) and ``context`` (its line, trimmed, at
     most 200 characters); names and missing links have ``note`` (the path
     the name resolves to, or None), emails, handles and phones
-    ``normalised`` (:func:`identity.normalise`)."""
+    ``normalised`` (:func:`identity.normalise`).  ``own_date``, the daily
+    note's own date, is not listed among its dates."""
     text = note.text or ""
     offset = note.body_offset
     body = text[offset:]
@@ -438,6 +439,8 @@ def extract(note, resolver, schema) -> dict:
         try:
             value = dt.date(*(int(g) for g in match.groups())).isoformat()
         except ValueError:
+            continue
+        if value == own_date:
             continue
         line, context = where(match.start())
         found.add("dates", value, {"value": value, "line": line, "context": context})

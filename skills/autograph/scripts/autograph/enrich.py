@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -216,12 +217,22 @@ def _cache_name(mode: str, key: str) -> str:
     return f"enrich/{mode}/{key}.json"
 
 
+def cached_keys(root, mode: str) -> set[str]:
+    """The keys the cache of ``mode`` holds (one listing of its folder;
+    none when it is missing or is reached through a symlink)."""
+    try:
+        folder = store.derived_path(root, _cache_name(mode, "x"), create=False).parent
+        return {name[:-5] for name in os.listdir(folder) if name.endswith(".json")}
+    except (OSError, store.PathError):
+        return set()
+
+
 def load_cached(root, mode: str, key: str) -> list | None:
     """The cached proposal (a list of strings) for ``key``, or None."""
     try:
         target = store.derived_path(root, _cache_name(mode, key), create=False)
         data = json.loads(jsonfile.read_bytes(target, limit=1 << 20))
-    except (OSError, ValueError, store.PathError):
+    except (OSError, ValueError, RecursionError, store.PathError):
         return None
     proposal = data.get("proposal") if isinstance(data, dict) else None
     if not isinstance(proposal, list) or not all(isinstance(x, str) for x in proposal):
@@ -245,7 +256,7 @@ def _tags_of(properties: dict):
 def _excerpt(note) -> str:
     text = note.text or ""
     body = text[note.body_offset :]
-    related = sections.find(body, HEADING)
+    related = sections.find(body, HEADING) if HEADING.lower() in body.lower() else None
     if related is not None:
         body = body[: related[0]] + body[related[1] :]
     body = body.strip()
@@ -314,11 +325,12 @@ def prepare(vault, schema, mode: str, model: str, root_cache=None, refresh: bool
             shown["linked"] = sorted(_link_text(p, path, resolver) for p in linked)
         chosen.append((path, shown))
     pending: list[Item] = []
+    known = cached_keys(root_cache, mode) if root_cache is not None and not refresh else set()
     for path, shown in chosen:
         key = cache_key(mode, model, path, shown)
         item = Item(path, "", shown, key)
         prepared.items[path] = item
-        cached = None if refresh or root_cache is None else load_cached(root_cache, mode, key)
+        cached = load_cached(root_cache, mode, key) if key in known else None
         if cached is not None:
             prepared.cached[path] = cached
         else:
