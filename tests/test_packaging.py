@@ -105,6 +105,57 @@ def test_the_reader_refuses_two_blocks_and_bad_toml():
         pep723_read("# /// script\n# dependencies = [\n# ///\n")
 
 
+def uv_binary() -> str:
+    """uv itself (the ``uv`` dev dependency); skipped without it, failed under
+    CI (AUTOGRAPH_REQUIRE_CORPORA=1), as conftest.require does."""
+    try:
+        import uv
+
+        return uv.find_uv_bin()
+    except (ImportError, FileNotFoundError) as exc:
+        message = f"uv is not installed ({exc}); pip install -e '.[dev]'"
+        if os.environ.get("AUTOGRAPH_REQUIRE_CORPORA") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+def uv_run(tmp_path, script: Path, *args: str) -> subprocess.CompletedProcess:
+    """``uv run SCRIPT ARGS`` offline, outside any project, on this Python."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("UV_", "VIRTUAL_ENV"))}
+    env.update(UV_CACHE_DIR=str(tmp_path / "uv-cache"), UV_OFFLINE="1", UV_NO_CONFIG="1", UV_PYTHON_DOWNLOADS="never")
+    return subprocess.run(
+        [uv_binary(), "run", "--no-project", "--python", sys.executable, str(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
+
+
+def test_uv_run_runs_every_script(tmp_path):
+    """What the earlier project's users type: ``uv run scripts/x.py``, with
+    no network (nothing to install) and no project around it."""
+    for script in ALL_SCRIPTS:
+        proc = uv_run(tmp_path, script, "--help")
+        assert proc.returncode == 0, f"uv run {script.name} --help: {proc.stderr}"
+        assert "incompatible" not in proc.stderr, proc.stderr
+        assert proc.stdout.startswith("usage: "), proc.stdout
+
+
+def test_uv_reads_the_header_it_is_given(tmp_path):
+    """uv objects to a script whose header asks for a Python it is not given
+    (it warns when the interpreter is named), so the runs above went through
+    the header, not around it."""
+    text = (SCRIPTS / "check.py").read_text(encoding="utf-8").replace('">=3.11"', '">=3.99"', 1)
+    script = tmp_path / "scripts" / "check.py"
+    script.parent.mkdir()
+    script.write_text(text, encoding="utf-8")
+    (script.parent / "autograph").symlink_to(SCRIPTS / "autograph")
+    proc = uv_run(tmp_path, script, "--help")
+    assert "incompatible with the script's Python requirement: `>=3.99`" in proc.stderr, proc.stderr
+
+
 # ---------------------------------------------------------------------------
 # The plugin's hook
 
