@@ -33,7 +33,7 @@ Merge (--apply): every line of every member is kept.  Properties the
 canonical card lacks are copied as written, lists are joined, a differing
 value stays in the canonical card and the member's goes to '## History'
 as a dated line naming its source; the member's name joins 'aliases';
-body sections merge under the same heading; every link to the member is
+body sections merge under the same heading (same level); every link to the member is
 rewritten to the canonical card keeping its visible text
 ([[A. Example]] -> [[Alex Example|A. Example]]); the member file goes to
 .trash/<run-id>/.  One journaled run: undo.py undo RUN takes it back.

@@ -47,9 +47,9 @@ other member, in path order, into the canonical card:
   ``aliases`` (a surgical edit of that key);
 * its body is merged section by section: text before the first heading
   after the canonical's text before its first heading, a section under the
-  canonical's section with the same heading (compared without case), a
-  section the canonical lacks at the end; a list item the section already
-  holds is not repeated; every other line is kept;
+  canonical's section with the same heading (same level, text compared
+  without case), a section the canonical lacks at the end; a list item the
+  section already holds is not repeated; every other line is kept;
 * every link to the member, in every note, is rewritten to the canonical
   card, keeping its visible text as the alias (``[[A. Example]]`` ->
   ``[[Alex Example|A. Example]]``, :func:`relink.plan_retarget`);
@@ -539,8 +539,8 @@ def _heading_key(line: str) -> tuple[int, str] | None:
 
 def _body_sections(body: str) -> list[list]:
     """``[[key, lines, code flags]]``: the text before the first heading
-    (key None), then one entry per ATX heading outside code (key: its text
-    without case), each with its lines (line breaks kept)."""
+    (key None), then one entry per ATX heading outside code (key: its level
+    and its text without case), each with its lines (line breaks kept)."""
     from .regions import code_regions, inside
 
     regions = code_regions(body)
@@ -551,7 +551,7 @@ def _body_sections(body: str) -> list[list]:
         code = inside(regions, starts, pos)
         found = None if code else _heading_key(line)
         if found is not None:
-            sections.append([found[1], [line], [False]])
+            sections.append([found, [line], [False]])
         else:
             sections[-1][1].append(line)
             sections[-1][2].append(code)
