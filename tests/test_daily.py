@@ -259,7 +259,7 @@ def test_phone_uses_default_country_and_rejects_dates_and_ids(make_vault):
 @settings(max_examples=80, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab *_[]@.-+0123456789`\n#%<>!:A")), max_size=120))
 def test_fingerprint_ignores_only_its_key(body):
-    text = "---\ntype: daily\n---\n" + body
+    text = ("---\ntype: daily\n---\n" if len(body) % 2 else "") + body
     note = Note.from_bytes("d.md", text.encode())
     mark = daily.fingerprint(note)
     marked = Note.from_bytes("d.md", note.with_property(daily.KEY, mark))
@@ -271,3 +271,23 @@ def test_fingerprint_ignores_only_its_key(body):
     resolver = Vault(root=None, files=["d.md"]).resolver
     schema = load_schema(None)
     assert daily.extract(note, resolver, schema) == daily.extract(note, resolver, schema)
+
+
+def test_tasks_demo_corpus_twice_same_then_marked_skipped(tmp_path, run_json):
+    from conftest import CORPORA, copy_tree, require
+
+    root = copy_tree(require(CORPORA / "tasks-demo"), tmp_path / "tasks-demo")
+    _, first = run_json("extract", str(root))
+    assert [n["path"] for n in first["notes"]] == [f"Daily Notes/2025-06-{d}.md" for d in (17, 18, 19, 20)]
+    assert first["settings"]["source"] == "obsidian" and first["settings"]["folder"] == "Daily Notes"
+    _, second = run_json("extract", str(root))
+    assert second["notes"] == first["notes"]
+    for entry in first["notes"]:
+        before = (root / entry["path"]).read_bytes()
+        _, marked = run_json("mark", str(root), "--date", entry["date"], "--hash", entry["hash"])
+        assert marked["written"] == [entry["path"]]
+        after = (root / entry["path"]).read_bytes()
+        line = f"{daily.KEY}: {entry['hash']}\n".encode()
+        assert after == b"---\n" + line + b"---\n" + before  # these notes have no frontmatter
+    _, third = run_json("extract", str(root))
+    assert third["notes"] == []

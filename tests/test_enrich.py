@@ -417,3 +417,31 @@ def test_cache_files_hold_no_key_and_a_changed_note_is_asked_again(vault, run, s
     sent = user_json(server.posts()[1]["body"])["notes"]
     assert [n["title"] for n in sent] == ["new"]
     assert os.path.exists(vault / ".graph" / "journal")
+
+
+def test_kepano_corpus_tags_are_surgical_and_cached(tmp_path, run, server):
+    from autograph.note import Note
+    from conftest import CORPORA, copy_tree, require
+
+    root = copy_tree(require(CORPORA / "kepano-obsidian"), tmp_path / "kepano")
+    before = snapshot(root)
+    code, out = run("tags", str(root))
+    assert code == 0 and server.requests == [] and snapshot(root) == before
+    code, out = run("tags", str(root), "--apply", "--max-requests", "100", "--max-tokens", "1000000")
+    assert code == 0 and out["written"] and out["stopped"] is None
+    after = snapshot(root)
+    for path, data in after.items():
+        if path not in out["written"]:
+            assert data == before[path], path
+            continue
+        old, new = Note.from_bytes(path, before[path]), Note.from_bytes(path, data)
+        assert new.body == old.body
+        assert {k: v for k, v in new.properties.items() if k != "tags"} == {
+            k: v for k, v in old.properties.items() if k != "tags"
+        }
+        proposed = ["computing", Path(path).stem.lower().replace(" ", "-")]
+        valid = [t for t in proposed if enrich.check_tag(t, set())[0]]  # "2023-09-12" is no tag
+        assert new.properties["tags"][-len(valid) :] == valid
+    posts = len(server.posts())
+    code, out = run("tags", str(root), "--apply", "--max-requests", "100", "--max-tokens", "1000000")
+    assert out["written"] == [] and len(server.posts()) == posts

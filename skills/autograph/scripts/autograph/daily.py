@@ -254,6 +254,9 @@ def daily_notes(vault, schema, config: Settings | None = None) -> tuple[list[Dai
 
 
 def _canonical(text: str) -> str:
+    # the key is set before it is taken away, so a note without frontmatter
+    # hashes the same before the mark (which adds a block) and after it
+    text = frontmatter.set_property(text, KEY, "x")
     for key in (KEY, *MAINTAINED):
         text = frontmatter.delete_property(text, key)
     return text
