@@ -299,3 +299,45 @@ def test_random_moves_on_obsidian_hub_keep_every_link(hub, capsys):
         assert outside(text) == outside(texts[path]), path  # only link text changed
         changed += text != texts[path]
     assert changed > MOVES  # the moves did rewrite links
+
+
+# ---------------------------------------------------------------------------
+# enforce.py --apply --move: the same operation for misplaced cards
+
+SCHEMA = (
+    '{"node_types": {"person": {"folder": "people", "status": ["active", "superseded"]}},'
+    ' "type_aliases": {"human": "person"}}'
+)
+
+
+def test_enforce_move_moves_misplaced_cards_with_their_fixes_in_one_write(make_vault, capsys):
+    import enforce
+
+    root = make_vault(
+        {
+            "schema.json": SCHEMA,
+            "inbox/Dana.md": "---\ntype: human\n---\nDana [[Taken]]\n",
+            "inbox/Taken.md": "---\ntype: person\n---\nT\n",
+            "people/Taken.md": "---\ntype: person\n---\nother\n",
+            "people/log.md": "---\ntype: person\n---\n[[inbox/Dana]] [[Dana|D]] [x](inbox/Dana.md)\n",
+        }
+    )
+    assert enforce.main([str(root), "--apply", "--move", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["moves"] == [{"from": "inbox/Dana.md", "to": "people/Dana.md"}]
+    assert out["refused"][0]["path"] == "inbox/Taken.md" and "exists" in out["refused"][0]["error"]
+    # fixed (type alias) and moved in one write; its own [[Taken]] keeps its target, not the namesake now beside it
+    assert (root / "people/Dana.md").read_text() == "---\ntype: person\n---\nDana [[inbox/Taken]]\n"
+    assert not (root / "inbox/Dana.md").exists()
+    assert (root / "people/log.md").read_text() == (
+        "---\ntype: person\n---\n[[people/Dana]] [[Dana|D]] [x](people/Dana.md)\n"
+    )
+    assert out["after"]["by_rule"] == {"misplaced": 1}
+    assert [e["path"] for e in out["edits"]] == ["people/Dana.md", "people/log.md", "inbox/Dana.md"]
+
+
+def test_enforce_move_cannot_go_with_repair(make_vault, capsys):
+    import enforce
+
+    root = make_vault({"schema.json": SCHEMA, "a.md": "---\ntype: person\n---\n"})
+    assert enforce.main([str(root), "--repair", "--move"]) == 2

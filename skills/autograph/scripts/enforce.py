@@ -53,6 +53,13 @@ tags without '#' and empty items.  Everything else is reported only.
 indentation, an unquoted value holding ': ', '#tags' read as comments); it
 always shows the diff, and writes only with --apply.
 
+--move also moves each misplaced card into its type's folder (the folder of
+its type in node_types), keeping its file name, as "graph.py mv" does: every
+link that resolved to it is rewritten to keep resolving to it (form, alias,
+heading and block kept), in the same journaled run as the fixes (a card that
+is fixed and moved is written once, under its new name).  A card whose
+destination exists is not moved (listed under "refused").
+
 Compliance score: the mean over notes of 1 - the heaviest finding (error 1,
 warning 0.5, info 0), times 100.  Output options never change it.
 
@@ -65,7 +72,10 @@ left as they made it, or their version merged or saved at copy under
 symlink, hard links, ...), run (the run id, or null), skipped[{{path,
 reason}}] (notes whose frontmatter cannot be edited: fixes not planned),
 repairs[{{path, done[]}}], after (with --apply: {{score, by_rule, fixable}}
-once the writes are done, else null).
+once the writes are done, else null); with --move also moves[{{from, to}}],
+links[{{path, line, old, new}}] (rewritten links), left[{{path, line, target,
+was, now, why}}] (links that will not follow a move), refused[{{path, to,
+error}}].  A misplaced finding carries folder (where its type lives).
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
@@ -80,6 +90,7 @@ Examples:
   enforce.py ~/vault --apply              # write the fixes
   enforce.py ~/vault --repair             # show repairs of broken frontmatter
   enforce.py ~/vault --repair --apply     # write them
+  enforce.py ~/vault --apply --move       # fixes, and misplaced cards into their folders
 """
 SHOWN = 40
 
@@ -136,12 +147,18 @@ def _enforce(args):
     report = compliance.check(vault, schema)
     repairs: list[dict] = []
     skipped: list[dict] = []
+    moved: dict | None = None
     if args.repair:
+        if args.move:
+            raise cli.UsageError("--move cannot go with --repair: repair the frontmatter first, then move")
         edits, repairs = _repairs(vault, report)
         command = "enforce.py --repair"
     else:
         edits, skipped = compliance.plan_fixes(vault, report)
         command = "enforce.py"
+        if args.move:
+            edits, moved = _moves(vault, schema, report, edits)
+            command = "enforce.py --move"
     # everything is written before anything is printed: a reader that goes
     # away (| head) never stops a run half way
     outcome = cli.carry_out(vault.root, edits, apply, args.wait, command, schema)
@@ -151,10 +168,50 @@ def _enforce(args):
         after = {"score": later.score, "by_rule": later.by_rule(), "fixable": len(later.fixable())}
     final = after["score"] if after else report.score
     code = cli.outcome_code(outcome, found=args.fail_under is not None and final < args.fail_under)
-    return lambda: _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code)
+    return lambda: _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code, moved)
 
 
-def _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code) -> int:
+def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tuple[list, dict]:
+    """The run of --move: each misplaced card to its type's folder (as
+    graph.py mv, through autograph.moves), the frontmatter fixes folded in
+    (one change per file).  Returns the changes and the JSON of the moves."""
+    import dataclasses
+
+    from autograph import moves, store
+    from autograph.note import Note
+
+    wanted = {}
+    for finding in report.findings:
+        if finding.rule == "misplaced" and finding.folder is not None:
+            name = finding.path.rsplit("/", 1)[-1]
+            wanted[finding.path] = f"{finding.folder}/{name}" if finding.folder else name
+    mapping, refused = moves.check_mapping(vault, wanted)
+    reasons = {edit.path: edit.reason for edit in edits}
+    texts = {edit.path: Note.from_bytes(edit.path, edit.after).text for edit in edits}
+    try:
+        plan = moves.plan_move(vault, mapping, schema, texts=texts)
+    except moves.MoveError as exc:
+        raise cli.UsageError(str(exc)) from None
+    cli.warn(plan.warnings)
+    changes = []
+    for change in plan.changes:
+        if isinstance(change, store.Edit):
+            old = next((a for a, b in mapping.items() if b == change.path), None) if change.before is None else None
+            fixed = reasons.get(old or change.path)
+            if fixed:
+                base = change.reason if old or "retargeted" in change.reason else ""
+                change = dataclasses.replace(change, reason="; ".join(r for r in (base, fixed) if r))
+        changes.append(change)
+    info = {
+        "moves": [{"from": a, "to": b} for a, b in mapping.items()],
+        "links": [link._asdict() for link in plan.links],
+        "left": plan.left,
+        "refused": refused,
+    }
+    return changes, info
+
+
+def _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code, moved=None) -> int:
     apply = cli.writes(args)
     if args.json:
         cli.print_json(
@@ -171,12 +228,27 @@ def _report(args, vault, schema, report, edits, outcome, skipped, repairs, after
                 "skipped": skipped,
                 "repairs": repairs,
                 "after": after,
+                **(moved or {}),
             }
         )
         return code
     print(_human(report, schema.source))
     print()
-    cli.print_outcome(outcome, edits, apply, args.diff or args.repair)
+    if moved is not None:
+        verb = "moved" if apply else "to move"
+        links = cli.plural(len(moved["links"]), "link")
+        print(f"{cli.plural(len(moved['moves']), 'misplaced card')} {verb}, {links} rewritten")
+        for item in moved["moves"]:
+            print(f"  {cli.printable(item['from'])} -> {cli.printable(item['to'])}")
+        for item in moved["refused"]:
+            print(f"  not moved: {cli.printable(item['path'])}: {cli.printable(item['error'])}")
+        for item in moved["left"]:
+            where = f"{cli.printable(item['path'])}:{item['line']}"
+            print(f"  link left: {where} {cli.printable(item['target'])} ({item['why']})")
+    from autograph import store
+
+    shown = [e for e in edits if not (args.diff or args.repair) or (isinstance(e, store.Edit) and e.before is not None)]
+    cli.print_outcome(outcome, shown, apply, args.diff or args.repair)
     for item in skipped:
         print(f"not fixed: {cli.printable(item['path'])}: {cli.printable(item['reason'])}")
     if after:
@@ -190,6 +262,11 @@ def build_parser():
     cli.add_writes(parser, changes_people_text=True)
     parser.add_argument("--repair", action="store_true", help="repair frontmatter that does not parse or reads wrong")
     parser.add_argument("--diff", action="store_true", help="show each fix as a unified diff")
+    parser.add_argument(
+        "--move",
+        action="store_true",
+        help="also move misplaced cards into their type's folder, rewriting every link to them",
+    )
     parser.add_argument(
         "--fail-under", type=cli.score_value, metavar="N", help="exit 1 when the compliance score is under N (0-100)"
     )
