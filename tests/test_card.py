@@ -347,6 +347,16 @@ def test_identity_shared_by_many_cards_is_no_identity(tmp_path):
     assert plan.refused is None  # same_type_only: a company may share a person's number
 
 
+def test_set_names_another_card_holding_the_identity(tmp_path):
+    root = make_vault(tmp_path)
+    for title, email in (("Alex", "alex@example.com"), ("Bob", "bob@example.com")):
+        vault, schema = opened(root)
+        write(root, cards.plan_new(vault, schema, "person", title, [("description", "x"), ("email", email)], DAY))
+    vault, schema = opened(root)
+    plan = cards.plan_set(vault, schema, "people/Bob.md", [("email", "ALEX@example.com")], DAY)
+    assert plan.edits and any("people/Alex.md" in note and "dedup.py" in note for note in plan.notes)
+
+
 def test_dry_run_writes_nothing(tmp_path):
     root = make_vault(tmp_path)
     proc = subprocess.run(

@@ -99,6 +99,13 @@ def test_append_refuses_to_write_into_unclosed_code():
 
 def test_append_refuses_line_breaks_and_ignores_nothing():
     assert sections.append(NOTE, "Log", []) == NOTE
+    for bad in ("- ", "---", " = ="):
+        try:
+            sections.append("## Log\ntext\n", "Log", [bad])
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"{bad!r} would make 'text' a heading")
     try:
         sections.append(NOTE, "Log", ["a\nb"])
     except ValueError:
@@ -152,7 +159,9 @@ LINE = st.sampled_from(
     ]
 )
 # item texts that cannot open code or a thematic break of their own
-ADDED = st.lists(st.text(st.sampled_from("ab Zé→:[]|.,()"), min_size=1, max_size=12), min_size=1, max_size=3)
+ADDED = st.lists(
+    st.text(st.sampled_from("ab Zé→:[]|.,()"), min_size=1, max_size=12).filter(str.strip), min_size=1, max_size=3
+)
 
 
 @st.composite

@@ -37,7 +37,8 @@ field, old, new} or {path, section, line}], notes[], edits[{path, reason}],
 written[], conflicts[{path, error, copy}], failed[{path, error}], run.
 
 Kind: an agent's deliberate write, so it writes unless --dry-run; each run
-is journaled (undo.py undo RUN takes it back).
+is journaled (undo.py undo RUN takes it back).  It waits up to 10 seconds
+(--wait) for another autograph run writing to the vault.
 
 Exit codes: 0 done (or nothing to do); 1 refused: the identity or the name
 exists (the card is named); 2 bad usage (a missing required field, an
@@ -70,7 +71,7 @@ def _common(p) -> None:
         "--vault", default=".", type=cli.vault_folder, help="the vault's folder (default: the current folder)"
     )
     cli.add_common(p, vault=False, dry_run_help="write nothing: show what would change")
-    cli.add_writes(p, changes_people_text=False)
+    cli.add_writes(p, changes_people_text=False, wait=10.0)
     p.add_argument("--diff", action="store_true", help="show each change as a unified diff")
     p.add_argument("--today", type=today_value, metavar="YYYY-MM-DD", help="the date to write (default: today)")
 
@@ -173,10 +174,10 @@ def _human(plan, outcome, apply: bool, diff: bool) -> None:
         print(f"nothing to change: {cli.printable(plan.path or '')} already says it")
     for change in plan.changes:
         if "field" in change:
-            old = "(none)" if change["old"] is None else sections._flow(change["old"])
+            old = "(none)" if change["old"] is None else sections.flow_text(change["old"])
             print(
                 f"  {cli.printable(change['path'])}: {change['field']}: {cli.printable(old)} → "
-                f"{cli.printable(sections._flow(change['new']))}"
+                f"{cli.printable(sections.flow_text(change['new']))}"
             )
         else:
             print(f"  {cli.printable(change['path'])}: ## {change['section']}: {cli.printable(change['line'])}")

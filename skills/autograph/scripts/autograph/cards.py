@@ -574,7 +574,22 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
         draft.append("History", lines)
     except _NotEditable as exc:
         return _refusal(plan, exc)
+    _shared_identity(vault, schema, plan, draft)
     return _finish(plan, [draft], schema, today, "set " + ", ".join(k for k, _ in assignments))
+
+
+def _shared_identity(vault, schema, plan: Plan, draft: _Draft) -> None:
+    """Note when a value just set is an identity another card holds: two
+    cards of one subject (``dedup.py`` merges them)."""
+    values = {c["field"]: c["new"] for c in draft.changes if "field" in c and c["new"] is not None}
+    if not values:
+        return
+    kind = _known_type(schema, _type_of(schema, draft.path, draft.properties))
+    for match in identity_matches(vault, schema, kind, values, exclude=draft.path):
+        plan.notes.append(
+            f"{match['field']}: {match['path']} holds the same value; if it is the same subject, "
+            "dedup.py merges the two cards"
+        )
 
 
 def plan_log(vault, schema, path: str, text: str, today: datetime.date) -> Plan:

@@ -23,7 +23,7 @@ from . import frontmatter as fm
 from .links import _atx_headings, _setext_headings
 from .regions import code_regions, inside
 
-__all__ = ["append", "find", "history_line", "items", "newline_of"]
+__all__ = ["append", "find", "flow_text", "history_line", "items", "newline_of"]
 
 # a list item: "-", "*" or "+", or "1." / "1)", then a space, a tab or the line end
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|\r?$)")
@@ -92,13 +92,18 @@ def append(text: str, heading: str, lines: list[str], level: int = 2) -> str:
     ``#``×``level`` ``heading`` is created at the end of the note, after one
     blank line.  Line breaks are the text's own (CRLF stays CRLF); every
     other byte of ``text`` stays.  ``lines`` empty: ``text`` unchanged.
-    Raises ValueError for a line that holds a line break, and when the
+    Raises ValueError for a line that holds a line break or only ``-``
+    and ``=`` (an empty list item ``- `` would make the line above a
+    setext heading), and when the
     lines would land inside code or a comment the note never closes (they
     would be no section lines; nothing is closed for the writer)."""
     if not lines:
         return text
     if any("\n" in line or "\r" in line for line in lines):
         raise ValueError("a section line cannot hold a line break")
+    if any(line.strip() and not line.strip(" \t=-") for line in lines):
+        # "=" or "-" alone under a line of text would make that text a heading
+        raise ValueError("a section line of only '-' or '=' would turn the line above into a heading")
     nl = newline_of(text)
     added = "".join(line + nl for line in lines)
     section = find(text, heading)
@@ -154,8 +159,9 @@ def items(text: str, heading: str) -> list[str]:
     return found
 
 
-def _flow(value) -> str:
-    """One value as YAML flow text on one line (``[a, b]``, ``"a: b"``)."""
+def flow_text(value) -> str:
+    """One value as YAML flow text on one line: ``[a, b]``, ``"a: b"``,
+    ``null`` for None, line breaks escaped inside double quotes."""
     if value is None:
         return "null"
     return fm._format_flow(value)
@@ -168,9 +174,9 @@ def history_line(day: str, field: str, old, new=None, source: str | None = None)
     appended.  ``day`` is an ISO date (``YYYY-MM-DD``); values are written
     as YAML flow text (lists as ``[a, b]``, text quoted only where YAML
     needs it, line breaks escaped), so the line is one line."""
-    line = f"- {day}: {field}: {_flow(old)}"
+    line = f"- {day}: {field}: {flow_text(old)}"
     if new is not None:
-        line += f" → {_flow(new)}"
+        line += f" → {flow_text(new)}"
     if source is not None:
         line += f" (from [[{source}]])"
     return line
