@@ -463,3 +463,213 @@ search.BUSY_SECONDS = 0.2
 sys.argv = [script, "apple", "--vault", vault, "--json"]
 runpy.run_path(script, run_name="__main__")
 """
+
+
+# ---------------------------------------------------------------------------
+# In-links: links.Resolver's edges, kept up to date
+
+
+def inlinks_of(vault) -> dict[str, tuple[int, bool]]:
+    """``path: (in-links, a hub links to it)`` as the index stores them."""
+    v = Vault.open(vault)
+    schema = load_schema(vault)
+    index = search.open_index(v, schema)
+    try:
+        rows = index.con.execute("SELECT path, inlinks, near_hub FROM docs")
+        return {path: (count, bool(hub)) for path, count, hub in rows}
+    finally:
+        index.close()
+
+
+def inlinks_truth(vault) -> dict[str, tuple[int, bool]]:
+    """The same from linkgraph (every link resolved by links.Resolver now)."""
+    from autograph import linkgraph
+
+    v = Vault.open(vault)
+    schema = load_schema(vault)
+    graph = linkgraph.build(v)
+    hubs = {p for p in v.notes if schema.is_hub(v.note(p).stem, v.note(p).properties)}
+    truth = {}
+    for path in v.notes:
+        sources = {edge.source for edge in graph.backlinks(path)}
+        truth[path] = (len(sources), bool(sources & hubs))
+    return truth
+
+
+def test_br21_a_path_qualified_link_credits_only_its_target(case):
+    vault = case("BR-21") / "vault"
+    assert inlinks_of(vault) == {"hub.md": (0, False), "concepts/dup.md": (1, False), "summaries/dup.md": (0, False)}
+    hits = {h["path"]: h["inlinks"] for h in query_json(vault, "dup")["hits"]}
+    assert hits["concepts/dup.md"] == 1 and hits["summaries/dup.md"] == 0
+
+
+def test_inlinks_count_distinct_notes_that_resolve_there(make_vault):
+    vault = make_vault(
+        {
+            "a/Alice.md": "alice\n",
+            "b/Alice.md": "the other alice\n",
+            "a/x.md": "[[Alice]] [[Alice]] [[Alice|twice]]\n",  # same folder wins: a/Alice
+            "b/y.md": "[[Alice]]\n",  # b/Alice
+            "z.md": "[[b/Alice]] `[[a/Alice]]` [text](a/Alice.md)\n",  # in code: no link
+            "p.md": '---\nrelated: "[[a/Alice]]"\n---\nbody\n',
+            "self.md": "[[self]]\n",
+            "hub.md": "---\ntype: moc\n---\n[[b/Alice]]\n",
+        }
+    )
+    got = inlinks_of(vault)
+    assert got["a/Alice.md"] == (3, False)  # a/x.md, z.md (markdown link), p.md (property)
+    assert got["b/Alice.md"] == (3, True)  # b/y.md, z.md, hub.md
+    assert got["self.md"] == (0, False)
+    assert got == inlinks_truth(vault)
+    (vault / "a" / "Alice.md").write_text("alice, edited: [[b/Alice]]\n", encoding="utf-8")  # keeps its own in-links
+    got = inlinks_of(vault)
+    assert got["a/Alice.md"] == (3, False) and got["b/Alice.md"] == (4, True) and got == inlinks_truth(vault)
+
+
+def test_renames_deletes_and_adds_move_other_notes_inlinks(make_vault):
+    vault = make_vault(
+        {
+            "people/Bob.md": "bob\n",
+            "x.md": "[[Bob]]\n",
+            "people/y.md": "[[Bob]] [[Carol]]\n",
+            "notes/z.md": "[[people/Bob]]\n",
+        }
+    )
+    assert inlinks_of(vault)["people/Bob.md"] == (3, False)
+    (vault / "Bob.md").write_text("a second bob, at the root\n", encoding="utf-8")  # the exact path: [[Bob]] means it
+    got = inlinks_of(vault)
+    assert got["Bob.md"] == (2, False) and got["people/Bob.md"] == (1, False) and got == inlinks_truth(vault)
+    (vault / "people" / "Bob.md").rename(vault / "people" / "Robert.md")  # both [[Bob]] go to the root one
+    got = inlinks_of(vault)
+    assert got["Bob.md"] == (2, False) and got["people/Robert.md"] == (0, False) and got == inlinks_truth(vault)
+    (vault / "Carol.md").write_text("carol\n", encoding="utf-8")  # a broken link now resolves
+    assert inlinks_of(vault)["Carol.md"] == (1, False)
+    (vault / "Bob.md").unlink()
+    (vault / "people" / "y.md").write_text("no links now\n", encoding="utf-8")
+    got = inlinks_of(vault)
+    assert got["Carol.md"] == (0, False) and got == inlinks_truth(vault)
+
+
+NAMES = ["a/Ann.md", "b/Ann.md", "Ann.md", "a/Bo.md", "Bo.md", "c/Hub.md", "c/d/Cy.md"]
+TARGETS = ["Ann", "a/Ann", "b/Ann", "Bo", "a/Bo.md", "Cy", "c/d/Cy", "../Ann", "./Bo", "Nobody"]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["write", "delete", "rename"]),
+            st.sampled_from(NAMES),
+            st.lists(st.sampled_from(TARGETS), max_size=4),
+            st.sampled_from(NAMES),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_stored_inlinks_always_equal_a_fresh_resolution(tmp_path_factory, steps):
+    """After any sequence of writes, deletes and renames, the counts kept up
+    to date incrementally equal those of every link resolved afresh."""
+    vault = tmp_path_factory.mktemp("steps")
+    (vault / "schema.json").write_text('{"hubs": {"names": ["hub"]}}', encoding="utf-8")
+    for name in NAMES[:3]:
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text("[[Bo]]\n", encoding="utf-8")
+    inlinks_of(vault)
+    for number, (op, name, targets, other) in enumerate(steps):
+        path, dest = vault / name, vault / other
+        if op == "write":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"step {number} " + " ".join(f"[[{t}]]" for t in targets) + "\n", encoding="utf-8")
+        elif op == "delete" and path.exists():
+            path.unlink()
+        elif op == "rename" and path.exists() and not dest.exists():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            path.rename(dest)
+        assert inlinks_of(vault) == inlinks_truth(vault)
+
+
+# ---------------------------------------------------------------------------
+# A .graph/ that cannot be written
+
+
+def digest(path) -> tuple[bytes, int]:
+    return path.read_bytes(), path.stat().st_mtime_ns
+
+
+def changed_vault(make_vault):
+    vault = make_vault({f"n{i}.md": f"note {i} apple\n" for i in range(12)} | {"hub.md": "[[n1]] [[n2]]\n"})
+    assert query_json(vault, "apple")["index"]["reread"] == 13
+    before = digest(vault / ".graph" / "search.sqlite")
+    (vault / "n3.md").write_text("now about banana [[n1]]\n", encoding="utf-8")
+    (vault / "new.md").write_text("banana bread\n", encoding="utf-8")
+    (vault / "n4.md").unlink()
+    return vault, before
+
+
+def test_readonly_graph_answers_from_a_copy_of_its_index_brought_up_to_date(make_vault, monkeypatch):
+    """The read-write open fails as on a read-only .graph/ (root ignores
+    permissions, so the failure comes through the seam)."""
+    import sqlite3
+
+    vault, before = changed_vault(make_vault)
+
+    def refuse(path):
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(search, "_open_disk", refuse)
+    v = Vault.open(vault)
+    schema = load_schema(vault)
+    index = search.open_index(v, schema)
+    try:
+        info = index.as_dict()
+        assert info["readonly"] and info["memory"] and not info["stale"] and info["rebuilt"] is None
+        assert info["reread"] == 2 and info["removed"] == 1 and info["notes"] == 13  # only what changed
+        assert any("cannot be written" in w and "copy" in w for w in index.warnings)
+        assert sorted(h.path for h in search.search(index, v, schema, "banana")) == ["n3.md", "new.md"]
+        assert "n4.md" not in [h.path for h in search.search(index, v, schema, "apple", limit=50)]
+        assert index.con.execute("SELECT inlinks FROM docs WHERE path = 'n1.md'").fetchone()[0] == 2
+    finally:
+        index.close()
+    assert digest(vault / ".graph" / "search.sqlite") == before
+
+
+def test_dry_run_uses_the_index_file_without_writing_it(make_vault):
+    vault, before = changed_vault(make_vault)
+    data = query_json(vault, "banana", "--dry-run")
+    assert data["index"]["readonly"] and data["index"]["reread"] == 2
+    assert sorted(h["path"] for h in data["hits"]) == ["n3.md", "new.md"]
+    assert digest(vault / ".graph" / "search.sqlite") == before
+    assert query_json(vault, "banana")["index"]["reread"] == 2  # the file itself still to update
+
+
+def test_readonly_copy_of_another_index_version_is_rebuilt_in_memory(make_vault, monkeypatch):
+    vault, before = changed_vault(make_vault)
+    monkeypatch.setattr(search, "INDEX_VERSION", search.INDEX_VERSION + 1)
+    v = Vault.open(vault)
+    index = search.open_index(v, load_schema(vault), use_disk=False)
+    assert index.path is None and not index.readonly and index.reread == 13
+    index.close()
+    assert digest(vault / ".graph" / "search.sqlite") == before
+
+
+@pytest.mark.skipif(
+    os.name != "posix" or os.geteuid() == 0, reason="root writes through chmod; the seam test covers it"
+)
+def test_readonly_graph_folder_for_real(make_vault):
+    vault, before = changed_vault(make_vault)
+    graph = vault / ".graph"
+    for path in graph.iterdir():
+        path.chmod(0o444)
+    graph.chmod(0o555)
+    try:
+        proc = run("banana", "--vault", str(vault), "--json")
+    finally:
+        graph.chmod(0o755)
+        for path in graph.iterdir():
+            path.chmod(0o644)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["index"]["readonly"] and sorted(h["path"] for h in data["hits"]) == ["n3.md", "new.md"]
+    assert "cannot be written" in proc.stderr
+    assert digest(graph / "search.sqlite") == before
