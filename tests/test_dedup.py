@@ -562,3 +562,34 @@ def test_human_report_and_dry_run_flag(case, capsys):
     assert "+Emailed [[Alex Example|A. Example]] today." in out
     assert "people/A. Example.md  to move to .trash/" in out
     assert files_of(root) == before and not (root / ".trash").exists()
+
+
+def test_templates_are_never_written_nor_merged(make_vault, capsys, tmp_path):
+    root = make_vault(
+        {
+            ".obsidian/templates.json": '{"folder": "Templates"}',
+            "a.md": card({"email": "x@y.z", "role": "r"}, "A."),
+            "b.md": card({"email": "X@y.z"}, "B."),
+            "n.md": "[[a]]",
+            "n2.md": "[[a]]",
+            "Templates/t.md": "Template linking [[b]].\n",
+        }
+    )
+    template = (root / "Templates" / "t.md").read_bytes()
+    code, report = run_json(capsys, root, "--apply")
+    assert report["merged"][0]["canonical"] == "a.md"
+    assert report["links_left"] == [
+        {"path": "Templates/t.md", "line": 1, "target": "b", "was": "b.md", "now": None,
+         "why": "in a templates folder: never written"}
+    ]  # fmt: skip
+    assert (root / "Templates" / "t.md").read_bytes() == template
+    # a manifest cannot make a template a member
+    manifest = {
+        "format": "autograph-dedup-manifest",
+        "groups": [{"canonical": "a.md", "members": [{"path": "a.md"}, {"path": "Templates/t.md"}]}],
+    }
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(manifest))
+    code, report = run_json(capsys, root, "--apply-manifest", path, "--apply")
+    assert report["not_merged"][0]["reason"].startswith("not a card") and code == 1
+    assert (root / "Templates" / "t.md").read_bytes() == template

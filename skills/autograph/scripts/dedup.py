@@ -58,7 +58,9 @@ cards}] (keys ignored, held by too many cards), skipped[{path, reason}]
 selected (how many groups this run merges or would merge), merged[{canonical,
 members, history, aliases}] (history: the lines added to ## History),
 not_merged[{members, reason}] (refused or stale
-groups), links[{path, line, old, new}], manifest (the file written, or
+groups), links[{path, line, old, new}], links_left[{path, line, target,
+was, now, why}] (links that cannot follow: in a templates folder, never
+written), manifest (the file written, or
 null), edits[{path, reason}], written[], conflicts[{path, error, copy}],
 failed[{path, error}], run (run id or null).
 
@@ -158,6 +160,7 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
                 "merged": plan.merged,
                 "not_merged": not_merged,
                 "links": plan.links,
+                "links_left": plan.links_left,
                 "manifest": manifest,
                 **outcome,
             }
@@ -195,6 +198,11 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
         if not hasattr(change, "after"):
             done = "moved" if change.path in outcome["written"] else "to move"
             print(f"  {cli.printable(change.path)}  {done} to .trash/ ({cli.printable(change.reason)})")
+    for item in plan.links_left:
+        print(
+            f"link left: {cli.printable(item['path'])}:{item['line']} [[{cli.printable(item['target'])}]]: "
+            f"{cli.printable(item['why'])}"
+        )
     for item in not_merged:
         print(f"not merged: {cli.printable(', '.join(item['members']))}: {cli.printable(item['reason'])}")
     return code

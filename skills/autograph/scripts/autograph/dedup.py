@@ -449,12 +449,15 @@ class MergePlan:
     :class:`store.Trash`, for ``cli.carry_out``), ``merged`` (one entry per
     group: ``{"canonical", "members", "history", "aliases", "links"}``) and
     ``refused`` (``{"members", "reason"}``: groups not merged) and
-    ``links`` (each rewritten link: ``{"path", "line", "old", "new"}``)."""
+    ``links`` (each rewritten link: ``{"path", "line", "old", "new"}``) and
+    ``links_left`` (links that cannot follow, as :func:`relink.plan_details`
+    gives them: ``{"path", "line", "target", "was", "now", "why"}``)."""
 
     changes: list = field(default_factory=list)
     merged: list[dict] = field(default_factory=list)
     refused: list[dict] = field(default_factory=list)
     links: list[dict] = field(default_factory=list)
+    links_left: list[dict] = field(default_factory=list)
 
 
 _EMPTY = (None, "", [], {})
@@ -711,7 +714,8 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
     (module docstring), dated ``day`` (ISO date) in ``## History``.
 
     A group is refused (in ``refused``, nothing of it planned) when a
-    member cannot be read or edited, when it overlaps an earlier group, or
+    member cannot be read or edited, is no card (a template: never
+    written), when it overlaps an earlier group, or
     when two members hold different values under one identity field
     (``"conflicting identity key email"``; keys in ``ignored`` do not
     count).  Links in every other note that resolve to a merged member are
@@ -719,6 +723,7 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
     from . import store
 
     settings = identity_settings(schema)
+    card_paths = set(vault.cards(schema))
     plan = MergePlan()
     mapping: dict[str, str] = {}
     texts: dict[str, str] = {}
@@ -731,6 +736,9 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
             reason = "a group needs two or more members"
         elif taken & set(members):
             reason = "a member is in another group too"
+        elif not set(members) <= card_paths:
+            outside = sorted(set(members) - card_paths)
+            reason = f"not a card (a template, an ignored folder, or no note): {', '.join(outside)}"
         notes, problem = _member_notes(vault, members) if reason is None else ([], None)
         reason = reason or problem
         if reason is None:
@@ -769,7 +777,9 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
         )
     if not mapping:
         return plan
-    edits, changes = _retarget(vault, mapping, texts, index)
+    relinked = _retarget(vault, schema, mapping, texts, index)
+    edits, changes = relinked.edits, relinked.changes
+    plan.links_left = relinked.left
     by_path = {edit.path: edit for edit in edits}
     for entry in plan.merged:
         canonical = entry["canonical"]
@@ -790,15 +800,19 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
     return plan
 
 
-def _retarget(vault, mapping: dict[str, str], texts: dict[str, str], index):
-    """Edits and changes that point every link to a key of ``mapping`` at
-    its value (:func:`relink.plan_retarget` with keep_text), resolved
-    afterwards in the vault without the merged files."""
+def _retarget(vault, schema, mapping: dict[str, str], texts: dict[str, str], index):
+    """The :class:`relink.Plan` that points every link to a key of
+    ``mapping`` at its value (keep_text), resolved afterwards in the vault
+    without the merged files; notes that are not cards (templates,
+    ``ignore_folders``) are never written: their links are in ``left``."""
     from . import relink
     from .links import Resolver
 
     later = Resolver([path for path in vault.files if path not in mapping])
-    return relink.plan_retarget(vault, mapping, keep_text=True, texts=texts, index=index, after_resolver=later)
+    frozen = set(vault.notes) - set(vault.cards(schema))
+    return relink.plan_details(
+        vault, mapping, keep_text=True, texts=texts, index=index, after_resolver=later, frozen=frozen
+    )
 
 
 # ---------------------------------------------------------------------------
