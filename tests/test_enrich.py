@@ -342,6 +342,19 @@ def test_slow_server_times_out_then_retries():
         assert answer.content == '{"results": []}' and answer.attempts == 2 and answer.total_tokens == 120
 
 
+def test_a_trickling_server_is_given_up():
+    reply = completion({"results": []})
+    reply.trickle = 0.1  # every gap well under the socket time-out, the whole answer far over it
+
+    with FakeLLM(lambda body: reply) as server:
+        client = llm.Client(server.url, "m", KEY, timeout=0.4, attempts=1)
+        started = __import__("time").monotonic()
+        with pytest.raises(llm.LLMError) as caught:
+            client.chat([{"role": "user", "content": "{}"}], 10)
+        assert caught.value.kind == "network" and "longer than" in str(caught.value)
+        assert __import__("time").monotonic() - started < 1.5  # given up mid-body (the body takes ~2 s)
+
+
 def test_redirects_are_refused():
     with FakeLLM() as target, FakeLLM() as server:
         server.default = lambda body: status(307, "", Location=target.url + "/chat/completions")

@@ -26,6 +26,7 @@ class Reply:
     body: bytes = b""
     headers: dict = field(default_factory=dict)
     delay: float = 0.0  # seconds before anything is sent (a slow server)
+    trickle: float = 0.0  # seconds between the bytes of the body (a server that trickles)
 
 
 def completion(content, prompt_tokens: int = 100, completion_tokens: int = 20, delay: float = 0.0) -> Reply:
@@ -108,7 +109,13 @@ class FakeLLM:
                         self.send_header(name, value)
                     self.send_header("Content-Length", str(len(reply.body)))
                     self.end_headers()
-                    self.wfile.write(reply.body)
+                    if reply.trickle:
+                        for at in range(0, len(reply.body), 16):
+                            self.wfile.write(reply.body[at : at + 16])
+                            self.wfile.flush()
+                            _sleep(reply.trickle)
+                    else:
+                        self.wfile.write(reply.body)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (its time-out)
 

@@ -10,8 +10,10 @@ What it guarantees, because ``enrich.py`` sends notes to a third party:
   is this machine (the key would cross the network in clear text);
 * redirects are refused (``urllib`` would otherwise send the request, key
   included, wherever a ``30x`` points);
-* every request has a time-out (``timeout`` seconds per socket operation)
-  and the answer is read up to :data:`MAX_ANSWER_BYTES`;
+* every request has a time-out: ``timeout`` seconds for each socket
+  operation, and a whole answer read in more than ``timeout`` seconds is
+  given up too (a server trickling bytes); at most
+  :data:`MAX_ANSWER_BYTES` are read;
 * HTTP 429 and 5xx answers, time-outs and dropped connections are retried
   up to ``attempts`` times in all, waiting ``backoff * 2**n`` seconds times a
   random factor from 0.5 to 1.5 (jitter), or what ``Retry-After`` asks (in
@@ -248,10 +250,20 @@ class Client:
                 "User-Agent": "autograph-enrich",
             },
         )
+        start = time.monotonic()
+        chunks: list[bytes] = []
+        size = 0
         with self._opener.open(request, timeout=self.timeout) as response:
-            raw = response.read(MAX_ANSWER_BYTES + 1)
-        if len(raw) > MAX_ANSWER_BYTES:
-            raise LLMError(f"the answer is larger than {MAX_ANSWER_BYTES:,} bytes", "malformed", 200, attempt)
+            # the socket time-out bounds each read; this bounds the whole
+            # answer, so a server that trickles bytes cannot hold the run
+            while chunk := response.read1(1 << 16):
+                size += len(chunk)
+                if size > MAX_ANSWER_BYTES:
+                    raise LLMError(f"the answer is larger than {MAX_ANSWER_BYTES:,} bytes", "malformed", 200, attempt)
+                chunks.append(chunk)
+                if time.monotonic() - start > self.timeout:
+                    raise TimeoutError(f"the answer took longer than {self.timeout:g} s")
+        raw = b"".join(chunks)
         try:
             payload = json.loads(raw.decode("utf-8"))
             choice = payload["choices"][0]
