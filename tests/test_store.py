@@ -373,3 +373,10 @@ def test_discard_derived_removes_only_a_regular_file_under_graph(tmp_path):
     with pytest.raises(store.TargetError):
         store.discard_derived(tmp_path, "dir.sqlite")
     assert (tmp_path / "a.md").read_text(encoding="utf-8") == "keep\n"
+
+
+def test_diff_of_a_move_or_trash_names_where_the_file_goes():
+    from autograph.store import Move, Trash
+
+    assert diff(Move("a.md", "b/a.md", b"x")) == "rename a.md -> b/a.md\n"
+    assert diff(Trash("a.md", b"x")) == "move a.md -> .trash/<run-id>/a.md\n"

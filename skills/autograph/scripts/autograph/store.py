@@ -1416,10 +1416,16 @@ def _save_conflict(root: Path, run_id: str, path: str, late: _LateWrite) -> str:
     return f"{GRAPH_DIR}/{name}"
 
 
-def diff(edit: Edit) -> str:
-    """A unified diff of one edit (``a/PATH`` → ``b/PATH``); binary-safe."""
+def diff(edit: Edit | Trash | Move) -> str:
+    """A unified diff of one edit (``a/PATH`` → ``b/PATH``); binary-safe.
+    A :class:`Move` or :class:`Trash` changes no byte: one line names where
+    the file goes."""
     import difflib  # only diffs need it; keep start-up fast
 
+    if isinstance(edit, Move):
+        return f"rename {edit.path} -> {edit.to}\n"
+    if isinstance(edit, Trash):
+        return f"move {edit.path} -> {TRASH_DIR}/<run-id>/{edit.path}\n"
     before = _diff_lines(edit.before or b"")
     after = _diff_lines(edit.after)
     return "".join(difflib.unified_diff(before, after, f"a/{edit.path}", f"b/{edit.path}"))
