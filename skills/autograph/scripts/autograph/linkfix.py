@@ -54,15 +54,23 @@ class FixPlan:
     unfixable: list[dict] = field(default_factory=list)
 
 
+# Commands whose runs write each moved file under its new name, then trash
+# the old one, in the same order (autograph.moves): the k-th new file of
+# such a run is the k-th trashed one.
+MOVE_COMMANDS = ("graph.py mv", "enforce.py --move")
+
+
 def journal_moves(root) -> dict[str, tuple[str, str]]:
     """Every file autograph moved, ``old path -> (new path, run id)``,
     chains followed (a file moved twice maps to where it went last).
 
     From the journal of each run that finished and was not undone or
-    rolled back: a ``move`` change that was written, and a file created
-    with the very bytes of a file the same run trashed (``graph.py mv``
-    writes the new name, then trashes the old one).  Moves into
-    ``.trash/`` are not moves."""
+    rolled back: a ``move`` change that was written (a rename), and in a
+    run of ``graph.py mv`` or ``enforce.py --move`` each file created
+    paired with the file trashed in the same place of the order (such a
+    run writes the new names, then trashes the old ones); in other runs, a
+    file created with the very bytes of a file the run trashed.  Moves
+    into ``.trash/`` are not moves."""
     graph = Path(root) / store.GRAPH_DIR
     runs = journal.runs(graph)
     undone = {run.undoes for run in runs if run.undoes}
@@ -70,16 +78,25 @@ def journal_moves(root) -> dict[str, tuple[str, str]]:
     for run in reversed(runs):  # oldest first, so a later move wins
         if run.id in undone or run.state != "done":
             continue
-        created = {
-            c.after: c.path for c in run.changes if c.op == "write" and c.before is None and c.result == "written"
-        }
-        for change in run.changes:
-            if change.result != "written":
-                continue
-            if change.op == "move" and change.to and not change.to.startswith(store.TRASH_DIR + "/"):
+        done = [c for c in run.changes if c.result == "written"]
+        for change in done:
+            trash = store.TRASH_DIR + "/"
+            if (
+                change.op == "move"
+                and change.to
+                and not change.to.startswith(trash)
+                and not change.path.startswith(trash)
+            ):
                 found[change.path] = (change.to, run.id)
-            elif change.op == "trash" and change.before in created:
-                found[change.path] = (created[change.before], run.id)
+        created = [c for c in done if c.op == "write" and c.before is None]
+        trashed = [c for c in done if c.op == "trash"]
+        if run.command in MOVE_COMMANDS and len(created) == len(trashed):
+            pairs = zip(trashed, created, strict=True)
+        else:
+            by_bytes = {c.after: c for c in created}
+            pairs = ((t, by_bytes[t.before]) for t in trashed if t.before in by_bytes)
+        for old, new in pairs:
+            found[old.path] = (new.path, run.id)
     final: dict[str, tuple[str, str]] = {}
     for old in found:
         new, run_id = found[old]

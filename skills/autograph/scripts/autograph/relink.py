@@ -370,7 +370,7 @@ def retarget_text(
         link = span.link
         old = resolver.resolve(link.target, source).path
         path = new_target(link.target, desired, new_source, later, settings, old)
-        if path is not None:
+        if path is not None and _reads_back(text, span, path, keep_text, desired, new_source, later):
             plans.append((span, path))
     if not plans:
         return text, []
@@ -379,11 +379,29 @@ def retarget_text(
         # a path that YAML cannot hold in that value's quoting: leave the frontmatter
         plans = [(span, path) for span, path in plans if span.link.kind != "property"]
         new_text = rewrite_links(text, plans, keep_text)
+    if len(link_spans(new_text)) != len(link_spans(text)):
+        return text, []  # a rewrite that would merge or split links: never written
     changes = [
         Change(source, span.link.line, text[span.start : span.end], _rewrite_one(text, span, path, keep_text))
         for span, path in sorted(plans, key=lambda item: item[0].start)
     ]
     return new_text, changes
+
+
+def _reads_back(text: str, span: Span, path: str, keep_text: bool, desired: str, source: str, later) -> bool:
+    """Whether the rewritten link, read alone, is one link of the same kind,
+    fragment and alias that resolves to ``desired`` (a name with ``]]``,
+    ``|`` or ``#`` in it would not be)."""
+    new = _rewrite_one(text, span, path, keep_text)
+    if span.link.kind == "property":
+        new = new.replace('\\"', '"')
+    found = scan(new, 0, 1, regions=[])
+    if len(found) != 1:
+        return False
+    link, old = found[0], span.link
+    kind = "wikilink" if old.kind == "property" else old.kind
+    same = (link.kind, link.fragment, link.embed) == (kind, old.fragment, old.embed)
+    return same and later.resolve(link.target, source).path == desired
 
 
 def _fm_end(text: str) -> int:
@@ -513,6 +531,8 @@ def _left(text, new_text, source, new_source, resolver, later, mapping, frozen) 
                 {"path": source, "line": new.link.line, "target": new.link.target, "was": was, "now": now, "why": why}
             )
     return found
+
+
 def _name_key(target: str) -> str:
     """The name part of a link target or path as the resolver indexes it:
     the last part, lower-cased after NFC, without ``.md``."""
