@@ -23,6 +23,7 @@ from autograph import cleanup, moc
 from autograph.caps import measure
 from autograph.health import health_report
 from autograph.index import NoteIndex, note_links
+from autograph.links import scan
 from autograph.note import Note
 from autograph.schema import SchemaError, load_schema
 from autograph.vault import Vault
@@ -399,9 +400,17 @@ def test_cleanup_and_moc_on_copies_of_every_corpus(tmp_path):
         first = generate(root, "--quiet")
         assert first["code"] == 0 and first["conflicts"] == [] and first["failed"] == []
         caps = schema.moc
+        after = Vault.open(root)
+        listed = []
         for page in first["pages"]:
             size = measure((root / page["path"]).read_bytes())
             assert size.lines <= caps["lines"] and size.bytes <= caps["bytes"], page
+            for line in entries_of(after.note(page["path"]).text):
+                link = scan(line)[0]  # the entry's own link (a description may hold more)
+                listed.append(after.resolver.resolve(link.target, page["path"]).path)
+        cards = set(after.cards(schema)) - {page["path"] for page in first["pages"]}
+        assert None not in listed and len(listed) == len(set(listed)) and set(listed) <= cards
+        assert len(listed) + first["ungrouped"] == len(cards), name
         second = generate(root, "--quiet")
         assert second["edits"] == [] and second["written"] == [], name
         figures[name] = {
