@@ -458,3 +458,21 @@ def test_kepano_corpus_tags_are_surgical_and_cached(tmp_path, run, server):
     posts = len(server.posts())
     code, out = run("tags", str(root), "--apply", "--max-requests", "100", "--max-tokens", "1000000")
     assert out["written"] == [] and len(server.posts()) == posts
+
+
+def test_a_note_edited_while_the_model_answers_is_left_as_edited(vault, run, server):
+    target = vault / "people/Ada Lovelace.md"
+    edited = NOTES["people/Ada Lovelace.md"] + "A line the person added while the model answered.\n"
+
+    def answer_while_edited(body):
+        target.write_text(edited)
+        return good(body)
+
+    server.default = answer_while_edited
+    code, out = run("tags", str(vault), "--apply")
+    assert code == 0 and "people/Ada Lovelace.md" not in out["written"] and len(out["written"]) == 3
+    assert target.read_text() == edited
+    # asked again next time, for the text as it is now
+    server.default = good
+    code, out = run("tags", str(vault), "--apply")
+    assert out["written"] == ["people/Ada Lovelace.md"] and len(server.posts()) == 2

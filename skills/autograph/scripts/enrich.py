@@ -152,7 +152,9 @@ def _write(args, config, model, read, sent):
     vault, schema, first = read
     apply = cli.writes(args)
     if apply:
-        vault, schema = cli.load(args)  # read again: the notes as they are now, under the lock
+        from autograph.vault import Vault
+
+        vault = Vault.open(args.vault)  # read again: the notes as they are now, under the lock
         now = enrich.prepare(vault, schema, args.mode, model, vault.root)
     else:
         now = first  # nothing was sent and nothing is written: the first read stands
@@ -307,7 +309,11 @@ def build_parser():
             help=f"spend at most N tokens, prompts and answers (default {MAX_TOKENS:,})",
         )
         p.add_argument(
-            "--timeout", type=cli.seconds, default=60.0, metavar="SECONDS", help="time-out of each request (default 60)"
+            "--timeout",
+            type=cli.seconds,
+            default=60.0,
+            metavar="SECONDS",
+            help="time-out of each socket operation and of a whole answer (default 60)",
         )
         p.add_argument("--refresh", action="store_true", help="ask again even when the cache holds an answer")
         p.add_argument("--diff", action="store_true", help="show each edit as a unified diff")

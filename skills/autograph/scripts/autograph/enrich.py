@@ -548,12 +548,18 @@ def plan(vault, schema, mode: str, proposals: dict[str, list]) -> tuple[list, li
                 target, why = check_link(raw, path, resolver, cards)
                 if target is not None and (target in linked or target in accepted):
                     target, why = None, "already linked from the note"
+                if target is not None and any(ch in _NOT_IN_LINK for ch in _link_text(target, path, resolver)):
+                    target, why = None, "a note whose name a wikilink cannot hold ([ ] | # ^)"
                 if target is not None and len(accepted) >= MAX_LINKS:
                     target, why = None, f"more than {MAX_LINKS} links"
+                if target is not None:
+                    try:
+                        store.confine(vault.root, target)  # a card of the walk is inside; a last guard
+                    except store.PathError:
+                        target, why = None, "resolves outside the vault"
                 if target is None:
                     rejected.append({"value": raw, "reason": why})
                 else:
-                    store.confine(vault.root, target)  # a resolved card is inside; kept as a last guard
                     accepted.append(target)
         results.append({"path": path, "proposed": list(proposals[path]), "accepted": accepted, "rejected": rejected})
         if not accepted:
