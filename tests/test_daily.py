@@ -203,8 +203,11 @@ def test_which_notes_are_daily(make_vault):
             "log/whatever.md": "---\ntype: Daily\ndate: 2026-12-04\n---\n",
             "log/undated.md": "---\ntype: daily\n---\n",
             "days/Friday 2026-12-05.md": "by the schema's folder\n",
+            "logs/daily/2026-12-07.md": "by a path_type_hints folder\n",
             "Templates/2026-12-06.md": "---\ntype: daily\ndate: 2026-12-06\n---\n",
-            "schema.json": json.dumps({"node_types": {"daily": {"folder": "days"}, "note": {}}}),
+            "schema.json": json.dumps(
+                {"node_types": {"daily": {"folder": "days"}, "note": {}}, "path_type_hints": {"logs/daily": "daily"}}
+            ),
         }
     )
     found, skipped = daily.daily_notes(Vault.open(root), load_schema(root))
@@ -212,6 +215,7 @@ def test_which_notes_are_daily(make_vault):
         ("Journal/2026/12/01 Tue.md", "2026-12-01", "daily notes"),
         ("days/Friday 2026-12-05.md", "2026-12-05", "schema folder"),
         ("log/whatever.md", "2026-12-04", "type"),
+        ("logs/daily/2026-12-07.md", "2026-12-07", "schema folder"),
     ]
     assert [s["path"] for s in skipped] == ["log/undated.md"]
 

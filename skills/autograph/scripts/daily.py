@@ -17,7 +17,8 @@ from autograph import cli  # noqa: E402  (the rest when the command runs: --help
 WHICH = """\
 Which notes are daily (templates and ignore_folders never are):
   - a note whose type is 'daily' (or a type_aliases spelling of it);
-  - a note in the folder of the schema's 'daily' type;
+  - a note in a folder the schema gives the 'daily' type (the type's
+    folder, or path_type_hints);
   - a note Obsidian's Daily notes plugin would have made: in the folder of
     .obsidian/daily-notes.json (the vault's root without it) and named by its
     date format (moment.js tokens; default YYYY-MM-DD), e.g. 2026-12-01.md.

@@ -5,7 +5,8 @@ Which notes are daily (:func:`daily_notes`), among the vault's cards
 (templates and ``ignore_folders`` are never daily notes):
 
 1. a note whose ``type`` is ``daily`` (or a ``type_aliases`` spelling of it);
-2. a note in the folder of the schema's ``daily`` type (``node_types.daily.folder``);
+2. a note in a folder the schema gives the ``daily`` type (its
+   ``node_types.daily.folder``, or ``path_type_hints``);
 3. a note that Obsidian's Daily notes plugin would have made: in the folder
    of ``.obsidian/daily-notes.json`` (``folder``; the vault's root when the
    file or key is missing) with a path, below that folder and without
@@ -224,7 +225,7 @@ def daily_notes(vault, schema, config: Settings | None = None) -> tuple[list[Dai
             date = _date_of(match) if match else None
             if date:
                 by = "daily notes"
-        if by is None and config.schema_folder and path.startswith(config.schema_folder + "/"):
+        if by is None and (schema.infer_type(path) or "").lower() in kinds:
             by = "schema folder"
         note = None
         if by is None:
