@@ -14,7 +14,7 @@ import gc
 import os
 import sys
 
-__all__ = ["BATCH", "can_fork", "gc_paused", "map_in_two"]
+__all__ = ["BATCH", "can_fork", "gc_paused", "map_in_two", "stream_in_two"]
 
 BATCH = 500  # results per pickle the child writes
 
@@ -88,3 +88,62 @@ def gc_paused():
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def stream_in_two(func, items: list, child_share: float = 0.5, in_child=None, batch: int = 200):
+    """Yield ``func(item)`` for every item, not in order: this process
+    computes the first ``1 - child_share`` of the items while a forked child
+    computes the rest, whose results are then yielded batch by batch as the
+    child finishes each, so the caller works on them (writes them to a
+    database, say) while the child still computes.  A caller that does more
+    with each result than ``func`` gives the child the larger share.
+
+    The child pickles each batch of :data:`batch` results to an unnamed
+    temporary file and writes the batch's end offset to a pipe; this process
+    reads a batch with ``os.pread`` (the file offset it shares with the
+    child never moves).  If the child fails, the items of the batches it did
+    not finish are computed here.  Without fork (:func:`can_fork`), all are
+    computed here.  Results must pickle.
+    """
+    import pickle
+    import tempfile
+
+    cut = len(items) - int(len(items) * child_share)
+    ours, theirs = items[:cut], items[cut:]
+    if not theirs or not can_fork():
+        yield from map(func, items)
+        return
+    with tempfile.TemporaryFile() as spool:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                os.close(read_end)
+                if in_child is not None:
+                    in_child()
+                for start in range(0, len(theirs), batch):
+                    pickle.dump([func(item) for item in theirs[start : start + batch]], spool, pickle.HIGHEST_PROTOCOL)
+                    spool.flush()
+                    os.write(write_end, spool.tell().to_bytes(8, "little"))
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write_end)
+        done = 0  # the child's items received
+        try:
+            yield from map(func, ours)
+            with os.fdopen(read_end, "rb") as marks:
+                read_end = None
+                offset = 0
+                while mark := marks.read(8):
+                    end = int.from_bytes(mark, "little")
+                    results = pickle.loads(os.pread(spool.fileno(), end - offset, offset))
+                    offset = end
+                    done += len(results)
+                    yield from results
+        finally:
+            if read_end is not None:
+                os.close(read_end)
+            os.waitpid(pid, 0)  # the child has exited or is about to: it never waits on this process
+        yield from map(func, theirs[done:])

@@ -81,8 +81,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
 _TAG = re.compile(r"#(\w[\w/-]*)")
 # ATX headings for the headings column (those inside code are dropped by
-# their offset); cheaper than links.outline, which also finds setext headings
-_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.M)
+# their offset; the closing #s are stripped); cheaper than links.outline,
+# which also finds setext headings
+_HEADING = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]+)")
+_HEADING_START = re.compile(r" {0,3}#{1,6}[ \t]+([^\n]+)")
 _SKIP_PROPS = {"title", "aliases", "alias", "description", "summary", "tags", "tag", "cssclasses"}
 
 
@@ -199,68 +201,73 @@ def name_key(path: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
-def document(note, hubs) -> tuple[dict, list[str]]:
-    """The indexed form of a :class:`note.Note`: ``(row, link targets)``.
+def document(note, hubs) -> tuple[tuple, list[str]]:
+    """The indexed form of a :class:`note.Note`: ``(row, link targets)``,
+    ``row`` being ``(title, type, status, hub, superseded, properties as
+    JSON, body line, (the text of each of COLUMNS))``.
 
     The targets are the distinct paths its links name (``links.scan``
     outside code and comments, and wikilinks in property values, as
-    ``index.note_links`` finds them), resolved later against every file."""
+    ``index.note_links`` finds them), resolved against every file later."""
     from . import links
     from .regions import inside
 
     stem = note.stem
     if note.text is None:
-        return {"title": nfc(stem), "unreadable": 1, "body_line": 1}, []
+        return (nfc(stem), None, None, 0, 0, "{}", 1, ("",) * len(COLUMNS)), []
     block = note.frontmatter
     props = block.properties if block is not None and block.valid else {}
     text, offset = note.text, note.body_offset
     body = text[offset:] if offset else text
     line = text.count("\n", 0, offset) + 1 if offset else 1
-    hashes = "#" in body
-    found = []
-    regions = starts = ()
-    if hashes or "[[" in body or "](" in body:
+    found, regions, starts = [], (), ()
+    headings, tags = [], []
+    if "#" in body:
+        # ATX heading lines: one at the start, then each after a line break
+        # (a regex led by "\n" is searched for, not tried at every offset)
+        first = _HEADING_START.match(body)
+        headings = ([(0, first.group(1))] if first else []) + [
+            (m.start() + 1, m.group(1)) for m in _HEADING.finditer(body)
+        ]
+        tags = [(m.start(), m.group(1)) for m in _TAG.finditer(body)]
+    if headings or tags or "[[" in body or "](" in body:
         regions = links.code_regions(body)
         starts = [start for start, _ in regions]
         found = links.scan(text, offset, line, regions)
+    if regions:
+        headings = [(at, h) for at, h in headings if not inside(regions, starts, at)]
+        tags = [(at, t) for at, t in tags if not inside(regions, starts, at)]
     targets = {link.target for link in found if link.target}
     if props:
         targets.update(link.target for link in links.property_links(props) if link.target)
-    headings, tags = [], []
-    if hashes:
-        headings = [m.group(1) for m in _HEADING.finditer(body) if not (regions and inside(regions, starts, m.start()))]
-        tags = [m.group(1) for m in _TAG.finditer(body) if not (regions and inside(regions, starts, m.start()))]
-        tags = [t for t in tags if not t.isdigit()]
     low = {k.lower(): v for k, v in props.items() if isinstance(k, str)} if props else {}
-    title = low.get("title")
-    titles = [stem] + [t for t in _strings(title) if t != stem]
-    tags = _strings(low.get("tags", low.get("tag"))) + tags
-    others = [s for k, v in low.items() if k not in _SKIP_PROPS for s in _strings(v)]
-    fields = {
-        "title": " ".join(titles),
-        "aliases": " ".join(_strings(low.get("aliases", low.get("alias")))),
-        "description": " ".join(_strings(low.get("description", low.get("summary")))),
-        "tags": " ".join(t.replace("/", " ") for t in tags),
-        "headings": "\n".join(headings),
-        "props": " ".join(others),
-        "body": body,
-    }
-    if not text.isascii():
-        fields = {k: strip_marks(v) for k, v in fields.items()}
-        fields["cjk"] = bigrams(" ".join(fields.values())) if _CJK.search(text) else ""
+    title = _strings(low["title"]) if "title" in low else []
     kind, status = low.get("type"), low.get("status")
-    row = {
-        "title": nfc(_strings(title)[0]) if _strings(title) else nfc(stem),
-        "type": kind.strip().lower() if isinstance(kind, str) else None,
-        "status": status.strip().lower() if isinstance(status, str) else None,
-        "hub": 1 if hubs(stem, props) else 0,
-        "superseded": 1
-        if (isinstance(status, str) and status.strip().lower() == "superseded") or low.get("superseded_by")
-        else 0,
-        "props": json.dumps(props, ensure_ascii=False, default=str) if props else "{}",
-        "body_line": line,
-        "fields": fields,
-    }
+    status = status.strip().lower() if isinstance(status, str) else None
+    tags = _strings(low.get("tags", low.get("tag"))) + [t for _, t in tags if not t.isdigit()]
+    fields = [
+        " ".join([stem, *(t for t in title if t != stem)]),
+        " ".join(_strings(low.get("aliases", low.get("alias")))) if low else "",
+        " ".join(_strings(low.get("description", low.get("summary")))) if low else "",
+        " ".join(t.replace("/", " ") for t in tags),
+        "\n".join(h.rstrip(" \t#\r") for _, h in headings),
+        " ".join(s for k, v in low.items() if k not in _SKIP_PROPS for s in _strings(v)),
+        body,
+        "",
+    ]
+    if not text.isascii():
+        fields = [strip_marks(f) for f in fields]
+        fields[-1] = bigrams(" ".join(fields)) if _CJK.search(text) else ""
+    row = (
+        nfc(title[0]) if title else nfc(stem),
+        kind.strip().lower() if isinstance(kind, str) else None,
+        status,
+        1 if hubs(stem, props) else 0,
+        1 if status == "superseded" or low.get("superseded_by") else 0,
+        json.dumps(props, ensure_ascii=False, default=str) if props else "{}",
+        line,
+        tuple(fields),
+    )
     return row, sorted(targets)
 
 
@@ -566,23 +573,36 @@ def _attachments(vault) -> str:
 
 
 PARALLEL_MIN = 1000  # notes to read before a forked second process pays for its start
+CHILD_SHARE = 0.7  # of the notes read by the child: this process also writes every note into the index
 
 
-def _documents(vault, paths: list[str], hubs) -> list:
-    """``(path, document(note))`` for ``paths``; with many notes, every
-    other one is read by a forked child (:func:`parallel.map_in_two`)."""
+def _documents(vault, paths: list[str], hubs):
+    """``(path, row, [(target, name_key, resolved path)])`` for each of
+    ``paths`` (:func:`document`; links resolved with ``vault.resolver``),
+    not in order; with many notes, most are read by a forked child while
+    this process writes what arrives (:func:`parallel.stream_in_two`)."""
     from . import parallel
 
+    resolver = vault.resolver  # built before the fork: both processes resolve with it
+    names: dict[str, str] = {}
+
     def read(path):
-        return path, document(vault.note(path, keep=False), hubs)
+        row, targets = document(vault.note(path, keep=False), hubs)
+        edges = []
+        for target in targets:
+            name = names.get(target)
+            if name is None:
+                name = names[target] = name_key(target)
+            edges.append((target, name, resolver.resolve(target, path).path))
+        return path, row, edges
 
     def quiet():
         vault.progress = None
 
-    with parallel.gc_paused():
-        if len(paths) < PARALLEL_MIN or not parallel.can_fork():
-            return [read(path) for path in paths]
-        return parallel.map_in_two(read, paths, quiet)
+    if len(paths) < PARALLEL_MIN:
+        yield from map(read, paths)
+    else:
+        yield from parallel.stream_in_two(read, paths, CHILD_SHARE, quiet)
 
 
 def _refresh(index: Index, vault, schema, stamps) -> None:
@@ -675,27 +695,37 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
                 affected.update(d for d in (dst, new) if d is not None)
         con.executemany("UPDATE links SET dst = ? WHERE rowid = ?", updates)
         index.relinked = len(updates)
-    hubs = schema.is_hub
-    docs, fts, edges = [], [], []
-    for path, (row, targets) in _documents(vault, changed, hubs):
-        doc_id = ids[path]
-        docs.append(
-            (doc_id, path, *now[path], row["title"], row.get("type"), row.get("status"))
-            + (row.get("hub", 0), row.get("superseded", 0), row.get("props", "{}"), row["body_line"])
-        )
-        cols = row.get("fields") or {}
-        fts.append((doc_id, *(cols.get(name, "") for name in COLUMNS)))
-        for target in targets:
-            dst = resolve(target, path)
-            edges.append((doc_id, target, name_key(target), dst))
-            if dst is not None:
-                affected.add(dst)
     columns = "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line"
-    con.executemany(f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 12)})", docs)
-    con.executemany(f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})", fts)
+    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 12)})"
+    add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
+    docs, fts, edges = [], [], []
+    with _gc_paused():
+        for path, row, found in _documents(vault, changed, schema.is_hub):
+            doc_id = ids[path]
+            docs.append((doc_id, path, *now[path], *row[:7]))
+            fts.append((doc_id, *row[7]))
+            for target, name, dst in found:
+                dst = ids.get(dst)
+                edges.append((doc_id, target, name, dst))
+                if dst is not None:
+                    affected.add(dst)
+            if len(fts) >= WRITE_BATCH:  # written while the child reads on
+                con.executemany(add_text, fts)
+                fts.clear()
+        con.executemany(add_text, fts)
+    con.executemany(add_doc, docs)
     con.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", edges)
     _count_inlinks(con, affected, whole=not before)
     index.reread = len(changed)
+
+
+def _gc_paused():
+    from .parallel import gc_paused
+
+    return gc_paused()
+
+
+WRITE_BATCH = 200  # notes per executemany into the FTS table
 
 
 def _count_inlinks(con, ids: set, whole: bool) -> None:
