@@ -28,6 +28,8 @@ from autograph.note import Note
 from autograph.schema import SchemaError, load_schema
 from autograph.vault import Vault
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, require
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 MOC = SCRIPTS / "moc.py"
 CLEANUP = SCRIPTS / "link_cleanup.py"
@@ -441,3 +443,26 @@ def test_generated_paths_finds_the_generated_pages_only(make_vault):
     pages = [page["path"] for page in generate(root)["pages"]]
     assert len(pages) > 1
     assert moc.generated_paths(Vault.open(root), load_schema(root)) == set(pages)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    sizes=st.lists(st.tuples(st.sampled_from(["active", "done", None]), st.integers(1, 400)), min_size=1, max_size=120),
+    lines=st.integers(20, 60),
+    nbytes=st.integers(2000, 6000),
+    name=st.text(alphabet="ab cé/", min_size=1, max_size=40),
+)
+def test_pages_hold_every_entry_in_order_within_any_caps(sizes, lines, nbytes, name):
+    from autograph.links import Resolver
+
+    entries = sorted(
+        ((status, f"- [[Card {n}]] — " + "x" * size) for n, (status, size) in enumerate(sizes)),
+        key=lambda e: {"active": 0, "done": 1, None: 2}[e[0]],
+    )
+    first = "MOC/" + moc.file_stem(name) + ".md"
+    caps = {"lines": lines, "bytes": nbytes}
+    pages = moc._paginate(name, "domain", entries, first, caps, Resolver([first]))
+    for page in pages:
+        size = measure(("\n".join(page) + "\n").encode("utf-8"))
+        assert size.lines <= lines and size.bytes <= nbytes
+    assert [line for page in pages for line in page if line.startswith("- [[Card")] == [line for _, line in entries]

@@ -150,7 +150,9 @@ def file_stem(group: str) -> str:
 def link_to(path: str, source: str, resolver: Resolver, title: str | None = None) -> str:
     """A link from note ``source`` to file ``path``: ``[[target]]`` with the
     shortest target (file name, else a longer path suffix, else the whole
-    path) that ``resolver`` resolves to ``path`` without ambiguity, and
+    path, else the path with its extension) that ``resolver`` resolves to
+    ``path`` without ambiguity (a note at the root whose name others share
+    is its own exact path, which Obsidian prefers), and
     ``|title`` when ``title`` differs from that target.  A path a wikilink
     cannot hold becomes ``[title](path%20encoded.md)``."""
     stem = path[:-3] if path.endswith(".md") else path
@@ -161,11 +163,11 @@ def link_to(path: str, source: str, resolver: Resolver, title: str | None = None
         label = (title or stem.rsplit("/", 1)[-1]).replace("[", "(").replace("]", ")")
         return f"[{label}]({quote(path, safe='/')})"
     parts = stem.split("/")
-    target = stem
+    target = path  # the whole path with its extension, when no shorter form resolves ("a.png.md")
     for k in range(1, len(parts) + 1):
         candidate = "/".join(parts[-k:])
         found = resolver.resolve(candidate, source)
-        if found.path == path and not found.ambiguous:
+        if found.path == path and (not found.ambiguous or k == len(parts)):
             target = candidate
             break
     alias = f"|{shown}" if shown is not None and shown != target else ""
