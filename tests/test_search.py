@@ -673,3 +673,54 @@ def test_readonly_graph_folder_for_real(make_vault):
     assert data["index"]["readonly"] and sorted(h["path"] for h in data["hits"]) == ["n3.md", "new.md"]
     assert "cannot be written" in proc.stderr
     assert digest(graph / "search.sqlite") == before
+
+
+# ---------------------------------------------------------------------------
+# Reading in two processes
+
+
+def test_stream_in_two_yields_every_result_once_even_when_the_child_fails():
+    from autograph import parallel
+
+    items = list(range(1000))
+    assert sorted(parallel.stream_in_two(lambda x: x * x, items, 0.7, batch=64)) == [x * x for x in items]
+    parent = os.getpid()
+
+    def fragile(x):
+        if os.getpid() != parent and x > 900:
+            raise RuntimeError("the child fails part way")
+        return -x
+
+    assert sorted(parallel.stream_in_two(fragile, items, 0.5, batch=16)) == sorted(-x for x in items)
+    assert list(parallel.stream_in_two(str, [], 0.7)) == []
+
+
+def index_rows(vault) -> tuple:
+    v = Vault.open(vault)
+    index = search.open_index(v, load_schema(vault), use_disk=False)
+    try:
+        con = index.con
+        docs = con.execute("SELECT path, title, type, status, hub, superseded, props, body_line, inlinks FROM docs")
+        texts = con.execute(
+            f"SELECT d.path, {', '.join('f.' + c for c in search.COLUMNS)} FROM fts f JOIN docs d ON d.id = f.rowid"
+        )
+        edges = con.execute(
+            "SELECT s.path, l.target, l.name, d.path FROM links l "
+            "JOIN docs s ON s.id = l.src LEFT JOIN docs d ON d.id = l.dst"
+        )
+        return sorted(docs), sorted(texts), sorted(edges, key=repr)
+    finally:
+        index.close()
+
+
+def test_the_index_read_in_two_processes_equals_the_one_read_in_one(make_vault, monkeypatch):
+    notes = {
+        f"f{i % 3}/n{i}.md": f"---\ntitle: Note {i}\ntags: [t{i % 4}]\n---\n# Head {i}\n[[n{i * 7 % 40}]] café #x{i}\n"
+        for i in range(40)
+    }
+    vault = make_vault(notes | {"f0/MOC.md": "---\ntype: moc\n---\n[[n1]] [[f2/n2]]\n"})
+    monkeypatch.setattr(search, "PARALLEL_MIN", 10**9)
+    alone = index_rows(vault)
+    monkeypatch.setattr(search, "PARALLEL_MIN", 2)
+    assert index_rows(vault) == alone
+    assert len(alone[0]) == 41 and sum(row[-1] for row in alone[0]) > 30
