@@ -23,7 +23,7 @@ from . import frontmatter as fm
 from .links import _atx_headings, _setext_headings
 from .regions import code_regions, inside
 
-__all__ = ["append", "find", "flow_text", "history_line", "items", "newline_of"]
+__all__ = ["append", "find", "flow_text", "headings", "history_line", "items", "newline_of"]
 
 # a list item: "-", "*" or "+", or "1." / "1)", then a space, a tab or the line end
 _ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|\r?$)")
@@ -53,6 +53,13 @@ def _headings(text: str) -> list[tuple[int, int, str, bool]]:
     regions = code_regions(body)
     starts = [start for start, _ in regions]
     return [(offset + s, lv, t.strip(), atx) for s, lv, t, atx in sorted(found) if not inside(regions, starts, s)]
+
+
+def headings(text: str) -> list[tuple[int, int, str, bool]]:
+    """``(offset in text, level, title, is ATX)`` of every heading of the
+    note ``text`` (or a body) outside code and the frontmatter, in order;
+    titles trimmed.  What :func:`find` reads."""
+    return _headings(text)
 
 
 def find(text: str, heading: str) -> tuple[int, int] | None:
