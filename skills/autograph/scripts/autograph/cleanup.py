@@ -73,7 +73,7 @@ def related_spans(text: str) -> list[tuple[int, int]]:
     code, comments or math, never in the frontmatter)."""
     if "elated" not in text and "ELATED" not in text:
         return []
-    found = sections._headings(text)
+    found = sections.headings(text)
     spans = []
     for k, (start, level, title, atx) in enumerate(found):
         if atx and title.casefold() == HEADING:
