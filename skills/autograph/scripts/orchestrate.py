@@ -32,8 +32,8 @@ examples.  Guide: references/orchestrate.md.
 """
 
 CODES = """\
-Exit codes: 0 done; 1 a step found what it checks for (health under
---fail-under); 2 bad usage, vault or schema (or the step that failed with
+Exit codes: 0 done; 1 health under --fail-under (other steps' 1, found
+something, is shown in their status); 2 bad usage, vault or schema (or the step that failed with
 2); 3 I/O failure or bug (or a step's 3); 4 a step's planned writes were
 skipped (conflicts)."""
 
@@ -311,9 +311,11 @@ def _emit(args, data: dict, summary: dict) -> int:
     text = jsonfile.dumps(data, indent=1) + "\n"
     for batch in data.get("batches", ()):
         if batch["over_budget"]:
+            item = batch["items"][0]
+            label = item.get("path") or item.get("group") or "one item"
             print(
-                f"warning: {batch['id']} holds one item of ~{batch['tokens']} tokens, over the budget "
-                f"of {data['budget']}",
+                f"warning: {batch['id']} holds {cli.printable(label)} alone: ~{batch['tokens']} tokens, over the "
+                f"budget of {data['budget']}",
                 file=sys.stderr,
             )
     if not args.output or args.output == "-":

@@ -20,6 +20,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,7 @@ class Step:
     action: object = None
     stdin: Path | None = None
     dry: bool = False  # a write step run as a dry run
+    counts: bool = True  # its exit 1 (found something) makes the run's exit 1
     missing: str | None = field(default=None, init=False)
 
     def shown(self) -> str:
@@ -149,8 +151,9 @@ def run_steps(steps: list[Step], root: Path, say, scripts: Path = SCRIPTS) -> di
     (found what it checks for) lets the run go on; any other code (2 bad
     usage or schema, 3 failure, 4 writes skipped, a signal) stops it, and the
     remaining steps are ``not-run``.  Returns ``{"plan": [...], "steps":
-    [{name, command, code, status, summary}], "code"}``; ``code`` is the
-    failing step's, else 1 if a step found something, else 0.  ``data`` of
+    [{name, command, code, status, summary, seconds}], "code"}``; ``code`` is the
+    failing step's, else 1 if a step whose ``counts`` is set found
+    something, else 0.  ``data`` of
     each run step (its parsed ``--json``) is kept in ``step_data`` for the
     caller (not in the returned JSON)."""
     check_present(steps, scripts)
@@ -179,18 +182,20 @@ def run_steps(steps: list[Step], root: Path, say, scripts: Path = SCRIPTS) -> di
             entry["summary"] = {"note": step.missing}
             say(f"[{n}/{len(steps)}] {step.name}: skipped ({step.missing})")
             continue
+        started = time.monotonic()
         if step.action is not None:
             step_code, data = step.action()
         else:
             step_code, data = _run_child(step, root, scripts)
+        entry["seconds"] = round(time.monotonic() - started, 2)
         entry["code"] = step_code
         data_of[step.name] = data
         entry["summary"] = summarise(data)
         if step_code in (0, 1):
             entry["status"] = "ok" if step_code == 0 else "found"
-            code = max(code, step_code)
+            code = max(code, step_code if step.counts else 0)
             say(
-                f"[{n}/{len(steps)}] {step.name}: exit {step_code}"
+                f"[{n}/{len(steps)}] {step.name}: exit {step_code} in {entry['seconds']:g} s"
                 + (f" · {_line(entry['summary'])}" if entry["summary"] else "")
             )
         else:
@@ -302,6 +307,7 @@ def bootstrap_steps(
             )
         )
     common = _schema_args(used)
+    # a report step's 1 (found) is told in its status; only health's (--fail-under) is the run's
     steps += [
         Step("enforce", "enforce.py", [vault, *common, "--json", *apply_flag], writes=apply, dry=not apply),
         Step("dedup", "dedup.py", [vault, *common, "--json", *apply_flag], writes=apply, dry=not apply),
@@ -333,6 +339,8 @@ def bootstrap_steps(
             ],
         ),
     ]
+    for step in steps:
+        step.counts = step.name == "health"
     return steps, {"source": source, "draft": str(draft), "used": used, "install": install}
 
 
@@ -598,7 +606,7 @@ def prepared(command: str, vault, items: list[dict], extra: dict, budget: int) -
     paths = [p for item in items for p in ([n["path"] for n in item["notes"]] if "notes" in item else [item["path"]])]
     return {
         "command": command,
-        "vault": str(vault.root),
+        "vault": str(vault.root.resolve()),
         "budget": budget,
         "token_estimate": "bytes of each item's compact JSON / 4",
         "items": len(items),

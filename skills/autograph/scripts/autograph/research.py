@@ -95,7 +95,7 @@ def plan(vault, schema, budget: int = batches.DEFAULT_BUDGET, batch_size: int | 
         items.append({"path": path, "tokens": batches.estimate(size)})
     cut = batches.pack(items, budget, tokens=lambda item: item["tokens"], max_items=batch_size)
     return {
-        "vault": str(vault.root),
+        "vault": str(vault.root.resolve()),
         "notes": len(notes),
         "left_out": left_out,
         "budget": budget,
