@@ -241,3 +241,20 @@ def test_every_resolved_link_follows_its_target_and_nothing_else_changes(scenari
 
 def outside_links(text: str) -> list[str]:
     return [text[s.start : s.end] for s in link_spans(text)]
+
+
+def test_frontmatter_links_follow_yaml_quoting_and_only_string_values_count():
+    resolver = Resolver(["a.md", "s.md"])
+    text = (
+        "---\nup: [[a]]\nl:\n  - '[[a|x]]'\n  - it's \"[[a]]\" # [[a]] in a comment\n"
+        "m: ['[[a]]', \"[[a]]\"]\n---\n[[a]]\n"
+    )
+    new, changes = retarget_text(text, "s.md", resolver, {"a.md": 'Don\'t say "no".md'})
+    assert new == (
+        "---\nup: [[a]]\nl:\n  - '[[Don''t say \"no\"|x]]'\n  - it's \"[[Don't say \"no\"]]\" # [[a]] in a comment\n"
+        'm: [\'[[Don\'\'t say "no"]]\', "[[Don\'t say \\"no\\"]]"]\n---\n[[Don\'t say "no"]]\n'
+    )
+    assert [c.line for c in changes] == [4, 5, 6, 6, 8]
+    from autograph import frontmatter
+
+    assert frontmatter.parse(new).properties["m"] == ['[[Don\'t say "no"]]'] * 2

@@ -77,6 +77,7 @@ class Span(NamedTuple):
     tstart: int
     tend: int
     angle: bool = False  # a Markdown destination written in <...>
+    quote: str = ""  # a frontmatter link inside a YAML quoted scalar: its quote
 
 
 # ---------------------------------------------------------------------------
@@ -97,25 +98,53 @@ def link_spans(text: str) -> list[Span]:
     body = block.body if block is not None else 0
     spans: list[Span] = []
     if block is not None and block.error is None and block.properties and "[[" in text[:body]:
-        wanted: dict[tuple, int] = {}
-        for link in property_links(block.properties):
-            key = (link.target, link.fragment, link.alias, link.embed)
-            wanted[key] = wanted.get(key, 0) + 1
-        head = text[: block.end]
-        for link in scan(head, 0, 1, regions=[]):
-            if link.start < block.start:
-                continue
-            key = (link.target, link.fragment, link.alias, link.embed)
-            if link.kind == "wikilink" and wanted.get(key, 0) > 0:
-                wanted[key] -= 1
-                span = _wiki_span(text, link._replace(kind="property"))
-                if span is not None:
-                    spans.append(span)
+        spans += _property_spans(text, block)
     for link in scan(text, body, text.count("\n", 0, body) + 1):
         span = _wiki_span(text, link) if link.kind == "wikilink" else _markdown_span(text, link)
         if span is not None:
             spans.append(span)
     return spans
+
+
+def _property_spans(text: str, block) -> list[Span]:
+    """The spans of the wikilinks Obsidian reads in frontmatter values: per
+    top-level entry, the raw ``[[...]]`` of its lines matched to the links
+    of its parsed value (so a ``[[x]]`` in a comment or an unquoted nested
+    list, which YAML does not read as a string, is no link)."""
+    found: list[Span] = []
+    line_starts = [block.start]
+    for _ in range(text.count("\n", block.start, block.end)):
+        line_starts.append(text.index("\n", line_starts[-1]) + 1)
+    line_starts.append(block.end)
+    for entry in block.entries:
+        value = block.properties.get(entry.key)
+        wanted: dict[tuple, int] = {}
+        for link in property_links({entry.key: value}):
+            key = (link.target, link.fragment, link.alias, link.embed)
+            wanted[key] = wanted.get(key, 0) + 1
+        if not wanted:
+            continue
+        start = line_starts[min(entry.start, len(line_starts) - 1)]
+        end = line_starts[min(entry.end, len(line_starts) - 1)]
+        first_line = text.count("\n", 0, start) + 1
+        for link in scan(text[:end], start, first_line, regions=[]):
+            if link.kind != "wikilink":
+                continue
+            quote = _yaml_quote(text, link.start)
+            link = link._replace(
+                kind="property",
+                target=_unquote(link.target, quote),
+                fragment=_unquote(link.fragment, quote),
+                alias=None if link.alias is None else _unquote(link.alias, quote),
+                key=entry.key,
+            )
+            key = (link.target, link.fragment, link.alias, link.embed)
+            if wanted.get(key, 0) > 0:
+                wanted[key] -= 1
+                span = _wiki_span(text, link)
+                if span is not None:
+                    found.append(span._replace(quote=quote))
+    return found
 
 
 def _wiki_span(text: str, link) -> Span | None:
@@ -132,6 +161,43 @@ def _wiki_span(text: str, link) -> Span | None:
     stripped = part.strip()
     start = inner_start + lead
     return Span(link, link.start, link.end, start, start + len(stripped))
+
+
+def _yaml_quote(text: str, at: int) -> str:
+    """The quote of the YAML scalar that holds offset ``at`` on its line
+    (``'``, ``"``), or ``""`` for a plain one.  A quote opens a scalar only
+    where a scalar starts (the line start, or after ``:``, ``-``, ``[``,
+    ``,``, ``{`` and spaces); ``''`` inside single quotes and ``\\"`` inside
+    double quotes do not close it."""
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    state, i, last = "", 0, ""
+    while i < len(line):
+        ch = line[i]
+        if not state:
+            if ch in "'\"" and last in ("", ":", "-", "[", ",", "{"):
+                state = ch
+            elif ch not in " \t":
+                last = ch
+        elif state == "'" and ch == "'":
+            if line[i + 1 : i + 2] == "'":
+                i += 1
+            else:
+                state, last = "", "'"
+        elif state == '"' and ch == "\\":
+            i += 1
+        elif state == '"' and ch == '"':
+            state, last = "", '"'
+        i += 1
+    return state
+
+
+def _unquote(text: str, quote: str) -> str:
+    """Link text as YAML reads it inside a scalar quoted with ``quote``."""
+    if quote == "'":
+        return text.replace("''", "'")
+    if quote == '"' and "\\" in text:
+        return text.replace('\\"', '"').replace("\\\\", "\\")
+    return text
 
 
 def _markdown_span(text: str, link) -> Span | None:
@@ -271,6 +337,10 @@ def _rewrite_one(text: str, span: Span, new_path: str, keep_text: bool) -> str:
     if link.kind == "markdown":
         raw = text[span.tstart : span.tend]
         replacement = _encode_markdown(new_path, raw, span.angle)
+    elif span.quote == "'":
+        replacement = new_path.replace("'", "''")
+    elif span.quote == '"':
+        replacement = new_path.replace("\\", "\\\\").replace('"', '\\"')
     else:
         replacement = new_path
     new = text[span.start : span.tstart] + replacement + text[span.tend : span.end]
@@ -392,9 +462,7 @@ def _reads_back(text: str, span: Span, path: str, keep_text: bool, desired: str,
     """Whether the rewritten link, read alone, is one link of the same kind,
     fragment and alias that resolves to ``desired`` (a name with ``]]``,
     ``|`` or ``#`` in it would not be)."""
-    new = _rewrite_one(text, span, path, keep_text)
-    if span.link.kind == "property":
-        new = new.replace('\\"', '"')
+    new = _unquote(_rewrite_one(text, span, path, keep_text), span.quote)
     found = scan(new, 0, 1, regions=[])
     if len(found) != 1:
         return False
