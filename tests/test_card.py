@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SCRIPTS
+from conftest import CORPORA, REPO, SCRIPTS, copy_tree, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -289,6 +289,50 @@ def test_a_list_stays_a_list_and_empty_values_record_the_old_one(tmp_path):
     assert sections.items(note.text, "History")[-1] == "- 2026-12-01: role: CTO"
 
 
+FOLDED_KEYS = ("role:", "updated:", "access_count:", "tier:", "last_accessed:", "relevance:")
+
+
+@pytest.mark.parametrize("corpus", ["dendron-site", "kepano-obsidian"])
+def test_set_log_link_on_real_notes_change_only_their_lines(tmp_path, corpus, monkeypatch):
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    root = copy_tree(require(CORPORA / corpus), tmp_path / corpus)
+    vault, schema = opened(root)
+    notes = [
+        p
+        for p in vault.cards(schema)
+        if (n := vault.note(p)).text is not None and not (n.frontmatter and n.frontmatter.error)
+    ]
+    picked = random.Random(corpus).sample(notes, min(40, len(notes)))
+    other = picked[0]
+    plans = [cards.plan_set(vault, schema, path, [("role", "Tester")], DAY) for path in picked[1:]]
+    plans += [cards.plan_log(vault, schema, path, "seen in the corpus test", DAY) for path in picked[1:6]]
+    done = 0
+    for plan in plans:
+        if plan.refused is not None:  # a value with comments on its lines, a section left in open code
+            assert plan.refused["reason"] == "not-editable"
+            continue
+        (edit,) = plan.edits
+        old = edit.before.decode("utf-8").lstrip("\ufeff").splitlines()
+        new = edit.after.decode("utf-8").lstrip("\ufeff").splitlines()
+        diff = list(difflib.ndiff(old, new))
+        removed = [line[2:] for line in diff if line.startswith("- ")]
+        added = [line[2:] for line in diff if line.startswith("+ ")]
+        assert all(line.lstrip().lower().startswith(FOLDED_KEYS) for line in removed), (plan.path, removed)
+        body = [line for line in added if not line.lower().startswith(FOLDED_KEYS)]
+        allowed = {"", "## Log", "- 2026-12-01: seen in the corpus test"}
+        if not old or old[0] != "---":
+            allowed.add("---")  # a note without frontmatter gets a block
+        assert set(body) <= allowed, (plan.path, body)
+        done += 1
+    assert done >= len(plans) - 3
+    vault, schema = opened(root)
+    plan = cards.plan_link(vault, schema, picked[1], [other], DAY)
+    if plan.refused is None:
+        write(root, plan)
+        again, schema = opened(root)
+        assert cards.plan_link(again, schema, picked[1], [other], DAY).edits == []
+
+
 # ---------------------------------------------------------------------------
 # new: placement, defaults, refusals
 
@@ -355,6 +399,13 @@ def test_set_names_another_card_holding_the_identity(tmp_path):
     vault, schema = opened(root)
     plan = cards.plan_set(vault, schema, "people/Bob.md", [("email", "ALEX@example.com")], DAY)
     assert plan.edits and any("people/Alex.md" in note and "dedup.py" in note for note in plan.notes)
+
+
+def test_set_refuses_a_status_the_type_does_not_allow(tmp_path):
+    root = card_vault(tmp_path)
+    assert run_card(root, "set", "Alex", "status=dreaming").returncode == 2
+    proc = run_card(root, "set", "Alex", "status=inactive")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["written"] == ["people/Alex.md"]
 
 
 def test_dry_run_writes_nothing(tmp_path):

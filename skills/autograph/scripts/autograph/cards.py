@@ -401,7 +401,10 @@ class _Draft:
         already resolves to ``target``."""
         if target == self.path or target in self.related():
             return False
-        self.append("Related", [f"- [[{link_form(self.vault, self.path, target)}]]"])
+        form = link_form(self.vault, self.path, target)
+        if any(ch in form for ch in "[]|#^"):
+            raise BadRequest(f"{target}: its name holds a character a wikilink cannot hold ([ ] | # ^); rename it")
+        self.append("Related", [f"- [[{form}]]"])
         return True
 
     def edit(self, schema, today: datetime.date, reason: str, before: bytes | None = None) -> Edit | None:
@@ -546,6 +549,16 @@ def plan_new(
     return plan
 
 
+def _check_status(schema, draft: _Draft, key: str, value) -> None:
+    """Raise :class:`BadRequest` for a ``status`` its type does not allow."""
+    if key.lower() != "status" or value is None:
+        return
+    kind = _known_type(schema, _type_of(schema, draft.path, draft.properties))
+    allowed = schema.statuses(kind) if kind else []
+    if allowed and value not in allowed:
+        raise BadRequest(f"status {value!r} is not one of the {kind} statuses: {', '.join(allowed)}")
+
+
 def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], today: datetime.date) -> Plan:
     """Plan setting each ``(field, value)`` of ``assignments`` on the card
     at ``path``.  A field that already holds an equal value (parsed values
@@ -560,6 +573,7 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
         draft = _Draft(vault, schema, path)
         lines = []
         for key, value in assignments:
+            _check_status(schema, draft, key, value)
             props = draft.properties
             written = _key_of(props, key)
             old = props.get(written) if written is not None else None
