@@ -341,3 +341,13 @@ def test_enforce_move_cannot_go_with_repair(make_vault, capsys):
 
     root = make_vault({"schema.json": SCHEMA, "a.md": "---\ntype: person\n---\n"})
     assert enforce.main([str(root), "--repair", "--move"]) == 2
+
+
+def test_a_case_only_rename_and_a_symlink(make_vault, capsys):
+    root = make_vault({"note.md": "x\n", "s.md": "[[note]] [[Note#H]]\n"})
+    code, out = mv(root, "note.md", "Note.md", "--apply", capsys=capsys)
+    assert code == 0 and out["links"] == []  # [[note]] still resolves: its case is not "fixed"
+    assert sorted(p.name for p in root.glob("*.md")) == ["Note.md", "s.md"]
+    os.symlink(root / "Note.md", root / "link.md")
+    assert mv(root, "link.md", "other.md", "--apply", capsys=capsys)[0] == 2  # not a file of the vault (BR-31)
+    assert (root / "Note.md").read_text() == "x\n"

@@ -189,6 +189,8 @@ def plan_move(
     creates, renames, trashes = [], [], []
     for old, new in mapping.items():
         full = os.path.join(vault.root, old)
+        if os.path.islink(full):
+            raise MoveError(f"{old} is a symlink; move the file it points to, or the link itself with mv")
         try:
             data = store._read_regular(full)
             mtime = os.lstat(full).st_mtime_ns
