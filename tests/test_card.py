@@ -408,6 +408,24 @@ def test_set_refuses_a_status_the_type_does_not_allow(tmp_path):
     assert proc.returncode == 0 and json.loads(proc.stdout)["written"] == ["people/Alex.md"]
 
 
+def test_two_agents_adding_one_person_at_once_leave_one_card(tmp_path):
+    root = make_vault(tmp_path)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(CARD), "new", "person", title, "description=x", "email=kim@example.com"]
+            + ["--vault", str(root), "--json", "--wait", "30"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for title in ("Kim Lee", "K. Lee")
+    ]
+    codes = sorted(proc.wait(timeout=60) for proc in procs)
+    for proc in procs:
+        proc.stdout.close()
+    assert codes == [0, 1]  # the second read the vault after the first wrote, under the writer lock
+    assert len(list((root / "people").glob("*.md"))) == 1
+
+
 def test_dry_run_writes_nothing(tmp_path):
     root = make_vault(tmp_path)
     proc = subprocess.run(
