@@ -150,19 +150,36 @@ def test_prepare_is_deterministic_and_every_note_is_in_one_batch(vault, tmp_path
         assert set(found) == set(VAULT) - {"Projects/Websit.txt", "Templates/Person.md", "index.md"}
 
 
-def test_dedup_prepare_groups_identity_and_names_but_merges_nothing(vault):
+def test_dedup_prepare_groups_identity_and_names_but_merges_nothing(vault, make_vault):
+    before = hashes(vault)
     data = prepare("dedup-prepare", vault)
+    assert hashes(vault) == before
     groups = [item for batch in data["batches"] for item in batch["items"]]
     by_paths = {tuple(n["path"] for n in g["notes"]): g for g in groups}
     alex = by_paths[("People/A. Example.md", "People/Alex Example.md", "People/example-alex.md")]
-    assert alex["strength"] == "identity"  # one email, letter case aside
-    kinds = sorted((e["by"], tuple(e["paths"])) for e in alex["evidence"])
+    assert alex["strength"] == "strong"  # one email, letter case aside: dedup.py --apply merges it
+    assert alex["canonical"] in ("People/A. Example.md", "People/Alex Example.md")
+    kinds = sorted((e["by"], tuple(sorted(e["paths"]))) for e in alex["evidence"])
     assert kinds == [
         ("identity", ("People/A. Example.md", "People/Alex Example.md")),
         ("name", ("People/Alex Example.md", "People/example-alex.md")),  # word order and punctuation folded
     ]
     assert all("Templates/Person.md" not in paths for paths in by_paths)
     assert "never merge on a name alone" in data["instructions"]
+    other = make_vault(
+        {
+            "a.md": "---\ntype: person\nhandle: '@sam'\n---\n",
+            "b.md": "---\ntype: person\nhandle: sam\n---\n",
+            "c.md": "---\ntype: person\nemail: x@example.com\nphone: '+44 20 1234 5678'\n---\n",
+            "d.md": "---\ntype: person\nemail: x@example.com\nphone: '+1 555 0100'\n---\n",
+            **{f"p{n}/readme.md": "about\n" for n in range(12)},  # a name 12 notes share is no evidence
+        },
+        name="other",
+    )
+    data = prepare("dedup-prepare", other)
+    groups = {tuple(n["path"] for n in g["notes"]): g["strength"] for b in data["batches"] for g in b["items"]}
+    assert groups == {("a.md", "b.md"): "identity", ("c.md", "d.md"): "conflict"}
+    assert data["generic_names"] == 1
 
 
 def test_link_prepare_gives_the_line_and_similar_names(vault):

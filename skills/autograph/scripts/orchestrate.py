@@ -42,7 +42,7 @@ Steps (each read only; derived files under .graph/ only):
   1. graph.py health VAULT --json      score, broken links, orphans, ...
   2. engine.py stats VAULT --json      tiers, stale share, working set
   3. enforce.py VAULT --json           compliance report (a dry run)
-then one summary.  --schema and --dry-run are passed to every step;
+then one summary.  --schema, --dry-run and --quiet are passed to every step;
 --fail-under N to graph.py health.
 
 JSON keys (--json): command, vault, plan[{{name, command, writes, skip}}],
@@ -70,7 +70,8 @@ Steps:
   7. moc.py generate VAULT [--dry-run]  maps of content
   8. graph.py health VAULT              the result
 Every write step is a dry run unless --apply (moc.py gets --dry-run);
-derived files under .graph/ are not writes.
+derived files under .graph/ are not writes.  --schema and --quiet are passed
+to every step that takes them.
 
 The schema: --schema, else VAULT/schema.json when it exists, is used as it
 is and never overwritten (the draft stays under .graph/ to compare).  With no
@@ -250,9 +251,8 @@ def cmd_health(args) -> int:
 
     root = Vault.check_folder(args.vault)
     steps = orchestrate.health_steps(args.vault, args.schema, args.fail_under)
-    if args.dry_run:
-        for step in steps:
-            step.argv.append("--dry-run")
+    for step in steps:
+        step.argv += (["--dry-run"] if args.dry_run else []) + (["--quiet"] if args.quiet else [])
     result = orchestrate.run_steps(steps, root, _say(args))
     summary = orchestrate.health_summary(result["step_data"])
     if args.json:
@@ -288,6 +288,9 @@ def cmd_bootstrap(args) -> int:
     root = Vault.check_folder(args.vault)
     apply = cli.writes(args)
     steps, schema = orchestrate.bootstrap_steps(root, args.vault, args.schema, apply, args.fail_under, args.wait)
+    for step in steps:
+        if args.quiet and step.action is None:
+            step.argv.append("--quiet")
     say = _say(args)
     say(f"bootstrap of {cli.printable(str(root))}: " + ("WRITES (--apply)" if apply else "dry run, writes nothing"))
     result = orchestrate.run_steps(steps, root, say)
