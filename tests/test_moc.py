@@ -466,3 +466,23 @@ def test_pages_hold_every_entry_in_order_within_any_caps(sizes, lines, nbytes, n
         size = measure(("\n".join(page) + "\n").encode("utf-8"))
         assert size.lines <= lines and size.bytes <= nbytes
     assert [line for page in pages for line in page if line.startswith("- [[Card")] == [line for _, line in entries]
+
+
+def test_generated_mocs_are_not_cards_and_do_not_rescue_orphans(make_vault):
+    root = make_vault(
+        {
+            "schema.json": json.dumps({"node_types": {"person": {"status": ["active", "superseded"]}}}),
+            "a/One.md": card("person", "work", "active", "one"),
+            "a/Two.md": card("person", "work", "active", "two") + "[[One]]\n",
+        }
+    )
+    vault = Vault.open(root)
+    before = health_report(vault, load_schema(root), NoteIndex(vault, use_cache=False))
+    generate(root)
+    vault, schema = Vault.open(root), load_schema(root)
+    assert "MOC/work MOC.md" in vault.notes and "MOC/work MOC.md" not in vault.cards(schema)
+    after = health_report(vault, schema, NoteIndex(vault, use_cache=False))
+    assert after["orphans"] == before["orphans"] == ["a/Two.md"]
+    from autograph import compliance
+
+    assert [f.path for f in compliance.check(vault, schema).findings if f.path.startswith("MOC/")] == []

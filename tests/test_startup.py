@@ -39,7 +39,10 @@ sys.exit(code)
 ALL_SCRIPTS = sorted(path.name for path in SCRIPTS.glob("*.py"))
 SUBCOMMANDS = {
     "engine.py": ["init", "decay", "touch", "creative", "stats"],
-    "graph.py": ["health", "backlinks", "orphans", "report"],
+    "graph.py": ["health", "backlinks", "orphans", "report", "fix", "mv"],
+    "moc.py": ["generate"],
+    "daily.py": ["extract", "mark"],
+    "enrich.py": ["tags", "links"],
     "undo.py": ["list", "show", "undo", "recover"],
 }
 HELPS = [[name, "--help"] for name in ALL_SCRIPTS] + [

@@ -134,7 +134,19 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
             invalid.append({"path": path, "line": line, "column": column, "error": reason})
     not_cards = set(notes).difference(cards) if len(cards) < len(notes) else set()
     skip = set(hub_list) | not_cards
-    orphans = graph.orphans(exclude=skip.__contains__)
+    # a generated Map of Content links every card of its group: its links do
+    # not rescue an orphan, or one moc.py run would hide every orphan
+    from .moc import generated_paths
+
+    generated = generated_paths(vault, schema)
+    if generated:
+        orphans = [
+            path
+            for path in notes
+            if path not in skip and all(edge.source in generated for edge in graph.backlinks(path))
+        ]
+    else:
+        orphans = graph.orphans(exclude=skip.__contains__)
     broken = graph.broken()
     anchors = graph.broken_anchors()
     links = len(graph.edges)

@@ -240,6 +240,9 @@ class Vault:
         written into a template would be copied into every note made from it.
         An index or a named hub is a list of cards, not one: a ``tier`` or a
         ``type`` written into ``MEMORY.md`` would cost every session a line.
+        Maps of Content written by ``moc.py generate`` are not cards either
+        (:func:`moc.generated_paths`: they are rewritten whole, so a field
+        written into one would not last, and they are hubs).
         ``schema`` is a :class:`schema.Schema` (None: templates only).
         """
         ignore = schema.ignore_folders if schema is not None else []
@@ -248,9 +251,14 @@ class Vault:
             return [path for path in self.notes if not path.startswith(folders)] if folders else self.notes
         index_files = {f.strip("/").lower() for f in schema.index_files}
         hub_names = schema.hub_names
+        from .moc import generated_paths
+
+        generated = generated_paths(self, schema)
 
         def is_card(path: str) -> bool:
             if folders and path.startswith(folders):
+                return False
+            if path in generated:
                 return False
             if path.lower() in index_files:
                 return False
