@@ -229,7 +229,8 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         headings = ([(0, first.group(1))] if first else []) + [
             (m.start() + 1, m.group(1)) for m in _HEADING.finditer(body)
         ]
-        tags = [(m.start(), m.group(1)) for m in _TAG.finditer(body)]
+        # a tag starts a line or follows a space, as in Obsidian (not a URL's or a link's #fragment)
+        tags = [(at, m.group(1)) for m in _TAG.finditer(body) if (at := m.start()) == 0 or body[at - 1] in " \t\n"]
     if headings or tags or "[[" in body or "](" in body:
         regions = links.code_regions(body)
         starts = [start for start, _ in regions]
@@ -713,9 +714,21 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
                 con.executemany(add_text, fts)
                 fts.clear()
         con.executemany(add_text, fts)
-    con.executemany(add_doc, docs)
     con.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", edges)
-    _count_inlinks(con, affected, whole=not before)
+    if before:
+        con.executemany(add_doc, docs)
+        _count_inlinks(con, affected)
+    else:  # built from nothing: every note's count from the edges at hand
+        hubs = {doc[0] for doc in docs if doc[8]}
+        pairs = {(src, dst) for src, _, _, dst in edges if dst is not None and dst != src}
+        counts: dict[int, int] = {}
+        near = set()
+        for src, dst in pairs:
+            counts[dst] = counts.get(dst, 0) + 1
+            if src in hubs:
+                near.add(dst)
+        add_doc = add_doc.replace(") VALUES (", ", inlinks, near_hub) VALUES (?, ?, ")
+        con.executemany(add_doc, [(*doc, counts.get(doc[0], 0), 1 if doc[0] in near else 0) for doc in docs])
     index.reread = len(changed)
 
 
@@ -728,17 +741,14 @@ def _gc_paused():
 WRITE_BATCH = 200  # notes per executemany into the FTS table
 
 
-def _count_inlinks(con, ids: set, whole: bool) -> None:
-    """Count again the in-links of the notes ``ids`` (every note: ``whole``):
-    how many other notes link to each, and whether a hub does."""
+def _count_inlinks(con, ids: set) -> None:
+    """Count again the in-links of the notes ``ids``: how many other notes
+    link to each, and whether a hub does."""
     count = (
         "UPDATE docs SET inlinks = (SELECT COUNT(DISTINCT src) FROM links WHERE dst = docs.id AND src != docs.id), "
         "near_hub = EXISTS (SELECT 1 FROM links JOIN docs h ON h.id = links.src "
         "WHERE links.dst = docs.id AND links.src != docs.id AND h.hub = 1)"
     )
-    if whole:
-        con.execute(count + " WHERE id IN (SELECT DISTINCT dst FROM links)")
-        return
     con.executemany(count + " WHERE id = ?", [(doc_id,) for doc_id in ids])
 
 
