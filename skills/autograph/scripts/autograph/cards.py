@@ -326,10 +326,10 @@ def _key_of(properties: dict, key: str) -> str | None:
 
 
 def _is_list_field(schema, key: str) -> bool:
-    return schema.properties.get(key.lower(), schema.properties.get(key)) in LIST_TYPES or key.lower() in (
-        "tags",
-        "aliases",
-    )
+    """Whether ``key`` holds a list: ``tags``, ``aliases``, or a list type in
+    the schema's ``properties``."""
+    kinds = {name.lower(): kind for name, kind in schema.properties.items()}
+    return key.lower() in ("tags", "aliases") or kinds.get(key.lower()) in LIST_TYPES
 
 
 class _Draft:
@@ -407,7 +407,7 @@ class _Draft:
         self.append("Related", [f"- [[{form}]]"])
         return True
 
-    def edit(self, schema, today: datetime.date, reason: str, before: bytes | None = None) -> Edit | None:
+    def edit(self, schema, today: datetime.date, reason: str) -> Edit | None:
         """The card's one write: ``updated`` set to today, then the touch
         folded in; None when nothing changed."""
         if not self.changes:
@@ -418,7 +418,7 @@ class _Draft:
             except fm.FrontmatterError as exc:
                 raise _NotEditable(f"{self.path}: updated cannot be rewritten ({exc})") from None
         after = _touched(self.vault, schema, self.path, self.note.encode(self.text), today)
-        return Edit(self.path, self.note.data if before is None else before, after, reason)
+        return Edit(self.path, self.note.data, after, reason)
 
 
 def _touched(vault, schema, path: str, data: bytes, today: datetime.date) -> bytes:
