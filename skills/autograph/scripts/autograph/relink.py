@@ -445,7 +445,7 @@ def retarget_text(
     if not plans:
         return text, []
     new_text = rewrite_links(text, plans, keep_text)
-    if text[: _fm_end(text)] != new_text[: _fm_end(new_text)] and not _frontmatter_ok(new_text, later, new_source):
+    if text[: _fm_end(text)] != new_text[: _fm_end(new_text)] and not _frontmatter_ok(text, new_text):
         # a path that YAML cannot hold in that value's quoting: leave the frontmatter
         plans = [(span, path) for span, path in plans if span.link.kind != "property"]
         new_text = rewrite_links(text, plans, keep_text)
@@ -477,13 +477,13 @@ def _fm_end(text: str) -> int:
     return block.body if block is not None else 0
 
 
-def _frontmatter_ok(text: str, later: Resolver, source: str) -> bool:
-    """Whether a rewritten frontmatter still parses, with every property
-    link resolving somewhere."""
-    block = fm.parse(text)
-    if block is None or block.error is not None:
+def _frontmatter_ok(text: str, new_text: str) -> bool:
+    """Whether a rewritten frontmatter still parses, with as many property
+    links as before (each rewritten link was read back alone already)."""
+    before, after = fm.parse(text), fm.parse(new_text)
+    if after is None or after.error is not None:
         return False
-    return all(later.resolve(link.target, source).path for link in property_links(block.properties) if link.target)
+    return len(property_links(after.properties)) == len(property_links(before.properties if before else {}))
 
 
 def plan_retarget(
