@@ -236,3 +236,9 @@ def test_fix_on_obsidian_hub(tmp_path, capsys):
     code, again = fix(root, capsys=capsys)
     assert again["planned"] == [] and again["edits"] == []
     print(f"obsidian-hub: {broken_before} broken before, {broken_after} after, {repaired} repaired")
+
+
+def test_a_link_with_a_uri_scheme_is_not_a_folder_path(make_vault, capsys):
+    root = make_vault({"careers.mission.md": "m\n", "a.md": "![[dendron://dendron.site/careers.mission]]\n"})
+    code, out = fix(root, "--apply", capsys=capsys)
+    assert out["planned"] == [] and out["unfixable"][0]["target"] == "dendron://dendron.site/careers.mission"

@@ -14,7 +14,8 @@ one of these, in this order:
     twice (``%2520``), or with ``+`` for spaces;
 ``path``
     a path (``folder/Note``) whose folder is wrong, while exactly one file
-    in the vault has its last part's name;
+    in the vault has its last part's name (not a path with a URI scheme,
+    such as Dendron's ``dendron://vault/note``);
 ``alias``
     a bare ``[[Alias]]`` that is in the ``aliases`` of exactly one note: it
     becomes ``[[Target|Alias]]`` (Obsidian does not resolve aliases).
@@ -30,6 +31,7 @@ never written: their repairable links are reported.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +111,9 @@ def journal_moves(root) -> dict[str, tuple[str, str]]:
     return final
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
 def _key(text: str) -> str:
     text = unicodedata.normalize("NFC", text.strip()).lower()
     return text[:-3] if text.endswith(".md") else text
@@ -151,6 +156,8 @@ def _candidates(span, text, source, resolver, moved, moved_resolver, aliases):
                 if found.path is not None:
                     return f"Markdown link encoding: {why}", list(found.candidates)
     name = target.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    if _SCHEME.match(target):
+        return None, []  # dendron://vault/note, a URL: another tool's address, not a folder path
     if "/" in target.replace("\\", "/").strip("/") and name:
         found = resolver.resolve(name, source)
         if found.path is not None:
