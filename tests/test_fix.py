@@ -144,15 +144,16 @@ def test_folder_path_out_of_date_and_markdown_encodings(make_vault, capsys):
             "one/Same.md": "",
             "src.md": (
                 "[[old/Note#H|x]] ![[old/Note]] [m](old/Note.md) [e](a%20b.md) [d](My%2520Note.md) "
-                "[p](My+Note.md) [[gone/Same]]\n"
+                "[p](My+Note.md) [[gone/Same]] [i](pic.png.md)\n"
             ),
+            "pic.png": b"",
         }
     )
     code, out = fix(root, "--apply", capsys=capsys)
     assert code == 0, out
     assert (root / "src.md").read_text() == (
         "[[place/Note#H|x]] ![[place/Note]] [m](place/Note.md) [e](a%2520b.md) [d](My%20Note.md) "
-        "[p](My%20Note.md) [[gone/Same]]\n"
+        "[p](My%20Note.md) [[gone/Same]] [i](pic.png)\n"
     )
     assert out["ambiguous"][0]["candidates"] == ["one/Same.md", "two/Same.md"]
     code, again = fix(root, capsys=capsys)

@@ -157,7 +157,8 @@ tried in this order:
             --move; the journal under VAULT/.graph/journal/ records every
             move of a run that was not undone), which still exists
   markdown  a Markdown link whose encoding is off: the file's name holds
-            %-codes, the destination was encoded twice, or '+' for spaces
+            %-codes, the destination was encoded twice, '+' for spaces, or
+            ".md" after an attachment's name
   path      a folder path that is out of date, while exactly one file in
             the vault has that name
   alias     a bare [[Alias]] in the aliases of exactly one note: it becomes

@@ -11,7 +11,8 @@ one of these, in this order:
 ``markdown``
     a Markdown link whose encoding is off: the destination names a file
     when read without ``%``-decoding (a file called ``a%20b.md``), decoded
-    twice (``%2520``), or with ``+`` for spaces;
+    twice (``%2520``), with ``+`` for spaces, or without a ``.md`` put
+    after an attachment's name (``pic.png.md``);
 ``path``
     a path (``folder/Note``) whose folder is wrong, while exactly one file
     in the vault has its last part's name (not a path with a URI scheme,
@@ -150,6 +151,7 @@ def _candidates(span, text, source, resolver, moved, moved_resolver, aliases):
             (raw, "file name holds %-codes"),
             (unquote(target), "percent-encoded twice"),
             (target.replace("+", " "), "'+' for spaces"),
+            (target[:-3] if target.lower().endswith(".md") else "", "'.md' after a file that is not a note"),
         ):
             if variant and variant != target:
                 found = resolver.resolve(variant, source)
