@@ -69,6 +69,8 @@ def test_br17_unresolved_links_are_reported_not_rewritten(case, capsys):
         ("index.md", 5, "alpha_note"),
         ("index.md", 6, "A Descriptive Human Title"),  # a title: property is no alias
     ]
+    # suggested (by a loose name, by the title property), never written
+    assert [r["suggestions"] for r in out["unfixable"]] == [["alpha-note.md"], ["alpha-note.md"]]
     assert snapshot(root) == before
 
 
@@ -84,6 +86,7 @@ def test_br25_no_search_fallback(case, capsys):
     before = snapshot(root)
     code, out = fix(root, "--apply", capsys=capsys)
     assert code == 0 and out["planned"] == [] and out["ambiguous"] == []
+    assert all(r["suggestions"] == [] for r in out["unfixable"])  # no search behind a suggestion either
     assert sorted((r["line"], r["target"]) for r in out["unfixable"]) == [
         (2, "overview (state-management/session-execution)"),
         (4, "Session Execution Overview"),

@@ -165,15 +165,17 @@ tried in this order:
             [[Target|Alias]] (Obsidian does not resolve aliases)
 A link that resolves is never touched (letter case is never "fixed"); one
 with several candidates is listed under "ambiguous", never guessed; the rest
-are listed under "unfixable".  Full-text search is never used to pick a
-target.  Links in code, comments and math are not links and are never
+are listed under "unfixable", with suggestions a person may pick.
+Full-text search is never used to pick a target.  Links in code, comments and math are not links and are never
 edited.  The new link keeps its #heading, #^block, |alias and embed "!",
 and its form (see "graph.py mv --help").  Notes in templates folders are
 never written.
 
 JSON keys (--json): vault, planned[{path, line, old, new, why}],
 ambiguous[{path, line, target, candidates[]}], unfixable[{path, line,
-target, why}], edits[{path, reason}], written[] (notes that now hold their
+target, why, suggestions[] (for a name no file has: notes with the same
+name but for case, spaces, "-" and "_", or whose title is the link; shown,
+never written)}], edits[{path, reason}], written[] (notes that now hold their
 repairs), conflicts[{path, error, copy}] (changed by someone else
 meanwhile: left as they made it, or merged, or their version saved at copy
 under .graph/conflicts/), failed[{path, error}], run (the journaled run id,
@@ -497,7 +499,13 @@ def _fix(args):
             _show([f"{r['path']}:{r['line']}  {r['target']} -> {', '.join(r['candidates'])}" for r in plan.ambiguous])
         if plan.unfixable:
             print(f"{cli.plural(len(plan.unfixable), 'broken link')} left (no certain target):")
-            _show([f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})" for r in plan.unfixable])
+            _show(
+                [
+                    f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})"
+                    + (f"; maybe {', '.join(r['suggestions'])}" if r.get("suggestions") else "")
+                    for r in plan.unfixable
+                ]
+            )
         cli.print_outcome(outcome, plan.edits, cli.writes(args), args.diff)
         return code
 

@@ -49,7 +49,10 @@ class FixPlan:
     """``edits`` (one :class:`store.Edit` per note); ``planned`` each
     repaired link ``{path, line, old, new, why}``; ``ambiguous`` each link
     with several candidates ``{path, line, target, candidates[]}``;
-    ``unfixable`` each other broken link ``{path, line, target, why}``."""
+    ``unfixable`` each other broken link ``{path, line, target, why,
+    suggestions[]}``: ``suggestions`` are notes a person may mean (the same
+    name but for case, spaces, ``-`` and ``_``, or a ``title`` property
+    equal to the link), never written."""
 
     edits: list = field(default_factory=list)
     planned: list[dict] = field(default_factory=list)
@@ -135,6 +138,29 @@ def _aliases(index, notes) -> dict[str, set[str]]:
     return found
 
 
+def name_of(target: str) -> str:
+    """The last part of a link target (its file name as written)."""
+    return target.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+
+
+def _loose(name: str) -> str:
+    """A name with letter case, spaces, ``-`` and ``_`` left out: how a
+    person may misspell a file name (for suggestions only)."""
+    return re.sub(r"[\s_-]+", "", _key(name))
+
+
+def _suggestions(index, notes) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """``(loose name -> notes, title -> notes)`` for suggestions."""
+    loose: dict[str, set[str]] = {}
+    titles: dict[str, set[str]] = {}
+    for path in notes:
+        loose.setdefault(_loose(path.rsplit("/", 1)[-1]), set()).add(path)
+        for key, value in index.summary(path).properties.items():
+            if key.lower() == "title" and isinstance(value, str) and value.strip():
+                titles.setdefault(_key(value), set()).add(path)
+    return loose, titles
+
+
 def _candidates(span, text, source, resolver, moved, moved_resolver, aliases):
     """``(why, [paths])`` of what a broken link meant, or ``(None, [])``."""
     link = span.link
@@ -190,6 +216,7 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
     moved = journal_moves(vault.root)
     moved_resolver = Resolver(list(moved)) if moved else None
     aliases = _aliases(index, vault.notes)
+    suggest, titles = _suggestions(index, vault.notes)
     frozen = moves.frozen_notes(vault, schema)
     for path in broken_in:
         note = vault.note(path)
@@ -203,18 +230,22 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
                 continue
             why, candidates = _candidates(span, text, path, resolver, moved, moved_resolver, aliases)
             row = {"path": path, "line": link.line, "target": link.target}
+            unfixable = {**row, "suggestions": []}
             if len(candidates) > 1:
                 plan.ambiguous.append({**row, "candidates": candidates})
                 continue
             if not candidates:
-                plan.unfixable.append({**row, "why": "no file has that name, path or alias"})
+                hints = sorted(suggest.get(_loose(name_of(link.target)), set()) | titles.get(_key(link.target), set()))
+                plan.unfixable.append({**row, "why": "no file has that name, path or alias", "suggestions": hints[:5]})
                 continue
             if path in frozen:
-                plan.unfixable.append({**row, "why": f"in a templates folder, never written ({why}: {candidates[0]})"})
+                plan.unfixable.append(
+                    {**unfixable, "why": f"in a templates folder, never written ({why}: {candidates[0]})"}
+                )
                 continue
             new = relink.new_target(link.target, candidates[0], path, resolver, settings)
             if new is None:
-                plan.unfixable.append({**row, "why": f"no link of this form reaches {candidates[0]}"})
+                plan.unfixable.append({**unfixable, "why": f"no link of this form reaches {candidates[0]}"})
                 continue
             fixes.append((span, new, why, why == "alias of the note", candidates[0]))
         if not fixes:
@@ -237,7 +268,13 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
         new_text = _apply(text, plans)
         if not _safe(text, new_text, path, resolver, fixes):
             plan.unfixable.extend(
-                {"path": path, "line": r["line"], "target": r["old"], "why": "the repaired note would not read back"}
+                {
+                    "path": path,
+                    "line": r["line"],
+                    "target": r["old"],
+                    "why": "the repaired note would not read back",
+                    "suggestions": [],
+                }
                 for r in rows
             )
             continue
