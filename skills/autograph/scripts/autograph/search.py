@@ -644,26 +644,36 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
 
 def _update(index: Index, vault, schema, current: list[tuple], files: str) -> None:
     con = index.con
-    now = {path: tuple(stamp) for path, *stamp in current}
-    ids, before = {}, {}
-    for doc_id, path, *stamp in con.execute("SELECT id, path, size, mtime, ctime FROM docs"):
-        ids[path], before[path] = doc_id, tuple(stamp)
-    changed = [path for path, stamp in now.items() if before.get(path) != stamp]
+    before = {row[0]: row for row in con.execute("SELECT path, size, mtime, ctime FROM docs")}
+    now = {row[0]: row for row in current}
+    changed = [path for path, row in now.items() if before.get(path) != row]
     gone = [path for path in before if path not in now]
-    old = [(ids[path],) for path in changed if path in ids] + [(ids.pop(path),) for path in gone]
+    ids: dict[str, int | None] = {}  # path -> doc id, looked up when needed (None: not a note indexed)
+
+    def id_of(path: str | None) -> int | None:
+        if path is None:
+            return None
+        found = ids.get(path, 0)
+        if found == 0:
+            row = con.execute("SELECT id FROM docs WHERE path = ?", (path,)).fetchone()
+            found = ids[path] = row[0] if row else None
+        return found
+
+    old = [(id_of(path),) for path in changed + gone if path in before]
     next_id = max((key for (key,) in old), default=0)  # never an id of a note gone: links may still name it
     next_id = max(next_id, con.execute("SELECT MAX(id) FROM docs").fetchone()[0] or 0) + 1
     for path in changed:
-        if path not in ids:
+        if path not in before:
             ids[path], next_id = next_id, next_id + 1
     affected = {ids[path] for path in changed}  # notes whose in-links may have changed
-    for (doc_id,) in old:
-        affected.update(
-            row[0] for row in con.execute("SELECT dst FROM links WHERE src = ? AND dst IS NOT NULL", (doc_id,))
-        )
+    lost = "SELECT dst FROM links WHERE src = ? AND dst IS NOT NULL"
+    for key in old:
+        affected.update(row[0] for row in con.execute(lost, key))
     con.executemany("DELETE FROM docs WHERE id = ?", old)
     con.executemany("DELETE FROM links WHERE src = ?", old)
     con.executemany("DELETE FROM fts WHERE rowid = ?", old)
+    for path in gone:
+        ids[path] = None
     index.removed = len(gone)
     # names whose resolution may have moved: of notes added or gone, and of other files added or gone
     stored_files = con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0]
@@ -672,25 +682,17 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
         was, is_ = set(stored_files.split("\n")) - {""}, set(files.split("\n")) - {""}
         moved |= {name_key(path) for path in was ^ is_}
         con.execute("UPDATE meta SET value = ? WHERE key = 'files'", (files,))
-    resolver = None
-    paths = {doc_id: path for path, doc_id in ids.items()}
-
-    def resolve(target: str, source: str):
-        nonlocal resolver
-        if resolver is None:
-            resolver = vault.resolver
-        return ids.get(resolver.resolve(target, source).path)
-
-    fresh = set(changed)
     if moved and before:
         marks = ",".join("?" * len(moved))
-        rows = con.execute(f"SELECT rowid, src, target, dst FROM links WHERE name IN ({marks})", list(moved)).fetchall()
+        rows = con.execute(
+            f"SELECT l.rowid, s.path, l.target, l.dst FROM links l JOIN docs s ON s.id = l.src "
+            f"WHERE l.name IN ({marks})",
+            list(moved),
+        ).fetchall()
+        resolver = vault.resolver
         updates = []
-        for rowid, src, target, dst in rows:
-            source = paths.get(src)
-            if source is None or source in fresh:
-                continue
-            new = resolve(target, source)
+        for rowid, source, target, dst in rows:
+            new = id_of(resolver.resolve(target, source).path)
             if new != dst:
                 updates.append((new, rowid))
                 affected.update(d for d in (dst, new) if d is not None)
@@ -703,10 +705,10 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
     with _gc_paused():
         for path, row, found in _documents(vault, changed, schema.is_hub):
             doc_id = ids[path]
-            docs.append((doc_id, path, *now[path], *row[:7]))
+            docs.append((doc_id, path, *now[path][1:], *row[:7]))
             fts.append((doc_id, *row[7]))
             for target, name, dst in found:
-                dst = ids.get(dst)
+                dst = id_of(dst)
                 edges.append((doc_id, target, name, dst))
                 if dst is not None:
                     affected.add(dst)
