@@ -230,6 +230,11 @@ def _budget(text: str) -> int:
     return value
 
 
+def _arg(path: str | None) -> str | None:
+    """A path for a child's command line: one starting with '-' would read as an option."""
+    return "./" + path if path and path.startswith("-") else path
+
+
 def _say(args):
     stream = sys.stderr if getattr(args, "json", False) else sys.stdout
     return lambda line: print(line, file=stream, flush=True)
@@ -250,7 +255,7 @@ def cmd_health(args) -> int:
     from autograph.vault import Vault
 
     root = Vault.check_folder(args.vault)
-    steps = orchestrate.health_steps(args.vault, args.schema, args.fail_under)
+    steps = orchestrate.health_steps(_arg(args.vault), _arg(args.schema), args.fail_under)
     for step in steps:
         step.argv += (["--dry-run"] if args.dry_run else []) + (["--quiet"] if args.quiet else [])
     result = orchestrate.run_steps(steps, root, _say(args))
@@ -287,7 +292,9 @@ def cmd_bootstrap(args) -> int:
 
     root = Vault.check_folder(args.vault)
     apply = cli.writes(args)
-    steps, schema = orchestrate.bootstrap_steps(root, args.vault, args.schema, apply, args.fail_under, args.wait)
+    steps, schema = orchestrate.bootstrap_steps(
+        root, _arg(args.vault), _arg(args.schema), apply, args.fail_under, args.wait
+    )
     for step in steps:
         if args.quiet and step.action is None:
             step.argv.append("--quiet")
@@ -302,7 +309,9 @@ def cmd_bootstrap(args) -> int:
     print(f"{len(done)} of {len(steps)} steps run · exit {result['code']}")
     if not apply and result["code"] in (0, 1):
         print("nothing was written; orchestrate.py bootstrap VAULT --apply writes")
-    if schema["source"] is None:
+    if schema["install"] and result["steps"][2]["status"] == "ok":
+        print(f"schema: wrote {cli.printable(schema['used'])} from the draft; review its TODOs")
+    elif schema["source"] is None:
         print(f"schema: drafted at {cli.printable(schema['draft'])}; review its TODOs")
     return result["code"]
 

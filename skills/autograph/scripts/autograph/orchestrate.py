@@ -231,6 +231,12 @@ def _run_child(step: Step, root: Path, scripts: Path) -> tuple[int, object]:
     return code, data
 
 
+def _cli(path: Path) -> str:
+    """A path for a child's command line: one starting with '-' would read as an option."""
+    text = str(path)
+    return "./" + text if text.startswith("-") else text
+
+
 def _schema_args(schema: str | None) -> list[str]:
     return ["--schema", schema] if schema else []
 
@@ -287,9 +293,9 @@ def bootstrap_steps(
     draft = root / store.GRAPH_DIR / WORK / "schema.draft.json"
     discovery = root / store.GRAPH_DIR / WORK / "discovery.json"
     own = root / "schema.json"
-    source = schema if schema else (str(own) if own.exists() or own.is_symlink() else None)
+    source = schema if schema else (_cli(own) if own.exists() or own.is_symlink() else None)
     install = source is None and apply
-    used = source if source else (str(own) if apply else str(draft))
+    used = source if source else (_cli(own) if apply else _cli(draft))
     apply_flag = ["--apply"] if apply else []
     steps = [
         Step("discover", "discover.py", [vault, "--json"], save="discovery.json"),
@@ -341,7 +347,7 @@ def bootstrap_steps(
     ]
     for step in steps:
         step.counts = step.name == "health"
-    return steps, {"source": source, "draft": str(draft), "used": used, "install": install}
+    return steps, {"source": source, "draft": _cli(draft), "used": used, "install": install}
 
 
 def _install(root: Path, draft: Path, wait: float) -> tuple[int, dict]:
