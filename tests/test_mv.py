@@ -351,3 +351,46 @@ def test_a_case_only_rename_and_a_symlink(make_vault, capsys):
     os.symlink(root / "Note.md", root / "link.md")
     assert mv(root, "link.md", "other.md", "--apply", capsys=capsys)[0] == 2  # not a file of the vault (BR-31)
     assert (root / "Note.md").read_text() == "x\n"
+
+
+def test_a_new_name_that_cannot_be_written_rolls_the_whole_run_back(make_vault, capsys, monkeypatch):
+    from autograph import store
+
+    root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
+    before = snapshot(root)
+    create = store._create
+
+    def refuse(target, *rest, **kw):
+        if str(target).endswith("b.md"):
+            raise OSError(28, "No space left on device")
+        return create(target, *rest, **kw)
+
+    monkeypatch.setattr(store, "_create", refuse)
+    code, out = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
+    assert code == 4 and out["failed"][0]["path"] == "b.md" and out["rolled_back"]
+    assert snapshot(root) == before  # links and the old name as they were
+
+
+def test_enforce_move_rolls_back_when_a_new_name_cannot_be_written(make_vault, capsys, monkeypatch):
+    import enforce
+    from autograph import store
+
+    root = make_vault(
+        {
+            "schema.json": SCHEMA,
+            "inbox/Dana.md": "---\ntype: human\n---\nDana\n",
+            "log.md": "[[inbox/Dana]]\n",
+        }
+    )
+    before = snapshot(root)
+    create = store._create
+
+    def refuse(target, *rest, **kw):
+        if "people" in str(target):
+            raise OSError(28, "No space left on device")
+        return create(target, *rest, **kw)
+
+    monkeypatch.setattr(store, "_create", refuse)
+    assert enforce.main([str(root), "--apply", "--move", "--json"]) == 4
+    out = json.loads(capsys.readouterr().out)
+    assert out["rolled_back"] and snapshot(root) == before

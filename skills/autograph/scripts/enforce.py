@@ -75,7 +75,8 @@ repairs[{{path, done[]}}], after (with --apply: {{score, by_rule, fixable}}
 once the writes are done, else null); with --move also moves[{{from, to}}],
 links[{{path, line, old, new}}] (rewritten links), left[{{path, line, target,
 was, now, why}}] (links that will not follow a move), refused[{{path, to,
-error}}].  A misplaced finding carries folder (where its type lives).
+error}}], rolled_back (the run that took the whole run back because a new
+name could not be written, else null).  A misplaced finding carries folder (where its type lives).
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
@@ -148,6 +149,7 @@ def _enforce(args):
     repairs: list[dict] = []
     skipped: list[dict] = []
     moved: dict | None = None
+    move_plan = None
     if args.repair:
         if args.move:
             raise cli.UsageError("--move cannot go with --repair: repair the frontmatter first, then move")
@@ -157,11 +159,13 @@ def _enforce(args):
         edits, skipped = compliance.plan_fixes(vault, report)
         command = "enforce.py"
         if args.move:
-            edits, moved = _moves(vault, schema, report, edits)
+            edits, moved, move_plan = _moves(vault, schema, report, edits)
             command = "enforce.py --move"
     # everything is written before anything is printed: a reader that goes
     # away (| head) never stops a run half way
     outcome = cli.carry_out(vault.root, edits, apply, args.wait, command, schema)
+    if moved is not None:
+        _roll_back_failed_moves(vault, move_plan, outcome, moved, args.wait)
     after = None
     if apply:
         later = compliance.check(Vault.open(args.vault), schema)
@@ -171,10 +175,28 @@ def _enforce(args):
     return lambda: _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code, moved)
 
 
-def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tuple[list, dict]:
+def _roll_back_failed_moves(vault: Vault, plan, outcome: dict, moved: dict, wait: float) -> None:
+    """Take the run back when a moved card's new name could not be written
+    (its links were rewritten to it): ``moved["rolled_back"]`` names the
+    undo's run, else None."""
+    from autograph import moves
+
+    moved["rolled_back"] = None
+    missed = moves.moves_not_made(plan, outcome) if outcome["run"] else []
+    if missed:
+        undone = moves.roll_back(vault.root, outcome["run"], wait)
+        moved["rolled_back"] = undone.run_id
+        print(
+            f"enforce.py: {', '.join(missed)} could not be written; the run {outcome['run']} was rolled back",
+            file=sys.stderr,
+        )
+
+
+def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tuple[list, dict, object]:
     """The run of --move: each misplaced card to its type's folder (as
     graph.py mv, through autograph.moves), the frontmatter fixes folded in
-    (one change per file).  Returns the changes and the JSON of the moves."""
+    (one change per file).  Returns the changes, the JSON of the moves and
+    the :class:`moves.MovePlan`."""
     import dataclasses
 
     from autograph import moves, store
@@ -208,7 +230,7 @@ def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tupl
         "left": plan.left,
         "refused": refused,
     }
-    return changes, info
+    return changes, info, plan
 
 
 def _report(args, vault, schema, report, edits, outcome, skipped, repairs, after, code, moved=None) -> int:

@@ -232,7 +232,9 @@ JSON keys (--json): vault, moves[{from, to}], links[{path, line, old, new}],
 left[{path, line, target, was, now, why}], warnings[], changes[{op, path,
 to}] (op: create, rename, write, trash, in the order they run),
 edits[{path, reason}], written[], conflicts[{path, error, copy}],
-failed[{path, error}], run (the journaled run id, or null).
+failed[{path, error}], run (the journaled run id, or null), rolled_back
+(the id of the run that took the move back because a new name could not be
+written, else null; the exit code is then 4).
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
@@ -543,6 +545,17 @@ def _mv(args):
         index.save()
     cli.warn(plan.warnings)
     outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
+    outcome["rolled_back"] = None
+    missed = moves.moves_not_made(plan, outcome) if outcome["run"] else []
+    if missed:
+        # links were rewritten to a name that does not hold the moved file: take the whole run back
+        undone = moves.roll_back(vault.root, outcome["run"], args.wait)
+        outcome["rolled_back"] = undone.run_id
+        print(
+            f"graph.py mv: {', '.join(missed)} could not be written; the run {outcome['run']} was rolled back"
+            + (" (some files could not go back: undo.py show " + undone.run_id + ")" if undone.skipped else ""),
+            file=sys.stderr,
+        )
     code = cli.outcome_code(outcome)
     links = [change._asdict() for change in plan.links]
 

@@ -29,7 +29,17 @@ from pathlib import Path
 
 from . import relink, store
 
-__all__ = ["MoveError", "MovePlan", "check_mapping", "frozen_notes", "paths_of", "plan_move", "vault_path"]
+__all__ = [
+    "MoveError",
+    "MovePlan",
+    "check_mapping",
+    "frozen_notes",
+    "moves_not_made",
+    "paths_of",
+    "plan_move",
+    "roll_back",
+    "vault_path",
+]
 
 
 class MoveError(ValueError):
@@ -212,3 +222,28 @@ def plan_move(
     emptied = sorted(f for f in folders if not any(p.startswith(f + "/") for p in vault.files if p not in mapping))
     plan.warnings += [f"{folder}/ is left empty (autograph removes no folder)" for folder in emptied]
     return plan
+
+
+def moves_not_made(plan: MovePlan, outcome: dict) -> list[str]:
+    """The moved files whose new name was not written (a create or rename
+    that failed or met a conflict): the run's link rewrites then point at
+    a file that is not the moved one, so the run must be rolled back
+    (:func:`roll_back`).  ``outcome`` is :func:`cli.carry_out`'s."""
+    missed = {item["path"] for item in outcome.get("conflicts", []) + outcome.get("failed", [])}
+    found = []
+    for change in plan.changes:
+        if isinstance(change, store.Edit) and change.before is None and change.path in missed:
+            found.append(change.path)
+        elif isinstance(change, store.Move) and change.path in missed:
+            found.append(change.to)
+    return found
+
+
+def roll_back(root, run_id: str, wait: float = 0.0) -> store.Result:
+    """Take back the run ``run_id`` (as ``undo.py undo`` does), as its own
+    journaled run.  Used when a move's new name could not be written."""
+    from . import journal, undo
+
+    run = journal.load(Path(os.path.realpath(root)) / store.GRAPH_DIR, run_id)
+    changes, _ = undo.plan_undo(Path(root), run)
+    return store.apply(Path(root), changes, wait=wait, command="graph.py mv (rolled back)", undoes=run_id)
