@@ -224,6 +224,7 @@ def test_research_plan_puts_every_note_in_one_batch(vault, tmp_path):
     assert found == sorted(found) and len(found) == len(set(found)) == one["notes"]
     assert sorted(found + one["left_out"]) == sorted(p for p in VAULT if p.endswith(".md"))
     assert one["left_out"] == ["Templates/Person.md"]
+    assert one["typed_share"] == one["frontmatter_share"] == round(5 / 7, 4)
     assert all(len(b["items"]) <= 2 for b in one["batches"])
     budget = prepare("research", "plan", vault, "--budget", "15")
     for batch in budget["batches"]:

@@ -177,11 +177,15 @@ explorer answers one JSON observation (references/orchestrate.md):
    "types": {"person": {"description": "..."}}, "language": "en"}
 Save each answer as a file and give them all to 'research reduce'.
 
-JSON keys (the output): vault, notes, left_out[], budget, batch_size,
+A vault whose notes mostly have a type (typed_share) may need no explorers:
+orchestrate.py bootstrap drafts its schema from what the notes say.
+
+JSON keys (the output): vault, notes, frontmatter_share, typed_share (0..1,
+of the planned notes), left_out[], budget, batch_size,
 token_estimate, batches[{id, tokens, over_budget, items[{path, tokens}]}],
 over_budget[], observation_example, prompt.  Without -o the JSON goes to
 stdout; with -o OUT it is written there (--force to replace) and a summary
-printed (--json: {output, batches, notes, over_budget}).
+printed (--json: {output, batches, notes, typed_share, over_budget}).
 
 Exit codes: 0 done; 2 bad usage, vault or schema, or OUT exists; 3 I/O failure or bug.
 
@@ -263,6 +267,8 @@ def cmd_health(args) -> int:
     if args.json:
         cli.print_json({**_steps_json(args, "health", result), "summary": summary, "code": result["code"]})
         return result["code"]
+    if result["code"] >= cli.EXIT_USAGE:
+        return result["code"]  # the failing step said why on stderr
     print()
     print(
         f"health {summary['score']}/100 · {summary['notes']} notes · broken links {summary['broken_links']} · "
@@ -377,12 +383,21 @@ def cmd_prepare(args) -> int:
 
 def cmd_research_plan(args) -> int:
     from autograph import research
+    from autograph.index import NoteIndex
 
     vault, schema = cli.load(args)
+    index = NoteIndex(vault, use_cache=not args.dry_run)
     # --batch-size alone caps notes, not tokens
     budget = args.budget or (10**12 if args.batch_size else research.batches.DEFAULT_BUDGET)
-    data = research.plan(vault, schema, budget, args.batch_size)
-    summary = {"batches": len(data["batches"]), "notes": data["notes"], "over_budget": data["over_budget"]}
+    data = research.plan(vault, schema, budget, args.batch_size, index)
+    if not args.dry_run:
+        index.save()
+    summary = {
+        "batches": len(data["batches"]),
+        "notes": data["notes"],
+        "typed_share": data["typed_share"],
+        "over_budget": data["over_budget"],
+    }
     return _emit(args, data, summary)
 
 

@@ -71,7 +71,7 @@ _FIELD = re.compile(r"[^\W_][\w .-]{0,63}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def plan(vault, schema, budget: int = batches.DEFAULT_BUDGET, batch_size: int | None = None) -> dict:
+def plan(vault, schema, budget: int = batches.DEFAULT_BUDGET, batch_size: int | None = None, index=None) -> dict:
     """Batches of notes for explorer agents.
 
     Every note of ``vault`` outside its templates folders and the schema's
@@ -79,8 +79,11 @@ def plan(vault, schema, budget: int = batches.DEFAULT_BUDGET, batch_size: int | 
     exclusions: an index note is evidence too) is in exactly one batch, in
     path order; the others are listed under ``left_out``.  A note's tokens
     are its file's bytes / 4 (:func:`batches.estimate`): what the explorer
-    reads.  ``batch_size`` caps the notes per batch as well.  Returns the
-    JSON-ready plan (keys in ``orchestrate.py research plan --help``).
+    reads.  ``batch_size`` caps the notes per batch as well.  With a
+    :class:`index.NoteIndex`, ``frontmatter_share`` and ``typed_share`` (of
+    the planned notes: with a frontmatter block, with a ``type``) tell
+    whether the vault needs explorers at all (else they are None).  Returns
+    the JSON-ready plan (keys in ``orchestrate.py research plan --help``).
     """
     included = set(vault.cards(None))
     ignore = tuple(f.strip("/") + "/" for f in schema.ignore_folders if f.strip("/"))
@@ -94,9 +97,19 @@ def plan(vault, schema, budget: int = batches.DEFAULT_BUDGET, batch_size: int | 
             size = 0
         items.append({"path": path, "tokens": batches.estimate(size)})
     cut = batches.pack(items, budget, tokens=lambda item: item["tokens"], max_items=batch_size)
+    with_block = typed = 0
+    if index is not None:
+        for path in notes:
+            summary = index.summary(path)
+            with_block += summary.frontmatter != "none"
+            kind = summary.properties.get("type")
+            typed += isinstance(kind, str) and bool(kind.strip())
+    share = (lambda n: round(n / len(notes), 4) if notes else 0.0) if index is not None else (lambda n: None)
     return {
         "vault": str(vault.root.resolve()),
         "notes": len(notes),
+        "frontmatter_share": share(with_block),
+        "typed_share": share(typed),
         "left_out": left_out,
         "budget": budget,
         "batch_size": batch_size,
