@@ -198,7 +198,12 @@ def test_undo_takes_a_move_back(make_vault, capsys):
 # A run killed after each of its writes
 
 
-def test_a_killed_move_leaves_links_resolving_and_recover_gives_every_byte_back(make_vault, tmp_path):
+@pytest.mark.parametrize("private", [False, True], ids=["copy-then-trash", "rename"])
+def test_a_killed_move_leaves_links_resolving_and_recover_gives_every_byte_back(make_vault, private):
+    """Killed after its n-th write, for every n.  A note with the default
+    mode is written under its new name first, so every link resolves all
+    along; a chmod-600 note is renamed (links to it resolve again once
+    recovered).  undo.py recover then gives every byte back."""
     files = {
         "people/Dana.md": '---\nboss: "[[Lee]]"\n---\nDana [[Lee#Role|boss]]\n',
         "people/Lee.md": "Lee, see [[Dana]]\n",
@@ -209,6 +214,9 @@ def test_a_killed_move_leaves_links_resolving_and_recover_gives_every_byte_back(
     n = 1
     while True:
         root = make_vault(files, name=f"v{n}")
+        if private:
+            os.chmod(root / "people/Dana.md", 0o600)
+        mode = (root / "people/Dana.md").stat().st_mode
         before = snapshot(root)
         links = resolved_links(root)
         proc = subprocess.run(
@@ -233,7 +241,7 @@ def test_a_killed_move_leaves_links_resolving_and_recover_gives_every_byte_back(
             break
         # killed: every link that resolved still resolves, to the note under its old or new name
         vault = Vault.open(root)
-        for path, targets in links.items():
+        for path, targets in links.items() if not private else ():
             here = path if (root / path).exists() else "archive/Dana Reyes.md"
             text = vault.note(here).text
             now = [vault.resolver.resolve(s.link.target, here).path for s in link_spans(text)]
@@ -244,8 +252,10 @@ def test_a_killed_move_leaves_links_resolving_and_recover_gives_every_byte_back(
         assert recovered.returncode == 0, recovered.stderr
         assert snapshot(root) == before, n
         assert resolved_links(root) == links
+        assert (root / "people/Dana.md").stat().st_mode == mode
         n += 1
-    assert writes == 5  # the new name, three notes with links (log, Lee, other), the old name to the trash
+    # the new name, three notes with links (log, Lee, other), the old name to the trash; or a rename and the three
+    assert writes == (4 if private else 5)
 
 
 # ---------------------------------------------------------------------------
