@@ -462,3 +462,28 @@ def test_help_of_every_subcommand_imports_only_cli(tmp_path):
         proc, modules = run_listing(tmp_path, ["orchestrate.py", *argv, "--help"])
         assert proc.returncode == 0 and proc.stdout.startswith("usage: "), proc.stderr
         assert heavy(modules) == [], argv
+
+
+def test_bootstrap_without_a_schema_writes_the_draft_only_with_apply_and_undo_takes_it_back(make_vault):
+    root = make_vault(
+        {f"p/{n}.md": f"---\ntype: person\nstatus: {'active' if n else 'Active'}\n---\n" for n in range(3)}
+    )
+    proc = run("bootstrap", root, "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["schema"]["source"] is None and data["schema"]["used"].endswith(".graph/orchestrate/schema.draft.json")
+    assert not (root / "schema.json").exists()
+    proc = run("bootstrap", root, "--apply", "--json")
+    assert proc.returncode == 0, proc.stderr
+    steps = {s["name"]: s for s in json.loads(proc.stdout)["steps"]}
+    draft = root / ".graph" / "orchestrate" / "schema.draft.json"
+    assert (root / "schema.json").read_bytes() == draft.read_bytes()
+    assert (root / "p" / "0.md").read_text().startswith("---\ntype: person\nstatus: active\n")  # the draft's fix
+    undo = subprocess.run(
+        [sys.executable, str(SCRIPTS / "undo.py"), "undo", steps["install_schema"]["summary"]["run"], root, "--apply"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert undo.returncode == 0, undo.stderr
+    assert not (root / "schema.json").exists()
