@@ -182,7 +182,10 @@ def test_dedup_prepare_groups_identity_and_names_but_merges_nothing(vault, make_
     assert data["generic_names"] == 1
 
 
-def test_link_prepare_gives_the_line_and_similar_names(vault):
+def test_link_prepare_gives_the_line_and_similar_names(vault, make_vault):
+    odd = make_vault({"a.md": "form\x0cfeed\r\n[[gone]]\u2028tail\n"}, name="odd")
+    (row,) = prepare("link-prepare", odd)["batches"][0]["items"][0]["broken"]
+    assert row["line"] == 2 and row["context"] == "[[gone]]\u2028tail"  # lines as the link scanner counts them
     data = prepare("link-prepare", vault)
     items = {item["path"]: item for batch in data["batches"] for item in batch["items"]}
     broken = {row["target"]: row for row in items["Projects/Website.md"]["broken"]}

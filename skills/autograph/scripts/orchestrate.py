@@ -81,8 +81,8 @@ back).  Review it afterwards: descriptions are TODOs.
 
 A dry run's later steps see the vault as it is, not as the earlier steps
 would leave it.  orchestrate.py holds no lock between steps: each step takes
-the vault's writer lock for its own writes (--wait is given to the schema
-write).
+the vault's writer lock for its own writes (--wait is given to every write
+step).
 
 JSON keys (--json): command, vault, apply, schema{{source (the schema used
 as it is, or null), draft, used, install}}, plan[{{name, command, writes,

@@ -347,6 +347,8 @@ def bootstrap_steps(
     ]
     for step in steps:
         step.counts = step.name == "health"
+        if step.writes and step.action is None and wait:
+            step.argv += ["--wait", f"{wait:g}"]
     return steps, {"source": source, "draft": _cli(draft), "used": used, "install": install}
 
 
@@ -546,7 +548,8 @@ def link_items(vault, schema, index) -> tuple[list[dict], dict]:
         for row in broken.get(path, ()):
             if lines is None:
                 note = vault.note(path, keep=False)
-                lines = note.text.splitlines() if note.text is not None else []
+                # split on "\n" alone: the scanner counts lines so (a form feed is no line end)
+                lines = note.text.split("\n") if note.text is not None else []
             line = row["line"]
             context = lines[line - 1].strip()[:CONTEXT_CHARS] if 0 < line <= len(lines) else ""
             target = row["target"].split("#", 1)[0].rsplit("/", 1)[-1]
