@@ -476,6 +476,8 @@ def test_bootstrap_without_a_schema_writes_the_draft_only_with_apply_and_undo_ta
     data = json.loads(proc.stdout)
     assert data["schema"]["source"] is None and data["schema"]["used"].endswith(".graph/orchestrate/schema.draft.json")
     assert not (root / "schema.json").exists()
+    install = next(s for s in data["steps"] if s["name"] == "install_schema")  # in the plan, as a dry run
+    assert install["status"] == "ok" and install["summary"]["edits"] == 1 and install["summary"]["written"] == 0
     proc = run("bootstrap", root, "--apply", "--json")
     assert proc.returncode == 0, proc.stderr
     steps = {s["name"]: s for s in json.loads(proc.stdout)["steps"]}

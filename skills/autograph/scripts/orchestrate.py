@@ -63,7 +63,7 @@ BOOTSTRAP_EPILOG = f"""\
 Steps:
   1. discover.py VAULT --json           kept in .graph/orchestrate/discovery.json
   2. generate_schema.py -               the draft, kept in .graph/orchestrate/schema.draft.json
-  3. (no schema, --apply) write VAULT/schema.json from the draft (journaled)
+  3. (no schema) write VAULT/schema.json from the draft (journaled; --apply)
   4. enforce.py VAULT [--apply]         types, fixes, required fields
   5. dedup.py VAULT [--apply]           merge cards by identity
   6. graph.py fix VAULT [--apply]       repair broken links

@@ -285,7 +285,8 @@ def bootstrap_steps(
     if it exists; either is used as it is and never overwritten, and the
     draft is only kept under ``.graph/orchestrate/schema.draft.json`` to
     compare.  Without a schema, the later steps use the draft: from
-    ``.graph/`` in a dry run; with ``apply`` it is first written to
+    ``.graph/`` in a dry run (where the ``install_schema`` step only says
+    what it would write); with ``apply`` it is first written to
     ``VAULT/schema.json`` (journaled, so ``undo.py`` takes it back).
     Returns the steps and ``{"source", "draft", "install"}``."""
     from . import store
@@ -301,15 +302,16 @@ def bootstrap_steps(
         Step("discover", "discover.py", [vault, "--json"], save="discovery.json"),
         Step("generate_schema", "generate_schema.py", ["-"], stdin=discovery, save="schema.draft.json"),
     ]
-    if install:
+    if source is None:
         steps.append(
             Step(
                 "install_schema",
                 "",
                 [],
-                writes=True,
-                what=f"write {own.name} from {draft.relative_to(root)} (new file; undo.py can take it back)",
-                action=lambda: _install(root, draft, wait),
+                writes=apply,
+                dry=not apply,
+                what=f"write {own.name} from {draft.relative_to(root)} (a new file; undo.py takes it back)",
+                action=lambda: _install(root, draft, wait, apply),
             )
         )
     common = _schema_args(used)
@@ -352,8 +354,9 @@ def bootstrap_steps(
     return steps, {"source": source, "draft": _cli(draft), "used": used, "install": install}
 
 
-def _install(root: Path, draft: Path, wait: float) -> tuple[int, dict]:
-    """Write the draft as ``schema.json`` (a new file only) through the store."""
+def _install(root: Path, draft: Path, wait: float, apply: bool) -> tuple[int, dict]:
+    """Write the draft as ``schema.json`` (a new file only) through the
+    store; without ``apply`` only check that it validates and say so."""
     from . import cli, jsonfile, store
     from .schema import validate
 
@@ -367,7 +370,7 @@ def _install(root: Path, draft: Path, wait: float) -> tuple[int, dict]:
         print(f"orchestrate.py: the draft does not validate: {'; '.join(problems)}", file=sys.stderr)
         return cli.EXIT_USAGE, {}
     edit = store.Edit("schema.json", None, data, "the schema drafted by generate_schema.py")
-    outcome = cli.carry_out(root, [edit], True, wait, "orchestrate.py bootstrap")
+    outcome = cli.carry_out(root, [edit], apply, wait, "orchestrate.py bootstrap")
     code = cli.EXIT_SKIPPED if outcome["conflicts"] or outcome["failed"] else cli.EXIT_OK
     if code:
         for item in outcome["conflicts"] + outcome["failed"]:
