@@ -44,7 +44,6 @@ import sqlite3
 import stat
 import sys
 import unicodedata
-from dataclasses import dataclass, field
 
 from .cli import UsageError
 
@@ -74,7 +73,15 @@ COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body
 WEIGHTS = (10.0, 10.0, 5.0, 3.0, 3.0, 2.0, 1.0, 2.0)
 RERANK_DEPTH = 4  # rows fetched per hit asked for, then reranked
 
-_CJK = re.compile("[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# CJK runs: compiled on first use through re's cache (this class alone
+# takes about 4 ms to compile, a query in ASCII never needs it)
+_CJK_RUN = "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+"
+
+
+def _has_cjk(text: str) -> bool:
+    return not text.isascii() and re.search(_CJK_RUN, text) is not None
+
+
 _WORD = re.compile(r"\w+")
 _DATED = re.compile(r'"(?:last_accessed|updated|created)"', re.I)  # decay.DATE_KEYS, as stored in props
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -134,7 +141,7 @@ def bigrams(text: str) -> str:
     """The overlapping character bigrams of each CJK run of ``text``,
     space-separated (a run of one character is itself)."""
     grams = []
-    for run in _CJK.findall(text):
+    for run in re.findall(_CJK_RUN, text) if not text.isascii() else ():
         if len(run) == 1:
             grams.append(run)
         else:
@@ -167,7 +174,7 @@ def fts_query(text: str) -> str:
     terms = query_terms(text)
     for tokens in terms:
         parts.append(_quote(" ".join(tokens)))
-        grams = [bigrams(token) for token in tokens if _CJK.search(token)]
+        grams = [bigrams(token) for token in tokens if _has_cjk(token)]
         if grams:
             parts.append("cjk : " + _quote(" ".join(grams)))
     if len(terms) > 1:  # the words as one phrase too: a note holding it scores that phrase on top
@@ -258,7 +265,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     ]
     if not text.isascii():
         fields = [strip_marks(f) for f in fields]
-        fields[-1] = bigrams(" ".join(fields)) if _CJK.search(text) else ""
+        fields[-1] = bigrams(" ".join(fields)) if _has_cjk(text) else ""
     row = (
         nfc(title[0]) if title else nfc(stem),
         kind.strip().lower() if isinstance(kind, str) else None,
@@ -289,20 +296,21 @@ CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 re
 """
 
 
-@dataclass
 class Index:
-    """An open search index and what bringing it up to date did."""
+    """An open search index and what bringing it up to date did (a plain
+    class: defined faster than a dataclass, on every start)."""
 
-    con: sqlite3.Connection
-    path: str | None  # None: in memory
-    notes: int = 0
-    reread: int = 0
-    removed: int = 0
-    rebuilt: str | None = None  # why it was built from nothing, if it was
-    stale: bool = False  # another process held the index: answered from the last good one
-    warnings: list[str] = field(default_factory=list)
-    readonly: bool = False  # .graph/ could not be written: a copy of its index, in memory, brought up to date
-    relinked: int = 0  # links of other notes resolved again (a note was added, deleted or renamed)
+    def __init__(self, con: sqlite3.Connection, path: str | None, warnings: list[str] | None = None):
+        self.con = con
+        self.path = path  # None: in memory
+        self.notes = 0
+        self.reread = 0
+        self.removed = 0
+        self.rebuilt: str | None = None  # why it was built from nothing, if it was
+        self.stale = False  # another process held the index: answered from the last good one
+        self.warnings: list[str] = warnings if warnings is not None else []
+        self.readonly = False  # .graph/ could not be written: a copy of its index, in memory, brought up to date
+        self.relinked = 0  # links of other notes resolved again (a note was added, deleted or renamed)
 
     def close(self) -> None:
         """Close the index (the last connection folds the WAL into the file)."""
@@ -758,19 +766,38 @@ def _count_inlinks(con, ids: set) -> None:
 # Queries
 
 
-@dataclass
 class Hit:
-    path: str
-    title: str
-    score: float
-    bm25: float
-    fields: list[str]
-    line: int
-    snippet: str
-    inlinks: int
-    relevance: float | None
-    type: str | None
-    status: str | None
+    """One search hit (a plain class: defined faster than a dataclass, on every start)."""
+
+    __slots__ = (
+        "path",
+        "title",
+        "score",
+        "bm25",
+        "fields",
+        "line",
+        "snippet",
+        "inlinks",
+        "relevance",
+        "type",
+        "status",
+    )
+
+    def __init__(self, path, title, score, bm25, fields, line, snippet, inlinks, relevance, type, status):  # noqa: A002
+        self.path: str = path
+        self.title: str = title
+        self.score: float = score
+        self.bm25: float = bm25
+        self.fields: list[str] = fields
+        self.line: int = line
+        self.snippet: str = snippet
+        self.inlinks: int = inlinks
+        self.relevance: float | None = relevance
+        self.type: str | None = type
+        self.status: str | None = status
+
+    def __repr__(self) -> str:
+        return f"Hit({self.path!r}, score={self.score:.4g})"
 
     def as_dict(self) -> dict:
         return {
@@ -907,7 +934,7 @@ def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
             continue
         words = _words(value)
         folded = fold(value)
-        if any(all(w in words for w in _WORD.findall(t)) or (_CJK.search(t) and t in folded) for t in terms):
+        if any(all(w in words for w in _WORD.findall(t)) or (_has_cjk(t) and t in folded) for t in terms):
             matched.append(name)
     line, snippet = _snippet(vault, path, body_line or 1, terms) if snippets else (0, "")
     return Hit(path, title, score, bm, matched, line, snippet, inlinks, rel, kind, status)
@@ -960,7 +987,7 @@ def _snippet(vault, path: str, body_line: int, terms: list[str], width: int = 16
 
 
 def _find_word(folded: str, word: str) -> int:
-    if _CJK.search(word):
+    if _has_cjk(word):
         return folded.find(word)
     match = re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", folded)
     return match.start() if match else -1
