@@ -710,6 +710,9 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
     add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 12)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     docs, fts, edges = [], [], []
+    bulk = len(changed) >= PARALLEL_MIN
+    if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
+        con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
     with _gc_paused():
         for path, row, found in _documents(vault, changed, schema.is_hub):
             doc_id = ids[path]
@@ -724,6 +727,8 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
                 con.executemany(add_text, fts)
                 fts.clear()
         con.executemany(add_text, fts)
+    if bulk:
+        con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)")  # FTS5's default, for later updates
     con.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", edges)
     if before:
         con.executemany(add_doc, docs)
