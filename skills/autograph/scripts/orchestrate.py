@@ -32,10 +32,10 @@ examples.  Guide: references/orchestrate.md.
 """
 
 CODES = """\
-Exit codes: 0 done; 1 health under --fail-under (other steps' 1, found
-something, is shown in their status); 2 bad usage, vault or schema (or the step that failed with
-2); 3 I/O failure or bug (or a step's 3); 4 a step's planned writes were
-skipped (conflicts)."""
+Exit codes: 0 done; 1 health under --fail-under (a 1 of another step, which
+found something, shows in its status); 2 bad usage, vault or schema, or a
+step that exited 2; 3 I/O failure or bug, or a step's 3 (or a signal); 4 a
+step's planned writes were skipped (conflicts, failures)."""
 
 HEALTH_EPILOG = f"""\
 Steps (each read only; derived files under .graph/ only):
@@ -47,7 +47,7 @@ then one summary.  --schema, --dry-run and --quiet are passed to every step;
 
 JSON keys (--json): command, vault, plan[{{name, command, writes, skip}}],
 steps[{{name, command, code, status (ok, found, failed, skipped, not-run),
-summary{{}}}}], summary{{score, notes, broken_links, orphans, dead_ends,
+summary{{}}, seconds}}], summary{{score, notes, broken_links, orphans, dead_ends,
 ambiguous_links, description_coverage, invalid_frontmatter, stale_share,
 tiers, cards, working_set_tokens, compliance, fixable, by_rule}}, code.
 With --json the plan and progress lines go to stderr.
@@ -87,8 +87,8 @@ step).
 JSON keys (--json): command, vault, apply, schema{{source (the schema used
 as it is, or null), draft, used, install}}, plan[{{name, command, writes,
 skip}}], steps[{{name, command, code, status (ok, found, failed, skipped,
-not-run), summary{{}}}}], code.  With --json the plan and progress lines go to
-stderr.
+not-run), summary{{}}, seconds}}], code.  With --json the plan and progress
+lines go to stderr.
 
 {CODES}
 
