@@ -150,6 +150,57 @@ def test_prepare_is_deterministic_and_every_note_is_in_one_batch(vault, tmp_path
         assert set(found) == set(VAULT) - {"Projects/Websit.txt", "Templates/Person.md", "index.md"}
 
 
+names = st.sampled_from(["Alex Example", "example alex", "Bo", "bo", "Café", "cafe", "index", "x", "Zed"])
+folders = st.sampled_from(["", "a/", "b/", "a/c/"])
+notes_strategy = st.dictionaries(
+    st.builds(lambda f, n: f + n + ".md", folders, names),
+    st.tuples(
+        st.one_of(st.none(), st.sampled_from(["a@x.org", "A@x.org", "b@x.org"])),
+        st.lists(names, max_size=3),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(notes_strategy, st.integers(1, 400))
+def test_review_batches_hold_each_note_once_and_repeat_exactly(notes, budget):
+    from autograph.index import NoteIndex
+    from autograph.schema import load_schema
+    from autograph.vault import Vault
+
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        for path, (email, targets) in notes.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            head = f"---\ntype: person\nemail: {email}\n---\n" if email else ""
+            (root / path).write_text(head + " ".join(f"[[{t}]]" for t in targets) + "\n")
+        outputs = []
+        for _ in range(2):
+            vault = Vault.open(root)
+            schema = load_schema(root)
+            index = NoteIndex(vault, use_cache=False)
+            cards = set(vault.cards(schema))
+            made = {}
+            for command, build in (
+                ("dedup-prepare", orchestrate.dedup_items),
+                ("link-prepare", orchestrate.link_items),
+                ("graph-prepare", orchestrate.graph_items),
+            ):
+                items, extra = build(vault, schema, index)
+                data = orchestrate.prepared(command, vault, items, extra, budget)
+                found = paths_in(data)
+                assert len(found) == len(set(found)) == data["notes"]
+                assert set(found) <= set(vault.notes)
+                if command == "graph-prepare":
+                    assert set(found) == cards
+                for batch in data["batches"]:
+                    assert batch["tokens"] <= budget or (batch["over_budget"] and len(batch["items"]) == 1)
+                made[command] = batches.dumps(data)
+            outputs.append(made)
+        assert outputs[0] == outputs[1]
+
+
 def test_dedup_prepare_groups_identity_and_names_but_merges_nothing(vault, make_vault):
     before = hashes(vault)
     data = prepare("dedup-prepare", vault)
