@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from autograph import batches, orchestrate, research
+from autograph import batches, orchestrate, research, review
 from autograph.schema import validate
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, copy_tree, require
 from hypothesis import HealthCheck, given, settings
@@ -183,12 +183,12 @@ def test_review_batches_hold_each_note_once_and_repeat_exactly(notes, budget):
             cards = set(vault.cards(schema))
             made = {}
             for command, build in (
-                ("dedup-prepare", orchestrate.dedup_items),
-                ("link-prepare", orchestrate.link_items),
-                ("graph-prepare", orchestrate.graph_items),
+                ("dedup-prepare", review.dedup_items),
+                ("link-prepare", review.link_items),
+                ("graph-prepare", review.graph_items),
             ):
                 items, extra = build(vault, schema, index)
-                data = orchestrate.prepared(command, vault, items, extra, budget)
+                data = review.prepared(command, vault, items, extra, budget)
                 found = paths_in(data)
                 assert len(found) == len(set(found)) == data["notes"]
                 assert set(found) <= set(vault.notes)

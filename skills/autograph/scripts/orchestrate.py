@@ -358,20 +358,20 @@ def _count(value):
 
 
 def cmd_prepare(args) -> int:
-    from autograph import orchestrate
+    from autograph import review
     from autograph.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     build = {
-        "dedup-prepare": orchestrate.dedup_items,
-        "link-prepare": orchestrate.link_items,
-        "graph-prepare": orchestrate.graph_items,
+        "dedup-prepare": review.dedup_items,
+        "link-prepare": review.link_items,
+        "graph-prepare": review.graph_items,
     }[args.command]
     items, extra = build(vault, schema, index)
     if not args.dry_run:
         index.save()
-    data = orchestrate.prepared(args.command, vault, items, extra, args.budget)
+    data = review.prepared(args.command, vault, items, extra, args.budget)
     summary = {
         "batches": len(data["batches"]),
         "items": data["items"],
