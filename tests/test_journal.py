@@ -230,7 +230,7 @@ def test_old_journals_are_pruned_never_the_newest(tmp_path):
     (folder / ids[0] / "run.json").write_text(json.dumps({"state": "running"}))
     assert ids[0] not in journal.prunable(root / ".graph", keep_days=30, max_mb=200)  # unfinished stays
     store.prune_journals(root, 30, 200)
-    assert sorted(p.name for p in folder.iterdir()) == sorted([ids[0], ids[3]])
+    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == sorted([ids[0], ids[3]])
 
 
 def test_the_schema_sets_how_long_journals_are_kept(tmp_path):
@@ -238,10 +238,29 @@ def test_the_schema_sets_how_long_journals_are_kept(tmp_path):
     schema = json.loads((root / "schema.json").read_text())
     (root / "schema.json").write_text(json.dumps({**schema, "journal": {"keep_days": 0, "max_mb": 0}}))
     first = run_json(ENFORCE, root, "--apply")
+    folder = root / ".graph" / "journal"
+    stamp = folder / ".pruned"  # the last look for old journals: the next is due PRUNE_INTERVAL later
+    assert stamp.is_file()
+    old = time.time() - store.PRUNE_INTERVAL - 1
+    os.utime(stamp, (old, old))
     (root / "people" / "a.md").write_bytes(CARD)
     second = run_json(ENFORCE, root, "--apply")
-    assert [p.name for p in (root / ".graph" / "journal").iterdir()] == [second["run"]]
+    assert [p.name for p in folder.iterdir() if p.is_dir()] == [second["run"]]
     assert first["run"] != second["run"]
+
+
+def test_journals_are_looked_at_once_per_interval_not_after_every_write(tmp_path):
+    """A look reads every run's folder: after every write it made each
+    write slower the more runs were kept."""
+    root = vault_with(tmp_path, {"a.md": b"0\n"})
+    ids = [apply(root, [Edit("a.md", f"{i}\n".encode(), f"{i + 1}\n".encode())], keep=(0, 0)).run_id for i in range(3)]
+    folder = root / ".graph" / "journal"
+    # the first run looked (nothing older to prune); the next two within the interval did not
+    assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == sorted(ids)
+    old = time.time() - store.PRUNE_INTERVAL - 1
+    os.utime(folder / ".pruned", (old, old))
+    last = apply(root, [Edit("a.md", b"3\n", b"4\n")], keep=(0, 0)).run_id
+    assert [p.name for p in folder.iterdir() if p.is_dir()] == [last]
 
 
 @pytest.mark.parametrize("bad", [{"keep_days": -1}, {"max_mb": "a lot"}, {"keep": 3}, []])

@@ -41,6 +41,7 @@ SUBCOMMANDS = {
     "engine.py": ["init", "decay", "touch", "creative", "stats"],
     "graph.py": ["health", "backlinks", "orphans", "report", "fix", "mv"],
     "moc.py": ["generate"],
+    "card.py": ["new", "set", "log", "link", "retire"],
     "daily.py": ["extract", "mark"],
     "enrich.py": ["tags", "links"],
     "undo.py": ["list", "show", "undo", "recover"],

@@ -1136,7 +1136,8 @@ def apply(
             outcomes[n] = {"n": n, "result": "conflict", "now": None}
         try:
             journal.finish([outcomes[n] for n in sorted(outcomes)])
-            prune_journals(root, *(keep or (journal_mod.KEEP_DAYS, journal_mod.MAX_MB)))
+            if _prune_due(root):
+                prune_journals(root, *(keep or (journal_mod.KEEP_DAYS, journal_mod.MAX_MB)))
         except (OSError, PathError, TargetError, Conflict) as exc:
             result.warnings.append(f"the run's journal could not be finished ({exc}); undo.py may not see this run")
     return result
@@ -1352,14 +1353,36 @@ def mark_run(root: Path, run_id: str, state: str) -> None:
     replace_file(path, before, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
+# Seconds between two looks for old journals.  A look reads every run's
+# folder, so doing it after every write made a write cost grow with the runs
+# kept (111 ms at 600 runs); an agent writing cards all day would pay that
+# hundreds of times.
+PRUNE_INTERVAL = 600.0
+_PRUNED_STAMP = ".pruned"  # in .graph/journal/: its mtime is the last look
+
+
+def _prune_due(root: Path) -> bool:
+    """True when no run looked for old journals in the last
+    :data:`PRUNE_INTERVAL` seconds (the stamp's mtime)."""
+    stamp = Path(os.path.realpath(root)) / GRAPH_DIR / journal_mod.FOLDER / _PRUNED_STAMP
+    try:
+        return time.time() - stamp.stat().st_mtime >= PRUNE_INTERVAL
+    except OSError:
+        return True
+
+
 def prune_journals(root: Path, keep_days: float, max_mb: float) -> list[str]:
-    """Remove old journals (:func:`journal.prunable`); returns their run ids."""
+    """Remove old journals (:func:`journal.prunable`); returns their run ids.
+    Sets the stamp :func:`apply` reads to look again only after
+    :data:`PRUNE_INTERVAL` seconds."""
     import shutil
 
     graph = Path(os.path.realpath(root)) / GRAPH_DIR
     removed = journal_mod.prunable(graph, keep_days, max_mb)
     for run_id in removed:
         shutil.rmtree(graph / journal_mod.FOLDER / run_id, ignore_errors=True)
+    # the time as its text: a stamp whose bytes never change might not be rewritten
+    write_derived(root, f"{journal_mod.FOLDER}/{_PRUNED_STAMP}", f"{time.time()}\n".encode(), durable=False)
     return removed
 
 
