@@ -593,3 +593,24 @@ def test_templates_are_never_written_nor_merged(make_vault, capsys, tmp_path):
     code, report = run_json(capsys, root, "--apply-manifest", path, "--apply")
     assert report["not_merged"][0]["reason"].startswith("not a card") and code == 1
     assert (root / "Templates" / "t.md").read_bytes() == template
+
+
+def test_links_from_hubs_and_the_index_follow_the_merged_card(make_vault, capsys):
+    """MEMORY.md and named hubs are not cards, but they are written: a link
+    from them to a merged card must not break (only templates stay as they are)."""
+    root = make_vault(
+        {
+            "people/Alex Example.md": card({"email": "alex@example.com"}) + "\n[[Other]]\n",
+            "people/A. Example.md": card({"email": "ALEX@example.com "}),
+            **{f"o{i}.md": "[[Alex Example]]\n" for i in range(4)},  # more linking notes: the canonical card
+            "MEMORY.md": "- [[A. Example]] — met in May\n",
+            "Home.md": "See [[A. Example]].\n",
+            "Templates/t.md": "[[A. Example]]\n",
+            ".obsidian/templates.json": '{"folder": "Templates"}',
+        }
+    )
+    code, report = run_json(capsys, root, "--apply")
+    assert code == 0, report
+    assert (root / "MEMORY.md").read_text() == "- [[Alex Example|A. Example]] — met in May\n"
+    assert (root / "Home.md").read_text() == "See [[Alex Example|A. Example]].\n"
+    assert (root / "Templates/t.md").read_text() == "[[A. Example]]\n"

@@ -803,13 +803,16 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
 def _retarget(vault, schema, mapping: dict[str, str], texts: dict[str, str], index):
     """The :class:`relink.Plan` that points every link to a key of
     ``mapping`` at its value (keep_text), resolved afterwards in the vault
-    without the merged files; notes that are not cards (templates,
-    ``ignore_folders``) are never written: their links are in ``left``."""
+    without the merged files; notes in templates folders and
+    ``ignore_folders`` are never written: their links are in ``left``.
+    Hubs and the index are not cards but are written: their links to a
+    merged card must follow it."""
     from . import relink
     from .links import Resolver
+    from .moves import frozen_notes
 
     later = Resolver([path for path in vault.files if path not in mapping])
-    frozen = set(vault.notes) - set(vault.cards(schema))
+    frozen = frozen_notes(vault, schema)
     return relink.plan_details(
         vault, mapping, keep_text=True, texts=texts, index=index, after_resolver=later, frozen=frozen
     )
