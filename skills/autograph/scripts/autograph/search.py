@@ -630,6 +630,7 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
     current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
     index.notes = len(current)
     files = _attachments(vault)
+    version = con.execute("PRAGMA data_version").fetchone()[0]
     stored = con.execute("SELECT path, size, mtime, ctime FROM docs ORDER BY path").fetchall()
     if stored == current and con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0] == files:
         return
@@ -642,7 +643,9 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
         index.warnings.append("another process is updating the search index; answered from the index as it was")
         return
     try:
-        _update(index, vault, schema, current, files)
+        if con.execute("PRAGMA data_version").fetchone()[0] != version:
+            stored = None  # another process wrote it meanwhile: read again under the lock
+        _update(index, vault, schema, current, files, stored)
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
@@ -650,9 +653,11 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
         raise
 
 
-def _update(index: Index, vault, schema, current: list[tuple], files: str) -> None:
+def _update(index: Index, vault, schema, current: list[tuple], files: str, stored: list | None) -> None:
     con = index.con
-    before = {row[0]: row for row in con.execute("SELECT path, size, mtime, ctime FROM docs")}
+    if stored is None:
+        stored = con.execute("SELECT path, size, mtime, ctime FROM docs").fetchall()
+    before = {row[0]: row for row in stored}
     now = {row[0]: row for row in current}
     changed = [path for path, row in now.items() if before.get(path) != row]
     gone = [path for path in before if path not in now]
