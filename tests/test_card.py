@@ -591,3 +591,12 @@ def test_file_names_hold_no_forbidden_character(title):
         return
     assert not any(ch in cards.FORBIDDEN or ord(ch) < 32 for ch in name)
     assert name == name.strip(". ") and len(name.encode("utf-8")) <= cards.MAX_NAME_BYTES
+
+
+def test_a_wikilink_value_is_a_link_not_a_nested_list():
+    """`company="[[Acme]]"` reaches card.py without its quotes (the shell
+    eats them); YAML would read `[[Acme]]` as a list in a list."""
+    assert cards.parse_value("[[Acme]]") == "[[Acme]]"
+    assert cards.parse_value('"[[Acme]]"') == "[[Acme]]"
+    assert cards.parse_value("[[[A]], [[B|b]]]") == ["[[A]]", "[[B|b]]"]
+    assert cards.parse_value("[[1, 2]]") == [[1, 2]]  # a real nested list stays one

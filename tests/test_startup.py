@@ -42,6 +42,7 @@ SUBCOMMANDS = {
     "graph.py": ["health", "backlinks", "orphans", "report", "fix", "mv"],
     "moc.py": ["generate"],
     "card.py": ["new", "set", "log", "link", "retire"],
+    "orchestrate.py": ["health", "bootstrap", "dedup-prepare", "link-prepare", "graph-prepare", "research"],
     "daily.py": ["extract", "mark"],
     "enrich.py": ["tags", "links"],
     "undo.py": ["list", "show", "undo", "recover"],

@@ -100,7 +100,8 @@ def parse_value(text: str):
     ``null`` None, ``"3"`` or ``'3'`` text.  Unquoted text is taken whole
     (``a: b``, ``x # y`` stay text: a command-line word has no comments) and
     typed as :func:`frontmatter.resolve_plain` types it (``01234``, ``1.10``,
-    ``yes`` stay text).  Text holding a line break stays as written.  Raises
+    ``yes`` stay text).  ``[[Acme]]`` is the link ``"[[Acme]]"``, also as a
+    list item.  Text holding a line break stays as written.  Raises
     :class:`BadRequest` for a quoted or bracketed value that is not YAML."""
     if "\n" in text or "\r" in text:
         return text
@@ -110,8 +111,20 @@ def parse_value(text: str):
             values, _ = fm.loads("v: " + stripped)
         except fm.FrontmatterError as exc:
             raise BadRequest(f"{text!r} is not one YAML value ({exc.reason}); quote it to keep it as text") from None
-        return values["v"]
+        return _wikilinks(values["v"])
     return fm.resolve_plain(stripped)
+
+
+def _wikilinks(value):
+    """``[[Acme]]`` read as YAML is a list holding a list holding ``Acme``;
+    nobody means that in a property, and the shell has already eaten the
+    quotes of ``company="[[Acme]]"``: such a value, alone or in a list, is
+    the link ``"[[Acme]]"`` (what Obsidian writes)."""
+    if isinstance(value, list):
+        if len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1 and isinstance(value[0][0], str):
+            return f"[[{value[0][0]}]]"
+        return [_wikilinks(item) for item in value]
+    return value
 
 
 def parse_assignment(text: str) -> tuple[str, object]:
