@@ -246,7 +246,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         headings = [(at, h) for at, h in headings if not inside(regions, starts, at)]
         tags = [(at, t) for at, t in tags if not inside(regions, starts, at)]
     targets = {link.target for link in found if link.target}
-    if props:
+    if props and "[[" in text[:offset]:  # a property value holds a wikilink
         targets.update(link.target for link in links.property_links(props) if link.target)
     low = {k.lower(): v for k, v in props.items() if isinstance(k, str)} if props else {}
     title = _strings(low["title"]) if "title" in low else []
