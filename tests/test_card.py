@@ -600,3 +600,25 @@ def test_a_wikilink_value_is_a_link_not_a_nested_list():
     assert cards.parse_value('"[[Acme]]"') == "[[Acme]]"
     assert cards.parse_value("[[[A]], [[B|b]]]") == ["[[A]]", "[[B|b]]"]
     assert cards.parse_value("[[1, 2]]") == [[1, 2]]  # a real nested list stays one
+
+
+def test_new_refuses_what_dedup_would_merge_across_types(tmp_path):
+    """BR-28: a `company` card (no type alias makes it a person) holding an
+    email is the same entity as a new person with that email, by dedup's
+    default (identity.same_type_only false); the schema can narrow it."""
+    root = make_vault(tmp_path)
+    vault, schema = opened(root)
+    write(
+        root, cards.plan_new(vault, schema, "company", "Alex Ltd", [("description", "x"), ("email", "alex@x.io")], DAY)
+    )
+    vault, schema = opened(root)
+    plan = cards.plan_new(vault, schema, "person", "Alex", [("description", "x"), ("email", " ALEX@x.io")], DAY)
+    assert plan.refused is not None and [m["path"] for m in plan.refused["matches"]] == ["companies/Alex Ltd.md"]
+    data = json.loads((root / "schema.json").read_text())
+    data.setdefault("identity", {})["same_type_only"] = True
+    (root / "schema.json").write_text(json.dumps(data))
+    vault, schema = opened(root)
+    assert (
+        cards.plan_new(vault, schema, "person", "Alex", [("description", "x"), ("email", "alex@x.io")], DAY).refused
+        is None
+    )

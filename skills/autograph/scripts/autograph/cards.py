@@ -55,7 +55,6 @@ __all__ = [
 # Characters Obsidian refuses in a note's name.
 FORBIDDEN = '[]#^|\\/:*?"<>'
 MAX_NAME_BYTES = 200  # file systems allow 255; room for " 2", ".md" and a sync tool's suffix
-DEFAULT_MAX_SHARED = 8  # an identity value held by more cards is a shared one (a switchboard number)
 LIST_TYPES = {"tags", "aliases", "multitext", "list"}  # Obsidian property types that hold lists
 
 
@@ -214,15 +213,18 @@ def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str
     by path.  Fields and kinds come from the schema's ``identity``
     (``match_fields``, ``default_country``, ``ignore_values``), compared
     through :func:`identity.normalise`, as search and dedup compare them.
-    With ``identity.same_type_only`` (default true) only cards of type
-    ``kind``; a value already held by ``max_shared`` cards or more
-    (default 8) is a shared one (a company's number), not an identity."""
-    section = schema.section("identity")
-    kinds = ident.field_kinds(section)
-    country = section.get("default_country")
-    ignore = section.get("ignore_values", ident.DEFAULT_IGNORE)
-    max_shared = section.get("max_shared", DEFAULT_MAX_SHARED)
-    same_type = section.get("same_type_only", True)
+    The settings and their defaults are dedup's
+    (:func:`dedup.identity_settings`), so ``new`` refuses what dedup would
+    merge: with ``identity.same_type_only`` (default false: a ``contact``
+    and a ``person`` with one email are one entity, BR-28) only cards of
+    type ``kind``; a value already held by ``max_shared`` cards or more
+    (default 8: with the new card, more than dedup allows) is a shared one
+    (a company's number), not an identity."""
+    from .dedup import identity_settings
+
+    settings = identity_settings(schema)
+    kinds, country, ignore = settings.kinds, settings.country, settings.ignore
+    max_shared, same_type = settings.max_shared, settings.same_type_only
     wanted: dict[tuple[str, str], object] = {}
     for key, value in values.items():
         name = key.lower()
