@@ -241,7 +241,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     if headings or tags or "[[" in body or "](" in body:
         regions = links.code_regions(body)
         starts = [start for start, _ in regions]
-        found = links.scan(text, offset, line, regions)
+        found = links.scan(body, 0, 1, regions)  # targets only: no line numbers needed
     if regions:
         headings = [(at, h) for at, h in headings if not inside(regions, starts, at)]
         tags = [(at, t) for at, t in tags if not inside(regions, starts, at)]
