@@ -537,6 +537,7 @@ def test_renames_deletes_and_adds_move_other_notes_inlinks(make_vault):
     )
     assert inlinks_of(vault)["people/Bob.md"] == (3, False)
     (vault / "Bob.md").write_text("a second bob, at the root\n", encoding="utf-8")  # the exact path: [[Bob]] means it
+    (vault / "x.md").write_text("[[Bob]], edited in the same refresh\n", encoding="utf-8")  # resolved again too
     got = inlinks_of(vault)
     assert got["Bob.md"] == (2, False) and got["people/Bob.md"] == (1, False) and got == inlinks_truth(vault)
     (vault / "people" / "Bob.md").rename(vault / "people" / "Robert.md")  # both [[Bob]] go to the root one

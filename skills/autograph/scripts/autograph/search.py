@@ -612,14 +612,16 @@ PARALLEL_MIN = 1000  # notes to read before a forked second process pays for its
 CHILD_SHARE = 0.7  # of the notes read by the child: this process also writes every note into the index
 
 
-def _documents(vault, paths: list[str], hubs):
+def _documents(vault, paths: list[str], hubs, known: dict):
     """``(path, row, [(target, name_key, resolved path)])`` for each of
-    ``paths`` (:func:`document`; links resolved with ``vault.resolver``),
-    not in order; with many notes, most are read by a forked child while
-    this process writes what arrives (:func:`parallel.stream_in_two`)."""
+    ``paths`` (:func:`document`), not in order; with many notes, most are
+    read by a forked child while this process writes what arrives
+    (:func:`parallel.stream_in_two`).  Links are resolved with
+    ``vault.resolver``, but for those in ``known`` (``(path, target)`` ->
+    resolved path, as stored before the note changed, when no file of that
+    name came or went): an edit that keeps its links needs no resolver."""
     from . import parallel
 
-    resolver = vault.resolver  # built before the fork: both processes resolve with it
     names: dict[str, str] = {}
 
     def read(path):
@@ -629,7 +631,10 @@ def _documents(vault, paths: list[str], hubs):
             name = names.get(target)
             if name is None:
                 name = names[target] = name_key(target)
-            edges.append((target, name, resolver.resolve(target, path).path))
+            dst = known.get((path, target), names)  # names: a marker, never a path
+            if dst is names:
+                dst = vault.resolver.resolve(target, path).path
+            edges.append((target, name, dst))
         return path, row, edges
 
     def quiet():
@@ -638,6 +643,7 @@ def _documents(vault, paths: list[str], hubs):
     if len(paths) < PARALLEL_MIN:
         yield from map(read, paths)
     else:
+        vault.resolver  # noqa: B018 - built before the fork: both processes resolve with it
         yield from parallel.stream_in_two(read, paths, CHILD_SHARE, quiet)
 
 
@@ -706,15 +712,6 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, store
         if path not in before:
             ids[path], next_id = next_id, next_id + 1
     affected = {ids[path] for path in changed}  # notes whose in-links may have changed
-    lost = "SELECT dst FROM links WHERE src = ? AND dst IS NOT NULL"
-    for key in old:
-        affected.update(row[0] for row in con.execute(lost, key))
-    con.executemany("DELETE FROM docs WHERE id = ?", old)
-    con.executemany("DELETE FROM links WHERE src = ?", old)
-    con.executemany("DELETE FROM fts WHERE rowid = ?", old)
-    for path in gone:
-        ids[path] = None
-    index.removed = len(gone)
     # names whose resolution may have moved: of notes added or gone, and of other files added or gone
     stored_files = con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0]
     moved = {name_key(path) for path in changed if path not in before} | {name_key(path) for path in gone}
@@ -722,6 +719,20 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, store
         was, is_ = set(stored_files.split("\n")) - {""}, set(files.split("\n")) - {""}
         moved |= {name_key(path) for path in was ^ is_}
         con.execute("UPDATE meta SET value = ? WHERE key = 'files'", (files,))
+    known = {}  # (path, target) -> resolved path, of the links a changed note had, still valid
+    lost = "SELECT l.target, l.name, l.dst, d.path FROM links l LEFT JOIN docs d ON d.id = l.dst WHERE l.src = ?"
+    for path, key in zip([p for p in changed + gone if p in before], old, strict=True):
+        for target, name, dst, dst_path in con.execute(lost, key):
+            if dst is not None:
+                affected.add(dst)
+            if name not in moved:
+                known[path, target] = dst_path
+    con.executemany("DELETE FROM docs WHERE id = ?", old)
+    con.executemany("DELETE FROM links WHERE src = ?", old)
+    con.executemany("DELETE FROM fts WHERE rowid = ?", old)
+    for path in gone:
+        ids[path] = None
+    index.removed = len(gone)
     if moved and before:
         marks = ",".join("?" * len(moved))
         rows = con.execute(
@@ -746,7 +757,7 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, store
     if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
     with _gc_paused():
-        for path, row, found in _documents(vault, changed, schema.is_hub):
+        for path, row, found in _documents(vault, changed, schema.is_hub, known):
             doc_id = ids[path]
             docs.append((doc_id, path, *now[path][1:], *row[:7]))
             fts.append((doc_id, *row[7]))
