@@ -553,7 +553,7 @@ def _journal(con, mode: str) -> bool:
     try:
         con.execute("PRAGMA busy_timeout = 0")
         now = con.execute(f"PRAGMA journal_mode = {mode}").fetchone()[0]
-    except sqlite3.OperationalError:
+    except sqlite3.Error:  # busy, or a file that is not sound: the caller's own error says more
         now = None
     finally:
         con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
