@@ -725,3 +725,16 @@ def test_the_index_read_in_two_processes_equals_the_one_read_in_one(make_vault, 
     monkeypatch.setattr(search, "PARALLEL_MIN", 2)
     assert index_rows(vault) == alone
     assert len(alone[0]) == 41 and sum(row[-1] for row in alone[0]) > 30
+
+
+def test_an_edit_that_keeps_size_and_mtime_is_still_seen(make_vault):
+    """The change time moves on every write and cannot be set back: the
+    freshness check sees an edit of the same length with the old mtime."""
+    vault = make_vault({"a.md": "apple pie\n", "b.md": "other\n"})
+    assert query_json(vault, "apple")["index"]["reread"] == 2
+    info = (vault / "a.md").stat()
+    (vault / "a.md").write_text("melon pie\n", encoding="utf-8")
+    os.utime(vault / "a.md", ns=(info.st_atime_ns, info.st_mtime_ns))
+    data = query_json(vault, "melon")
+    assert data["index"]["reread"] == 1 and [h["path"] for h in data["hits"]] == ["a.md"]
+    assert query_json(vault, "melon")["index"]["reread"] == 0

@@ -650,22 +650,22 @@ def _documents(vault, paths: list[str], hubs, known: dict):
 def _refresh(index: Index, vault, schema, stamps) -> None:
     """Bring the index up to date with the notes' ``stamps``.
 
-    Fresh (the common case) when the stored ``(path, size, mtime, ctime)``
-    rows equal the walk's, compared as two lists, and the other files are
-    the same.  Else, in one write transaction: notes that left are removed,
-    changed notes re-read under their ids, new ones added; their links are
-    resolved with :class:`links.Resolver` against every file.  A note
-    added, deleted or renamed (or another file) can change where other
-    notes' links lead, so the stored links whose name it shares are
-    resolved again; then the in-link counts of every note that gained or
-    lost a link are counted again."""
+    Fresh (the common case) when the walk's stamps, written out as one
+    string (:func:`_stamp_text`), equal the one stored by the last update,
+    and the other files are the same: one ``SELECT`` of one row.  Else, in
+    one write transaction: notes that left are removed, changed notes re-read
+    under their ids, new ones added; their links are resolved with
+    :class:`links.Resolver` against every file.  A note added, deleted or
+    renamed (or another file) can change where other notes' links lead, so
+    the stored links whose name it shares are resolved again; then the
+    in-link counts of every note that gained or lost a link are counted
+    again."""
     con = index.con
-    current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
-    index.notes = len(current)
+    index.notes = len(stamps)
     files = _attachments(vault)
-    version = con.execute("PRAGMA data_version").fetchone()[0]
-    stored = con.execute("SELECT path, size, mtime, ctime FROM docs ORDER BY path").fetchall()
-    if stored == current and con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0] == files:
+    text = _stamp_text(stamps)
+    meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'files')"))
+    if meta.get("stamps") == text and meta.get("files") == files:
         return
     try:
         con.execute("BEGIN IMMEDIATE")
@@ -676,9 +676,9 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
         index.warnings.append("another process is updating the search index; answered from the index as it was")
         return
     try:
-        if con.execute("PRAGMA data_version").fetchone()[0] != version:
-            stored = None  # another process wrote it meanwhile: read again under the lock
-        _update(index, vault, schema, current, files, stored)
+        current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
+        _update(index, vault, schema, current, files)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
@@ -686,11 +686,18 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
         raise
 
 
-def _update(index: Index, vault, schema, current: list[tuple], files: str, stored: list | None) -> None:
+def _stamp_text(stamps: dict) -> bytes:
+    """Every note's path and stamp in path order, NUL-separated (no path
+    holds a NUL), as bytes: the freshness check compares it whole, which
+    is cheaper than comparing a row per note."""
+    return "\0".join(
+        f"{path}\0{size}\0{mtime}\0{ctime}" for path, (size, mtime, ctime) in sorted(stamps.items())
+    ).encode("utf-8", "surrogatepass")
+
+
+def _update(index: Index, vault, schema, current: list[tuple], files: str) -> None:
     con = index.con
-    if stored is None:
-        stored = con.execute("SELECT path, size, mtime, ctime FROM docs").fetchall()
-    before = {row[0]: row for row in stored}
+    before = {row[0]: row for row in con.execute("SELECT path, size, mtime, ctime FROM docs")}
     now = {row[0]: row for row in current}
     changed = [path for path, row in now.items() if before.get(path) != row]
     gone = [path for path in before if path not in now]
