@@ -84,7 +84,7 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
             if entry.name.startswith("."):
                 continue
             path = f"{rel}/{entry.name}" if rel else entry.name
-            if not _utf8(entry.name):
+            if not entry.name.isascii() and not _utf8(entry.name):
                 warnings.append(f"{path.encode('utf-8', 'backslashreplace').decode()}: name is not UTF-8; skipped")
                 continue
             real = os.path.join(real_folder, entry.name)
