@@ -80,6 +80,7 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
             warnings.append(f"{rel or '.'}: cannot list folder ({exc.strerror})")
             return
         subdirs = []
+        prefix = real_folder if real_folder.endswith(os.sep) else real_folder + os.sep  # os.path.join, once
         for entry in entries:
             if entry.name.startswith("."):
                 continue
@@ -87,7 +88,7 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
             if not entry.name.isascii() and not _utf8(entry.name):
                 warnings.append(f"{path.encode('utf-8', 'backslashreplace').decode()}: name is not UTF-8; skipped")
                 continue
-            real = os.path.join(real_folder, entry.name)
+            real = prefix + entry.name
             if entry.is_symlink():
                 deferred.append((path, entry.path))
             elif entry.is_dir(follow_symlinks=False):
