@@ -84,14 +84,14 @@ def _has_cjk(text: str) -> bool:
 
 _WORD = re.compile(r"\w+")
 _DATED = re.compile(r'"(?:last_accessed|updated|created)"', re.I)  # decay.DATE_KEYS, as stored in props
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_MARKS = re.compile("[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+")
-_TAG = re.compile(r"#(\w[\w/-]*)")
+_SURROGATE = "[\ud800-\udfff]"  # patterns kept as text are compiled on first use (re's cache)
+_MARKS = "[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
+_TAG = r"#(\w[\w/-]*)"
 # ATX headings for the headings column (those inside code are dropped by
 # their offset; the closing #s are stripped); cheaper than links.outline,
 # which also finds setext headings
-_HEADING = re.compile(r"\n {0,3}#{1,6}[ \t]+([^\n]+)")
-_HEADING_START = re.compile(r" {0,3}#{1,6}[ \t]+([^\n]+)")
+_HEADING = r"\n {0,3}#{1,6}[ \t]+([^\n]+)"
+_HEADING_START = r" {0,3}#{1,6}[ \t]+([^\n]+)"
 _SKIP_PROPS = {"title", "aliases", "alias", "description", "summary", "tags", "tag", "cssclasses"}
 
 
@@ -129,7 +129,7 @@ def strip_marks(text: str) -> str:
     to what is indexed and to every query, so both sides compare alike."""
     if text.isascii():
         return text
-    return nfc(_MARKS.sub("", unicodedata.normalize("NFD", text)))
+    return nfc(re.sub(_MARKS, "", unicodedata.normalize("NFD", text)))
 
 
 def fold(text: str) -> str:
@@ -232,12 +232,12 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     if "#" in body:
         # ATX heading lines: one at the start, then each after a line break
         # (a regex led by "\n" is searched for, not tried at every offset)
-        first = _HEADING_START.match(body)
+        first = re.match(_HEADING_START, body)
         headings = ([(0, first.group(1))] if first else []) + [
-            (m.start() + 1, m.group(1)) for m in _HEADING.finditer(body)
+            (m.start() + 1, m.group(1)) for m in re.finditer(_HEADING, body)
         ]
         # a tag starts a line or follows a space, as in Obsidian (not a URL's or a link's #fragment)
-        tags = [(at, m.group(1)) for m in _TAG.finditer(body) if (at := m.start()) == 0 or body[at - 1] in " \t\n"]
+        tags = [(at, m.group(1)) for m in re.finditer(_TAG, body) if (at := m.start()) == 0 or body[at - 1] in " \t\n"]
     if headings or tags or "[[" in body or "](" in body:
         regions = links.code_regions(body)
         starts = [start for start, _ in regions]
@@ -924,7 +924,7 @@ def search(
 def _text(value: str | None) -> str | None:
     """``value`` with what is not Unicode (bytes of a non-UTF-8 command line,
     kept as lone surrogates) as U+FFFD, which SQLite can take."""
-    if value is None or not _SURROGATE.search(value):
+    if value is None or value.isascii() or not re.search(_SURROGATE, value):
         return value
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
