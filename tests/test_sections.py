@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from conftest import SCRIPTS
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(SCRIPTS))
@@ -175,6 +175,9 @@ def notes(draw):
 
 @settings(max_examples=400, deadline=None)
 @given(notes(), st.sampled_from(["Log", "History", "Related"]), ADDED, st.sampled_from([2, 3]))
+# the section ends right before a setext heading's text line: the added
+# line must not take it in as its continuation
+@example(text="## Log\n---\n====\n---\n- item", heading="Log", added=[":"], level=2)
 def test_append_keeps_every_other_byte(text, heading, added, level):
     try:
         new = sections.append(text, heading, [f"- {a}" for a in added], level)

@@ -119,12 +119,20 @@ def append(text: str, heading: str, lines: list[str], level: int = 2) -> str:
         spans = _lines(text, start, end)
         last = next(span for span in reversed(spans) if text[span[0] : span[1]].strip() or span[0] == start)
         at = last[1]
+        lead = ""
         if text.startswith("\r\n", at):
-            new, at = text[: at + 2] + added + text[at + 2 :], at + 2
+            at += 2
         elif text.startswith("\n", at):
-            new, at = text[: at + 1] + added + text[at + 1 :], at + 1
+            at += 1
         else:  # the last line of the note had no line break
-            new, at = text[:at] + nl + added.removesuffix(nl) + text[at:], at + len(nl)
+            lead, added = nl, added.removesuffix(nl)
+        after = text[at:].split("\n", 1)[0]
+        if after.strip() and not after.lstrip(" ").startswith("#"):
+            # the next section's heading is a setext one (its text line
+            # follows at once): without a blank line our last line would
+            # take that text in as its continuation, and the heading is gone
+            added += nl
+        new, at = text[:at] + lead + added + text[at:], at + len(lead)
     else:
         lead = ""
         if text and not text.endswith("\n"):
