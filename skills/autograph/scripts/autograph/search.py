@@ -358,7 +358,7 @@ def _why_rebuild(con: sqlite3.Connection, schema) -> str | None:
         return "new"
     if not {"meta", "docs", "links", "fts"} <= tables:
         return "incomplete"
-    meta = dict(con.execute("SELECT key, value FROM meta"))
+    meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('version', 'schema')"))
     if meta.get("version") != str(INDEX_VERSION):
         return "index version"
     if meta.get("schema") != _schema_stamp(schema):
