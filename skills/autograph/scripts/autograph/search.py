@@ -289,9 +289,6 @@ CREATE TABLE docs (
   title TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER,
   inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
-CREATE INDEX links_src ON links(src);
-CREATE INDEX links_dst ON links(dst);
-CREATE INDEX links_name ON links(name);
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
 """
 
@@ -330,6 +327,15 @@ class Index:
             "memory": self.path is None or self.readonly,
             "readonly": self.readonly,
         }
+
+
+# made after the first rows are in (an index built from sorted rows at once
+# costs less than one kept up to date row by row while a vault is written)
+_LINK_INDEXES = """
+CREATE INDEX IF NOT EXISTS links_src ON links(src);
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
+CREATE INDEX IF NOT EXISTS links_name ON links(name);
+"""
 
 
 def _schema_stamp(schema) -> str:
@@ -780,6 +786,9 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
     if bulk:
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)")  # FTS5's default, for later updates
     con.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", edges)
+    for statement in _LINK_INDEXES.split(";"):
+        if statement.strip():
+            con.execute(statement)
     if before:
         con.executemany(add_doc, docs)
         _count_inlinks(con, affected)
