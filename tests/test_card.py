@@ -622,3 +622,25 @@ def test_new_refuses_what_dedup_would_merge_across_types(tmp_path):
         cards.plan_new(vault, schema, "person", "Alex", [("description", "x"), ("email", "alex@x.io")], DAY).refused
         is None
     )
+
+
+def test_dry_run_options_may_come_before_the_fields_and_say_how_to_write(tmp_path):
+    """F11: field=value after --dry-run is accepted by every command (argparse
+    gave new's nargs='*' nothing before the option), and the dry run says to
+    drop --dry-run (card.py has no --apply)."""
+    root = make_vault(tmp_path)
+    proc = subprocess.run(
+        [sys.executable, str(CARD), "new", "person", "Zed", "--dry-run", "description=x", "--vault", str(root)],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "description: (none) → x" in proc.stdout
+    assert "without --dry-run" in proc.stdout and "--apply" not in proc.stdout
+    assert not (root / "people").exists()
+    proc = subprocess.run(
+        [sys.executable, str(CARD), "new", "person", "Zed", "--dry-run", "--bogus", "description=x"],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2 and "unrecognized arguments" in proc.stderr

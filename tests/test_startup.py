@@ -142,3 +142,17 @@ def test_enforce_help_lists_every_rule():
     enforce = load_script("enforce.py")
     expected = "\n".join(f"  {rule:<20} {severity:<8} {what}" for rule, (severity, what) in compliance.RULES.items())
     assert enforce.RULE_LINES == expected
+
+
+# guard.py is a hook: it takes options only and reads its request from stdin
+@pytest.mark.parametrize("name", [name for name in ALL_SCRIPTS if name != "guard.py"])
+def test_an_argument_that_is_not_utf8_is_refused_before_anything_else(tmp_path, name):
+    """Bytes that are not UTF-8 reach Python as lone surrogates; every script
+    refuses them (exit 2, one line) before it reads or journals anything:
+    card.py set NOTE 'k=\\xff' crashed in the journal and left an empty run."""
+    (tmp_path / "Dana.md").write_text("---\ntype: person\n---\n", encoding="utf-8")
+    proc, modules = run_listing(tmp_path, [name, "set", "Dana", "k=\udcff\udcfe", "--vault", str(tmp_path)])
+    assert proc.returncode == 2, proc.stderr
+    assert "not valid UTF-8" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / ".graph").exists()
+    assert heavy(modules) == []

@@ -145,3 +145,13 @@ def test_human_report(make_vault, capsys):
     out = capsys.readouterr().out
     assert "current: people/Alex New.md; retired: people/Alex Old.md" in out
     assert '+superseded_by: "[[Alex New]]"' in out
+
+
+def test_a_dry_run_of_a_command_with_apply_says_apply(tmp_path, capsys):
+    """F11: the --apply hint stays for commands that write only with --apply."""
+    (tmp_path / "people").mkdir()
+    (tmp_path / "people" / "A.md").write_text("---\ntype: person\nstatus: active\nsuperseded_by: '[[B]]'\n---\n")
+    (tmp_path / "people" / "B.md").write_text("---\ntype: person\nstatus: active\n---\n")
+    capsys.readouterr()
+    SUPERSEDE.main([str(tmp_path)])
+    assert "run with --apply to write" in capsys.readouterr().out

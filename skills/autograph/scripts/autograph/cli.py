@@ -64,6 +64,7 @@ EXIT_SKIPPED = 4  # finished, but some planned writes were skipped; wins over EX
 
 _outcome = EXIT_OK  # the exit code of what was written so far, for a run whose report cannot be printed
 _last_run: str | None = None  # the journaled run this command wrote, for a report that cannot be printed
+_writes_by_default = False  # the command has no --apply: a dry run is told to drop --dry-run
 
 
 class UsageError(Exception):
@@ -351,9 +352,21 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
 
 
 def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
+    global _writes_by_default
+    words = sys.argv[1:] if argv is None else argv
+    for number, word in enumerate(words, 1):
+        # bytes that are not UTF-8 arrive as lone surrogates (surrogateescape): refused before
+        # anything is read or journaled, since no note, name or journal can hold them
+        if re.search(r"[\ud800-\udfff]", word):
+            print(f"{parser.prog}: error: argument {number} is not valid UTF-8: {printable(word)}", file=sys.stderr)
+            return EXIT_USAGE
     args, extra = parser.parse_known_args(argv)
+    command = getattr(args, "_parser", parser)
     if extra:
-        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
+        extra = _intermixed(command, args, extra)
+    if extra:
+        command.error(f"unrecognized arguments: {' '.join(extra)}")
+    _writes_by_default = not hasattr(args, "apply")
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help(sys.stderr)
@@ -387,6 +400,21 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         print(f"{parser.prog}: internal error (exit code {EXIT_CRASH}); please report it", file=sys.stderr)
         return EXIT_CRASH
     return EXIT_USAGE
+
+
+def _intermixed(command: argparse.ArgumentParser, args, extra: list[str]) -> list[str]:
+    """``extra`` less the words that belong to the command's last positional
+    list (``field=value ...``): argparse gives ``nargs='*'`` its words before
+    an option (none) and leaves the words after it unrecognized, so ``new
+    person X --dry-run a=b`` failed where ``set X --dry-run a=b`` passed."""
+    positionals = [a for a in command._actions if not a.option_strings and a.nargs in ("*", "+")]
+    if not positionals or any(word.startswith("-") for word in extra):
+        return extra
+    last = positionals[-1]
+    if last is not [a for a in command._actions if not a.option_strings][-1]:
+        return extra
+    setattr(args, last.dest, list(getattr(args, last.dest, None) or []) + extra)
+    return []
 
 
 def _raised(module: str, *names: str) -> tuple[type[BaseException], ...]:
@@ -444,7 +472,8 @@ def print_outcome(outcome: dict, edits, applied: bool, show_diff: bool) -> None:
     if applied:
         print(f"{plural(len(outcome['written']), 'note')} changed")
     else:
-        print(f"{plural(len(edits), 'note')} would change" + (" (run with --apply to write)" if edits else ""))
+        how = "run without --dry-run to write" if _writes_by_default else "run with --apply to write"
+        print(f"{plural(len(edits), 'note')} would change" + (f" ({how})" if edits else ""))
     for edit in edits:
         print(f"  {printable(edit.path)}  {edit.reason}")
         if show_diff:
