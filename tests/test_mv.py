@@ -407,3 +407,40 @@ def test_enforce_move_rolls_back_when_a_new_name_cannot_be_written(make_vault, c
     assert enforce.main([str(root), "--apply", "--move", "--json"]) == 4
     out = json.loads(capsys.readouterr().out)
     assert out["rolled_back"] and snapshot(root) == before
+
+
+def test_an_old_name_edited_during_the_move_rolls_the_whole_move_back(make_vault, capsys):
+    """F21: a person edits the moved note while mv runs; its old name cannot
+    go to .trash, so the copy and every link rewrite are taken back and the
+    edit stays at the old name."""
+    from autograph import store
+
+    root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
+
+    edited = []
+
+    def edit_the_moved_note(stage, path):
+        if stage == "read" and path.endswith("s.md") and not edited:
+            edited.append(path)
+            with open(root / "a.md", "a") as handle:
+                handle.write("a person's line\n")
+
+    store._test_hook = edit_the_moved_note
+    try:
+        code, out = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
+    finally:
+        store._test_hook = None
+    assert code == 4 and out["rolled_back"]
+    assert [item["path"] for item in out["not_moved"]] == ["a.md"]
+    assert snapshot(root) == {"a.md": b"x\na person's line\n", "s.md": b"[[a]]\n", "t.md": b"[x](a.md)\n"}
+
+
+def test_a_link_note_that_cannot_be_written_rolls_the_move_back(make_vault, capsys):
+    """A linking note without a write bit keeps its old link: the move would
+    leave that link broken, so it is rolled back and reported."""
+    root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
+    os.chmod(root / "t.md", 0o444)
+    before = snapshot(root)
+    code, out = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
+    assert code == 4 and out["rolled_back"] and out["not_moved"][0]["path"] == "t.md"
+    assert snapshot(root) == before

@@ -232,9 +232,12 @@ JSON keys (--json): vault, moves[{from, to}], links[{path, line, old, new}],
 left[{path, line, target, was, now, why}], warnings[], changes[{op, path,
 to}] (op: create, rename, write, trash, in the order they run),
 edits[{path, reason}], written[], conflicts[{path, error, copy}],
-failed[{path, error}], run (the journaled run id, or null), rolled_back
-(the id of the run that took the move back because a new name could not be
-written, else null; the exit code is then 4).
+failed[{path, error}], run (the journaled run id, or null), not_moved[{path,
+error}] (the parts of the move that could not be made: a new name not
+written, an old name someone edited meanwhile, a linking note not
+rewritten), rolled_back (the id of the run that then took the whole move
+back, so that no link leads to a stale copy or to nothing, else null; the
+exit code is then 4; a person's edit stays where they made it).
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
@@ -546,14 +549,18 @@ def _mv(args):
     cli.warn(plan.warnings)
     outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
     outcome["rolled_back"] = None
-    missed = moves.moves_not_made(plan, outcome) if outcome["run"] else []
-    if missed:
-        # links were rewritten to a name that does not hold the moved file: take the whole run back
+    outcome["not_moved"] = moves.unfinished(plan, outcome) if outcome["run"] else []
+    if outcome["not_moved"]:
+        # a part of the move was not made (a new name not written, an old name someone edited meanwhile, a link
+        # note not rewritten): the links would lead to a stale copy or nowhere, so the whole run is taken back
         undone = moves.roll_back(vault.root, outcome["run"], args.wait)
         outcome["rolled_back"] = undone.run_id
+        why = "; ".join(f"{item['path']}: {item['error']}" for item in outcome["not_moved"])
         print(
-            f"graph.py mv: {', '.join(missed)} could not be written; the run {outcome['run']} was rolled back"
-            + (" (some files could not go back: undo.py show " + undone.run_id + ")" if undone.skipped else ""),
+            f"graph.py mv: the move could not be completed ({why}); the run {outcome['run']} was rolled back: "
+            "no file moved, every link as before, a person's edit kept where they made it"
+            + (" (some files could not go back: undo.py show " + undone.run_id + ")" if undone.skipped else "")
+            + "; run it again once the notes are not being edited",
             file=sys.stderr,
         )
     code = cli.outcome_code(outcome)
@@ -573,11 +580,15 @@ def _mv(args):
                 }
             )
             return code
-        done = cli.writes(args)
-        print(("moved" if done else "would move") + f" {cli.plural(len(plan.moves), 'file')}:")
+        done = cli.writes(args) and not outcome["rolled_back"]
+        if outcome["rolled_back"]:
+            print(f"not moved: the run was rolled back ({outcome['rolled_back']}); nothing changed")
+            _show([f"{r['path']}: {r['error']}" for r in outcome["not_moved"]])
+        planned = "planned to move" if outcome["rolled_back"] else "would move"
+        print(("moved" if done else planned) + f" {cli.plural(len(plan.moves), 'file')}:")
         _show([f"{a} -> {b}" for a, b in plan.moves.items()])
         sources = len({link["path"] for link in links})
-        verb = "rewritten" if done else "to rewrite"
+        verb = "rewritten" if done else ("rewritten, then taken back" if outcome["rolled_back"] else "to rewrite")
         print(f"{cli.plural(len(links), 'link')} in {cli.plural(sources, 'note')} {verb}")
         _show([f"{r['path']}:{r['line']}  {r['old']} -> {r['new']}" for r in links])
         if plan.left:

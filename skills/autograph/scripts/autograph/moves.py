@@ -38,6 +38,7 @@ __all__ = [
     "paths_of",
     "plan_move",
     "roll_back",
+    "unfinished",
     "vault_path",
 ]
 
@@ -224,19 +225,32 @@ def plan_move(
     return plan
 
 
-def moves_not_made(plan: MovePlan, outcome: dict) -> list[str]:
-    """The moved files whose new name was not written (a create or rename
-    that failed or met a conflict): the run's link rewrites then point at
-    a file that is not the moved one, so the run must be rolled back
-    (:func:`roll_back`).  ``outcome`` is :func:`cli.carry_out`'s."""
-    missed = {item["path"] for item in outcome.get("conflicts", []) + outcome.get("failed", [])}
-    found = []
+def unfinished(plan: MovePlan, outcome: dict) -> list[dict]:
+    """The parts of a move that were not carried out, each ``{path, error}``:
+    a new name that was not written (create or rename), an old name that
+    was not trashed (a person edited the note meanwhile: their version is
+    at the old name), a note whose link rewrite was not written (its links
+    would name a trashed file).  Any of these leaves the vault wrong (links
+    to a stale copy, or broken links), so the run must be rolled back
+    (:func:`roll_back`).  A note whose rewrite was merged with another
+    writer's edit holds the rewrite and is not listed.  ``outcome`` is
+    :func:`cli.carry_out`'s."""
+    written = set(outcome.get("written", []))
+    skipped = {item["path"]: item["error"] for item in outcome.get("failed", []) + outcome.get("conflicts", [])}
+    found, seen = [], set()
     for change in plan.changes:
-        if isinstance(change, store.Edit) and change.before is None and change.path in missed:
-            found.append(change.path)
-        elif isinstance(change, store.Move) and change.path in missed:
-            found.append(change.to)
+        path = change.path
+        if path in skipped and path not in written and path not in seen:
+            seen.add(path)
+            found.append({"path": path, "error": skipped[path]})
     return found
+
+
+def moves_not_made(plan: MovePlan, outcome: dict) -> list[str]:
+    """The paths of :func:`unfinished` (a new name not written, an old name
+    not trashed, a link note not rewritten): when any is listed the run's
+    links do not all lead to the moved file, so it must be rolled back."""
+    return [item["path"] for item in unfinished(plan, outcome)]
 
 
 def roll_back(root, run_id: str, wait: float = 0.0) -> store.Result:
