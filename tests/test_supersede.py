@@ -155,3 +155,30 @@ def test_a_dry_run_of_a_command_with_apply_says_apply(tmp_path, capsys):
     capsys.readouterr()
     SUPERSEDE.main([str(tmp_path)])
     assert "run with --apply to write" in capsys.readouterr().out
+
+
+def test_only_a_superseded_by_naming_another_card_retires_one(make_vault, capsys):
+    """F15: a superseded_by that names no other card (TBD, 0, a missing note,
+    a template, the card itself) is reported, never stamped; one that says nobody
+    (false, none, -, n/a, empty) is left alone."""
+    person = {"type": "person", "status": "active"}
+    nobody = {
+        f"people/N{i}.md": card({**person, "superseded_by": v}) for i, v in enumerate([False, "none", "-", "n/a", ""])
+    }
+    bogus = {
+        "people/B0.md": card({**person, "superseded_by": 0}),
+        "people/B1.md": card({**person, "superseded_by": "TBD"}),
+        "people/B2.md": card({**person, "superseded_by": "[[Nobody Here]]"}),
+        "people/B3.md": card({**person, "superseded_by": "[[Person Template]]"}),
+        "people/B4.md": card({**person, "superseded_by": "[[B4]]"}),
+    }
+    real = {"people/Old.md": card({**person, "superseded_by": "[[New]]"}), "people/New.md": card(person)}
+    template = {".obsidian/templates.json": '{"folder": "Templates"}', "Templates/Person Template.md": "x\n"}
+    root = make_vault({**nobody, **bogus, **real, **template})
+    before = {p: (root / p).read_bytes() for p in [*nobody, *bogus]}
+    code, report = run_json(capsys, root, "--apply")
+    assert code == 1, report
+    assert [item["path"] for item in report["still_current"]] == ["people/Old.md"]
+    assert sorted(item["path"] for item in report["unresolved"]) == sorted(bogus)
+    assert props(root, "people/Old.md")["status"] == "superseded"
+    assert {p: (root / p).read_bytes() for p in before} == before

@@ -24,7 +24,12 @@ never a name; no conflicting identity value; retired cards left out):
                  trimmed, without case; lists as sets).  The newest card
                  (updated, else created) is current; strictly older ones
                  are retired.
-  still current  cards with superseded_by whose status is not superseded.
+  still current  cards whose superseded_by names another card (resolved
+                 as Obsidian resolves the link) and whose status is not
+                 superseded.
+  unresolved     cards whose superseded_by names no other card (TBD, 0,
+                 [[Nobody]], a hub, the card itself): reported, never
+                 stamped.  Empty, false, n/a, -, none: nobody, left alone.
 
 --apply stamps each retired card 'status: superseded' and
 'superseded_by: "[[current]]"' (surgical frontmatter edits), adds
@@ -38,7 +43,8 @@ card.py retire NOTE --by OTHER.
 JSON keys (--json): vault, schema (path or null), candidates[{members,
 current, retired[], conflicts{field: {value: [paths]}}, evidence[{key,
 field, kind, value, paths}], strong, dates{path: date or null}, reason}],
-still_current[{path, status, superseded_by}], refused[{path, reason}],
+still_current[{path, status, superseded_by}], unresolved[{path,
+superseded_by, reason}], refused[{path, reason}],
 edits[{path, reason}], written[], conflicts[{path, error, copy}],
 failed[{path, error}], run (run id or null).
 
@@ -46,10 +52,10 @@ Writes: with --apply, the retired cards and the current cards they link.
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
 
-Exit codes: 0 done, nothing found; 1 candidates or still-current cards
-found and not all settled by this run; 2 bad usage, vault or schema; 3
-I/O failure, another run holding the vault, or a bug; 4 finished, but
-some planned writes were skipped (wins over 1).
+Exit codes: 0 done, nothing found; 1 candidates, still-current or
+unresolved cards found and not all settled by this run; 2 bad usage,
+vault or schema; 3 I/O failure, another run holding the vault, or a bug;
+4 finished, but some planned writes were skipped (wins over 1).
 
 Examples:
   supersede.py ~/vault                 # report
@@ -72,7 +78,7 @@ def _supersede(args):
     findings = supersede.find(vault, schema)
     edits, refused = supersede.plan(vault, schema, findings)
     outcome = cli.carry_out(vault.root, edits, apply, args.wait, "supersede.py", schema)
-    unsettled = any(c.reason for c in findings.candidates) or bool(refused)
+    unsettled = any(c.reason for c in findings.candidates) or bool(refused) or bool(findings.unresolved)
     found = (bool(findings.candidates or findings.still_current) and not apply) or unsettled
     code = cli.outcome_code(outcome, found=found)
     return lambda: _report(args, vault, schema, findings, edits, refused, outcome, code)
@@ -87,6 +93,7 @@ def _report(args, vault, schema, findings, edits, refused, outcome, code) -> int
                 "schema": str(schema.source) if schema.source else None,
                 "candidates": [c.as_dict() for c in findings.candidates],
                 "still_current": findings.still_current,
+                "unresolved": findings.unresolved,
                 "refused": refused,
                 **outcome,
             }
@@ -114,6 +121,11 @@ def _report(args, vault, schema, findings, edits, refused, outcome, code) -> int
         print(
             f"  still current: {cli.printable(item['path'])} "
             f"(superseded_by {cli.printable(str(item['superseded_by']))})"
+        )
+    for item in findings.unresolved:
+        print(
+            f"  unresolved: {cli.printable(item['path'])} (superseded_by {cli.printable(str(item['superseded_by']))}"
+            "): names no other card; not stamped"
         )
     for item in refused:
         print(f"  refused: {cli.printable(item['path'])}: {cli.printable(item['reason'])}")

@@ -13,8 +13,13 @@ written here.
   such an order (dates equal or missing) is reported as undecided and never
   applied; so is one found by a handle alone (not ``strong``: no email or
   phone key), which a person settles with ``card.py retire``.
-* **Still current**: a card with ``superseded_by`` whose ``status`` is not
-  ``superseded`` (retired, but read as current by every search).
+* **Still current**: a card whose ``superseded_by`` names another card
+  (resolved as Obsidian resolves the link, :func:`successor`) and whose
+  ``status`` is not ``superseded`` (retired, but read as current by every
+  search).  A ``superseded_by`` that names no other card (``TBD``, ``0``,
+  ``[[Nobody]]``, a hub, the card itself) is reported as *unresolved* and
+  never stamped; an empty one, ``false``, ``n/a``, ``-`` or ``none`` says
+  nobody and is left alone.
 
 :func:`plan` stamps each retired card ``status: superseded`` and
 ``superseded_by: "[[current]]"`` (surgical frontmatter edits) and links
@@ -31,7 +36,7 @@ from dataclasses import dataclass, field
 
 from . import dedup
 
-__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan"]
+__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan", "successor"]
 
 DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
 
@@ -68,10 +73,13 @@ class Candidate:
 @dataclass
 class Findings:
     """``candidates``, ``still_current`` (``{"path", "status",
-    "superseded_by"}``) and the grouping's :class:`dedup.Report`."""
+    "superseded_by"}``), ``unresolved`` (``{"path", "superseded_by",
+    "reason"}``: a ``superseded_by`` that names no other card, never
+    stamped) and the grouping's :class:`dedup.Report`."""
 
     candidates: list[Candidate] = field(default_factory=list)
     still_current: list[dict] = field(default_factory=list)
+    unresolved: list[dict] = field(default_factory=list)
     report: dedup.Report | None = None
 
 
@@ -130,14 +138,58 @@ def find(vault, schema, report: dedup.Report | None = None) -> Findings:
         findings.candidates.append(
             Candidate(sorted(group.members), conflicts, group.evidence, group.strong, current, retired, dates, reason)
         )
-    for path in vault.cards(schema):
+    cards = vault.cards(schema)
+    card_set = set(cards)
+    for path in cards:
         note = vault.note(path, keep=False)
         props = note.properties
-        by = props.get("superseded_by")
+        key = dedup.find_key(props, "superseded_by")
+        by = props.get(key) if key is not None else None
+        if _no_successor(by):
+            continue
         status = props.get("status")
-        if by not in (None, "", []) and not (isinstance(status, str) and status.strip().lower() == "superseded"):
+        if successor(vault, card_set, path, by) is None:
+            findings.unresolved.append(
+                {"path": path, "superseded_by": by, "reason": "superseded_by names no other card; nothing stamped"}
+            )
+        elif not (isinstance(status, str) and status.strip().lower() == "superseded"):
             findings.still_current.append({"path": path, "status": status, "superseded_by": by})
     return findings
+
+
+def _no_successor(value) -> bool:
+    """A ``superseded_by`` that says "nobody": empty, ``null``, ``false`` or
+    one of :data:`identity.DEFAULT_IGNORE` (``n/a``, ``-``, ``none``, ...)."""
+    from .identity import DEFAULT_IGNORE
+
+    if value is None or value is False or value == [] or value == {}:
+        return True
+    if isinstance(value, list):
+        return all(_no_successor(item) for item in value)
+    return isinstance(value, str) and value.strip().lower() in DEFAULT_IGNORE
+
+
+def successor(vault, cards, path: str, value) -> str | None:
+    """The card (vault path) that ``value``, the ``superseded_by`` of the
+    card at ``path``, names: a ``"[[Link]]"`` or a note name (or a list of
+    them; the first that counts), resolved as Obsidian resolves a link
+    written in ``path`` (:class:`links.Resolver`).  Only another card of
+    ``cards`` (a set of paths, :meth:`Vault.cards`) counts; None for text
+    that names no note (``TBD``, ``0``, ``[[Nobody]]``), a note that is no
+    card (a hub) or the card itself."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+            continue
+        text = str(item).strip()
+        if text.startswith("[[") and text.endswith("]]"):
+            text = text[2:-2]
+        target = text.split("|", 1)[0].split("#", 1)[0].strip()
+        if not target:
+            continue
+        hit = vault.resolver.resolve(target, path).path
+        if hit is not None and hit != path and hit in cards:
+            return hit
+    return None
 
 
 def _allows_superseded(schema, props: dict) -> bool:
