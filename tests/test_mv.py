@@ -444,3 +444,40 @@ def test_a_link_note_that_cannot_be_written_rolls_the_move_back(make_vault, caps
     code, out = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
     assert code == 4 and out["rolled_back"] and out["not_moved"][0]["path"] == "t.md"
     assert snapshot(root) == before
+
+
+@pytest.mark.parametrize("form", ["NFD", "NFC"])
+def test_a_name_that_differs_only_in_unicode_normalisation_is_refused(make_vault, capsys, form):
+    """F22: ``Café`` decomposed and composed are one name to Obsidian's
+    resolver (NFC, then lower case), as a case-only difference is."""
+    import unicodedata
+
+    other = "NFC" if form == "NFD" else "NFD"
+    existing = unicodedata.normalize(form, "Café.md")
+    root = make_vault({existing: "theirs\n", "a.md": "x\n", "s.md": "[[a]]\n"})
+    before = snapshot(root)
+    for dest in (unicodedata.normalize(other, "Café.md"), unicodedata.normalize(other, "CAFÉ.md")):
+        code, _ = mv(root, "a.md", dest, "--apply", capsys=capsys)
+        assert code == 2
+        assert snapshot(root) == before
+
+
+def test_a_hard_linked_note_is_refused_and_kept_whole(make_vault, capsys, tmp_path):
+    """F12: a copy under the new name would split the file's hard links (as
+    the store refuses to replace such a file): the move is refused."""
+    root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n"})
+    other = tmp_path / "a.hard"
+    os.link(root / "a.md", other)
+    before = snapshot(root)
+    code, _ = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
+    assert code == 2 and snapshot(root) == before
+    assert os.path.samefile(root / "a.md", other)
+
+
+def test_a_renamed_file_is_reported_under_its_old_name_with_its_new_one(make_vault, capsys):
+    """F12: a file moved by rename (mode 444) read "X moved from X"."""
+    root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n"})
+    os.chmod(root / "a.md", 0o444)
+    assert graph.main(["mv", str(root), "a.md", "b.md", "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "a.md  moved to b.md" in out and "moved from a.md" not in out

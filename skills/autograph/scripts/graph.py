@@ -201,8 +201,10 @@ it); NEW is the new path, or an existing folder (or a path ending in "/") to
 move into.  Both are file paths: relative to the current folder when that is
 inside the vault, else to the vault's root (VAULT, default the current
 folder).  A note keeps ".md" (NEW without it gets it).  Refuses to move over
-an existing file (also one whose name differs only in letter case, which
-Obsidian would not tell apart).
+an existing file (also one whose name differs only in letter case or in
+Unicode normalisation, "é" composed or decomposed, which Obsidian would not
+tell apart), and to move a file with several hard links (the move would
+split them).
 
 Every link that resolved to a moved file is rewritten to resolve to its new
 path: wikilinks, embeds, Markdown links and wikilinks in frontmatter values.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import stat
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,8 +100,8 @@ def paths_of(vault, old: str, new: str, cwd: str | None = None) -> dict[str, str
     file in it); ``new`` is the new path, or an existing folder (or a path
     ending in ``/``) to move into.  A note keeps ``.md``: ``new`` without it
     gets it.  Raises :class:`MoveError` when ``old`` is not in the vault,
-    a destination exists (also in another letter case: Obsidian would not
-    tell the two apart), or a folder would move into itself."""
+    a destination exists (also in another letter case or Unicode
+    normalisation: Obsidian would not tell the two apart), or a folder would move into itself."""
     root = vault.root
     source = vault_path(root, old, cwd)
     into = new.endswith(("/", os.sep))
@@ -135,26 +136,55 @@ def check_mapping(vault, mapping: dict[str, str]) -> tuple[dict[str, str], list[
     """Split ``mapping`` into the moves that can be made and the refused
     ones, ``{path, to, error}``: a destination that exists (also in another
     letter case, which Obsidian would not tell apart, unless it is the file
-    itself), two files moving to one path, a hidden name."""
+    itself), two files moving to one path, a hidden name, a file with other
+    hard links.  Paths are
+    compared as the resolver compares them: after NFC, in lower case (a
+    ``Café`` written decomposed and one written composed are one name)."""
     root = vault.root
-    others = {path.lower(): path for path in vault.files if path not in mapping}
+    others = {_name_key(path): path for path in vault.files if path not in mapping}
     ok: dict[str, str] = {}
     refused: list[dict] = []
     taken: set[str] = set()
     for path, dest in mapping.items():
         error = None
+        key = _name_key(dest)
         if any(part.startswith(".") for part in dest.split("/")):
             error = f"{dest!r}: names starting with '.' are hidden from Obsidian"
-        elif dest.lower() in others or (os.path.lexists(os.path.join(root, dest)) and dest.lower() != path.lower()):
-            error = f"{dest!r} exists ({others.get(dest.lower(), dest)}); autograph never moves a file over another"
-        elif dest.lower() in taken:
+        elif key in others or (os.path.lexists(os.path.join(root, dest)) and key != _name_key(path)):
+            error = f"{dest!r} exists ({others.get(key, dest)}); autograph never moves a file over another"
+        elif key in taken:
             error = f"{dest!r}: another file of this move goes there"
+        else:
+            error = _hard_links(root, path)
         if error is None:
             ok[path] = dest
-            taken.add(dest.lower())
+            taken.add(key)
         else:
             refused.append({"path": path, "to": dest, "error": error})
     return ok, refused
+
+
+def _hard_links(root, path: str) -> str | None:
+    """Why ``path`` may not move when it has other hard links (a copy under
+    the new name and the old name trashed would split them, as the store
+    refuses to replace such a file), else None."""
+    try:
+        links = os.lstat(os.path.join(root, path)).st_nlink
+    except OSError:
+        return None  # gone or unreadable: plan_move says so
+    if links > 1:
+        return (
+            f"{path!r} has {links} hard links; moving it would split them, so autograph does not "
+            "(remove the other links first, or move the file with mv)"
+        )
+    return None
+
+
+def _name_key(path: str) -> str:
+    """A vault path as Obsidian's resolver compares paths (:mod:`links`):
+    NFC, then lower case; two paths with one key are one note to it (and
+    to a case- and normalisation-insensitive file system, as on macOS)."""
+    return unicodedata.normalize("NFC", path).lower()
 
 
 def frozen_notes(vault, schema=None) -> set[str]:
@@ -202,6 +232,9 @@ def plan_move(
         full = os.path.join(vault.root, old)
         if os.path.islink(full):
             raise MoveError(f"{old} is a symlink; move the file it points to, or the link itself with mv")
+        linked = _hard_links(vault.root, old)
+        if linked:
+            raise MoveError(linked)
         try:
             data = store._read_regular(full)
             mtime = os.lstat(full).st_mtime_ns
@@ -216,7 +249,7 @@ def plan_move(
             creates.append(store.Edit(new, None, after, f"moved from {old}", None if edit else mtime))
             trashes.append(store.Trash(old, data, f"moved to {new}"))
         else:
-            renames.append(store.Move(old, new, data, f"moved from {old}"))
+            renames.append(store.Move(old, new, data, f"moved to {new}"))
     rewrites = [edit for edit in details.edits if edit.path not in mapping]
     plan.changes = renames + creates + rewrites + trashes
     folders = {old.rsplit("/", 1)[0] for old in mapping if "/" in old}
