@@ -738,3 +738,19 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(make_vault):
     data = query_json(vault, "melon")
     assert data["index"]["reread"] == 1 and [h["path"] for h in data["hits"]] == ["a.md"]
     assert query_json(vault, "melon")["index"]["reread"] == 0
+
+
+def test_progress_counts_every_note_whichever_process_read_it(make_vault, monkeypatch):
+    class Bar:
+        steps = 0
+
+        def step(self):
+            self.steps += 1
+
+    vault = make_vault({f"n{i}.md": f"note {i} [[n{i + 1}]]\n" for i in range(30)})
+    monkeypatch.setattr(search, "PARALLEL_MIN", 2)
+    v = Vault.open(vault)
+    v.progress = bar = Bar()
+    index = search.open_index(v, load_schema(vault), use_disk=False)
+    index.close()
+    assert bar.steps == 30 and v.progress is bar

@@ -643,14 +643,18 @@ def _documents(vault, paths: list[str], hubs, known: dict):
             edges.append((target, name, dst))
         return path, row, edges
 
-    def quiet():
-        vault.progress = None
-
     if len(paths) < PARALLEL_MIN:
         yield from map(read, paths)
-    else:
-        vault.resolver  # noqa: B018 - built before the fork: both processes resolve with it
-        yield from parallel.stream_in_two(read, paths, CHILD_SHARE, quiet)
+        return
+    vault.resolver  # noqa: B018 - built before the fork: both processes resolve with it
+    bar, vault.progress = vault.progress, None  # each note counted as it arrives, whichever process read it
+    try:
+        for result in parallel.stream_in_two(read, paths, CHILD_SHARE):
+            if bar is not None:
+                bar.step()
+            yield result
+    finally:
+        vault.progress = bar
 
 
 def _refresh(index: Index, vault, schema, stamps) -> None:
