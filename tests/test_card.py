@@ -497,15 +497,34 @@ def test_log_link_and_retire(tmp_path):
     assert proc.returncode == 0 and json.loads(proc.stdout)["written"] == []
 
 
-def test_retire_reports_a_type_without_superseded(tmp_path):
+def test_retire_refuses_a_type_that_cannot_be_superseded(tmp_path):
+    """F6: daily has "status": [] (no status at all): no status written, refused."""
     root = make_vault(tmp_path)
     (root / "daily").mkdir()
     (root / "daily" / "2026-12-01.md").write_text("---\ntype: daily\n---\nnotes\n")
     (root / "daily" / "2026-12-02.md").write_text("---\ntype: daily\n---\nnotes\n")
     vault, schema = opened(root)
     plan = cards.plan_retire(vault, schema, "daily/2026-12-01.md", "daily/2026-12-02.md", DAY)
-    assert any("does not allow" in note for note in plan.notes)
-    assert all(change.get("field") != "status" for change in plan.changes)
+    assert plan.refused["reason"] == "not-supersedable" and plan.edits == []
+    proc = run_card(root, "retire", "daily/2026-12-01", "--by", "daily/2026-12-02")
+    assert proc.returncode == 2 and json.loads(proc.stdout)["refused"]["reason"] == "not-supersedable"
+    assert (root / "daily" / "2026-12-01.md").read_text() == "---\ntype: daily\n---\nnotes\n"
+
+
+def test_retire_refuses_cycles_chains_and_itself(tmp_path):
+    """F6: A by B, then B by A left both superseded (nobody current)."""
+    root = make_vault(tmp_path)
+    for title in ("Ann", "Bea", "Cy"):
+        vault, schema = opened(root)
+        write(root, cards.plan_new(vault, schema, "person", title, [("description", "x")], DAY))
+    assert run_card(root, "retire", "Ann", "--by", "Bea").returncode == 0
+    before = {p.name: p.read_bytes() for p in (root / "people").glob("*.md")}
+    for note, by, why in (("Bea", "Ann", "by-superseded"), ("Cy", "Ann", "by-superseded"), ("Cy", "Cy", "by-itself")):
+        proc = run_card(root, "retire", note, "--by", by)
+        refused = json.loads(proc.stdout)["refused"]
+        assert proc.returncode == 1 and refused["reason"] == why, proc.stdout
+        assert refused["matches"][0]["path"] == f"people/{by}.md"
+    assert {p.name: p.read_bytes() for p in (root / "people").glob("*.md")} == before
 
 
 def test_unparsable_frontmatter_and_templates_are_never_written(tmp_path):

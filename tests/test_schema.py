@@ -328,3 +328,25 @@ def test_schema_object_from_data():
     schema = Schema({"node_types": {"_c": "x", "a": {}}, "hubs": {"names": [], "types": []}})
     assert schema.node_types == {"a": {}}
     assert schema.is_hub("MEMORY", {}) is False
+
+
+def test_supersedable_follows_the_type_entry():
+    """F6: ``"status": []`` (a type with no status, like daily) and
+    ``supersedable: false`` cannot be superseded; no status list can."""
+    schema = Schema(
+        {
+            "node_types": {
+                "daily": {"status": []},
+                "person": {"status": ["active", "superseded"]},
+                "fixed": {"status": ["active"], "supersedable": False},
+                "note": {},
+            }
+        }
+    )
+    assert [schema.supersedable(k) for k in ("daily", "person", "fixed", "note", None)] == [
+        False,
+        True,
+        False,
+        True,
+        True,
+    ]

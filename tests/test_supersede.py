@@ -128,7 +128,7 @@ def test_type_without_superseded_is_refused(make_vault, capsys):
         {"schema.json": json.dumps(schema), "a.md": card(OLD), "b.md": card(NEW)},
     )
     code, report = run_json(capsys, root, "--apply")
-    assert report["refused"] == [{"path": "a.md", "reason": "its type's status list lacks superseded"}]
+    assert report["refused"] == [{"path": "a.md", "reason": supersede.NOT_SUPERSEDABLE}]
     assert "status" not in props(root, "a.md") and code == 1
 
 

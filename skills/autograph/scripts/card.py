@@ -32,7 +32,8 @@ keeps a list.
 
 JSON keys (--json): command, path (the card), today, refused (null, or
 {reason, message, matches[{path, field, value}], missing[]} with reason
-identity-match, exists, missing-required or not-editable), changes[{path,
+identity-match, exists, by-itself, by-superseded, missing-required,
+not-supersedable or not-editable), changes[{path,
 field, old, new} or {path, section, line}], notes[], edits[{path, reason}],
 written[], conflicts[{path, error, copy}], failed[{path, error}], run.
 
@@ -41,8 +42,10 @@ is journaled (undo.py undo RUN takes it back).  It waits up to 10 seconds
 (--wait) for another autograph run writing to the vault.
 
 Exit codes: 0 done (or nothing to do); 1 refused: the identity or the name
-exists (the card is named); 2 bad usage (a missing required field, an
-unknown type, a NOTE that names no note); 3 I/O failure or a bug; 4 the
+exists (the card is named), or retire --by names the card itself or a card
+that is itself retired (a cycle or a chain would leave no current card);
+2 bad usage (a missing required field, an unknown type, a NOTE that names
+no note, retiring a card whose type cannot be superseded); 3 I/O failure or a bug; 4 the
 write was skipped (the card changed meanwhile, cannot be written, or its
 frontmatter does not parse).
 
@@ -127,7 +130,14 @@ def _plan(args, vault, schema, today):
     return cards.plan_retire(vault, schema, path, _note(vault, args.by), today)
 
 
-REFUSED_CODE = {"identity-match": cli.EXIT_FOUND, "exists": cli.EXIT_FOUND, "missing-required": cli.EXIT_USAGE}
+REFUSED_CODE = {
+    "identity-match": cli.EXIT_FOUND,
+    "exists": cli.EXIT_FOUND,
+    "by-itself": cli.EXIT_FOUND,
+    "by-superseded": cli.EXIT_FOUND,
+    "missing-required": cli.EXIT_USAGE,
+    "not-supersedable": cli.EXIT_USAGE,
+}
 
 
 def _card(args):

@@ -77,8 +77,9 @@ class Plan:
     ``changes`` lists what changed: ``{path, field, old, new}`` for a
     property, ``{path, section, line}`` for a line added to a section.
     ``refused`` is None, or ``{reason, message, matches[{path, field,
-    value}]}`` with ``reason`` one of ``identity-match``, ``exists`` (exit
-    1), ``missing-required`` (exit 2, ``missing[]`` lists the fields) and
+    value}]}`` with ``reason`` one of ``identity-match``, ``exists``,
+    ``by-itself``, ``by-superseded`` (exit 1), ``missing-required`` (exit 2,
+    ``missing[]`` lists the fields), ``not-supersedable`` (exit 2) and
     ``not-editable`` (exit 4).  ``notes`` are things reported, not done."""
 
     command: str
@@ -355,7 +356,9 @@ class _Draft:
         self.vault = vault
         self.path = path
         if path not in vault.cards(schema):
-            raise _NotEditable(f"{path}: in a templates folder or ignore_folders; card.py writes only cards")
+            raise _NotEditable(
+                f"{path}: not a card (a template, in ignore_folders, an index file or a hub); card.py writes only cards"
+            )
         self.note = vault.note(path)
         if self.note.text is None:
             raise _NotEditable(f"{path}: {self.note.error}")
@@ -658,28 +661,66 @@ def plan_link(vault, schema, path: str, others: list[str], today: datetime.date)
 
 def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan:
     """Plan superseding the card at ``path`` by the card at ``by``: ``status:
-    superseded`` (when the type's statuses allow it and the type is not
-    ``supersedable: false``; else reported in ``notes``), ``superseded_by:
-    "[[BY]]"``, each card linked from the other's ``## Related``, and ``##
-    History`` lines for what changed (``superseded_by`` included when it had
-    no value).  Both cards are touched; nothing when all is in place."""
-    if by == path:
-        raise BadRequest("a card cannot be superseded by itself")
+    superseded``, ``superseded_by: "[[BY]]"``, each card linked from the
+    other's ``## Related``, and ``## History`` lines for what changed
+    (``superseded_by`` included when it had no value).  Both cards are
+    touched; nothing when all is in place.
+
+    Refused (``plan.refused``, nothing written): ``by-itself`` when ``by``
+    is ``path``; ``by-superseded`` when ``by`` is itself retired (``status:
+    superseded``, or a ``superseded_by`` naming another card: a cycle or a
+    chain would leave no current card; ``matches`` names it and what
+    supersedes it); ``not-supersedable`` when the card's type cannot be
+    superseded (:meth:`schema.Schema.supersedable`: ``supersedable: false``,
+    or a status list without ``superseded``)."""
+    from .supersede import successor
+
     plan = Plan("retire", path)
+    if by == path:
+        plan.refused = {
+            "reason": "by-itself",
+            "message": f"{path}: a card cannot be superseded by itself; give the card that replaces it",
+            "matches": [{"path": by, "field": "superseded_by", "value": by}],
+        }
+        return plan
     try:
         old, new = _Draft(vault, schema, path), _Draft(vault, schema, by)
         props = old.properties
         kind = _known_type(schema, _type_of(schema, path, props))
-        spec = schema.node_types.get(kind, {}) if kind else {}
-        allowed = schema.statuses(kind) if kind else []
+        if not schema.supersedable(kind):
+            plan.refused = {
+                "reason": "not-supersedable",
+                "message": f"{path}: the type {kind!r} cannot be superseded (its schema entry says "
+                '"supersedable": false or lists statuses without "superseded"); nothing written',
+                "matches": [],
+            }
+            return plan
+        by_props = new.properties
+        by_status = by_props.get(_key_of(by_props, "status") or "status")
+        by_key = _key_of(by_props, "superseded_by")
+        next_card = successor(vault, set(vault.cards(schema)), by, by_props.get(by_key)) if by_key else None
+        if next_card is not None or (isinstance(by_status, str) and by_status.strip().lower() == "superseded"):
+            told = f"superseded by {next_card}" if next_card else "status: superseded"
+            plan.refused = {
+                "reason": "by-superseded",
+                "message": f"{by} is itself retired ({told}); retire {path} by a current card"
+                + (
+                    " (retiring a card by the card it replaced leaves neither current)"
+                    if next_card == path
+                    else f" (such as {next_card})"
+                    if next_card
+                    else ""
+                ),
+                "matches": [
+                    {"path": by, "field": by_key or "status", "value": by_props.get(by_key) if by_key else by_status}
+                ],
+            }
+            return plan
         lines = []
-        if spec.get("supersedable", True) is False or (allowed and "superseded" not in allowed):
-            plan.notes.append(f"status: the type {kind!r} does not allow 'superseded'; status left as it is")
-        else:
-            written = _key_of(props, "status")
-            before = props.get(written) if written else None
-            if old.set("status", "superseded"):
-                lines.append(sections.history_line(_day(today), written or "status", before, "superseded"))
+        written = _key_of(props, "status")
+        before = props.get(written) if written else None
+        if old.set("status", "superseded"):
+            lines.append(sections.history_line(_day(today), written or "status", before, "superseded"))
         written = _key_of(props, "superseded_by")
         before = props.get(written) if written else None
         if _link_target(vault, before, path) != by:

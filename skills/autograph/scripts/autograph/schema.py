@@ -900,6 +900,18 @@ class Schema:
         """The allowed statuses of a type (empty: any status)."""
         return list(self.node_types.get(kind, {}).get("status") or [])
 
+    def supersedable(self, kind: str | None) -> bool:
+        """Whether a card of type ``kind`` may get ``status: superseded``:
+        not when the type says ``"supersedable": false``, nor when it lists
+        its statuses without ``superseded`` (an explicit ``"status": []``
+        included: a type with no status, such as ``daily``).  A type the
+        schema does not know (None) may."""
+        spec = self.node_types.get(kind, {}) if kind else {}
+        if spec.get("supersedable", True) is False:
+            return False
+        statuses = spec.get("status")
+        return not isinstance(statuses, list) or "superseded" in statuses
+
     def required(self, kind: str) -> list[str]:
         return list(self.node_types.get(kind, {}).get("required") or [])
 

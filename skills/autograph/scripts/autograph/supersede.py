@@ -39,6 +39,7 @@ from . import dedup
 __all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan", "successor"]
 
 DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
+NOT_SUPERSEDABLE = "its type cannot be superseded (supersedable: false, or a status list without superseded)"
 
 
 @dataclass
@@ -194,8 +195,7 @@ def successor(vault, cards, path: str, value) -> str | None:
 
 def _allows_superseded(schema, props: dict) -> bool:
     kind = props.get("type")
-    statuses = schema.statuses(kind) if isinstance(kind, str) else []
-    return not statuses or "superseded" in statuses
+    return schema.supersedable(kind if isinstance(kind, str) else None)
 
 
 def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
@@ -234,7 +234,12 @@ def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
             if text is None or text_of(current) is None:
                 continue
             if not _allows_superseded(schema, fm.parse(text).properties if fm.parse(text) else {}):
-                refused.append({"path": path, "reason": "its type's status list lacks superseded"})
+                refused.append(
+                    {
+                        "path": path,
+                        "reason": NOT_SUPERSEDABLE,
+                    }
+                )
                 continue
             try:
                 text = fm.set_property(text, "status", "superseded")
@@ -251,7 +256,12 @@ def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
             continue
         block = fm.parse(text)
         if not _allows_superseded(schema, block.properties if block else {}):
-            refused.append({"path": item["path"], "reason": "its type's status list lacks superseded"})
+            refused.append(
+                {
+                    "path": item["path"],
+                    "reason": NOT_SUPERSEDABLE,
+                }
+            )
             continue
         try:
             texts[item["path"]] = fm.set_property(text, "status", "superseded")
