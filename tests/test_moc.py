@@ -270,7 +270,8 @@ def test_group_by_type_uses_type_aliases_and_a_folder(make_vault):
     (root / "schema.json").write_text(json.dumps(schema), encoding="utf-8")
     report = generate(root)
     assert [p["path"] for p in report["pages"]] == ["Maps/person MOC.md"]
-    assert report["trashed"] == ["Index/Maps/person MOC.md"]
+    # the pages of the earlier folder are no longer moc.py's own (F9): left, and reported
+    assert report["trashed"] == [] and report["not_owned"] == ["Index/Maps/person MOC.md"]
 
 
 def test_domain_inference_gives_the_domain(make_vault):
@@ -486,3 +487,28 @@ def test_generated_mocs_are_not_cards_and_do_not_rescue_orphans(make_vault):
     from autograph import compliance
 
     assert [f.path for f in compliance.check(vault, schema).findings if f.path.startswith("MOC/")] == []
+
+
+def test_a_marked_note_outside_the_map_pages_is_never_trashed(make_vault):
+    """F9: only pages moc.py names in moc.folder are its own; a person's
+    copy of a map elsewhere (or a page-like name outside the folder, or an
+    odd name inside it) stays, with their text."""
+    root = make_vault({"a/One.md": card("person", "work")})
+    generate(root)
+    page = (root / "MOC/work MOC.md").read_text(encoding="utf-8")
+    mine = {
+        "ideas/My work notes.md": page + "- my own notes\n",
+        "ideas/old MOC.md": page,
+        "projects/Handmade.md": "---\ngenerated_by: autograph\ntype: moc\n---\nPrecious\n",
+        "MOC/sub/gone MOC.md": page,
+        "MOC/my notes.md": page,
+    }
+    for path, text in mine.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    report = generate(root)
+    assert report["trashed"] == [] and report["edits"] == []
+    assert sorted(report["not_owned"]) == sorted(mine)
+    assert all((root / path).read_text(encoding="utf-8") == text for path, text in mine.items())
+    (root / "MOC/gone MOC.md").write_text(page, encoding="utf-8")  # its own name for a group no card has
+    assert generate(root)["trashed"] == ["MOC/gone MOC.md"]

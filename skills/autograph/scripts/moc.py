@@ -28,12 +28,15 @@ Generated notes carry "generated_by: autograph" and "type: moc" in their
 frontmatter (a hub: never an orphan).  Their text holds no date, so an
 unchanged vault writes nothing.  A note at a MOC's path without that mark is
 never written over: its group is reported as blocked.  Generated MOCs no
-group needs any more go to .trash/ (undo.py brings them back).
+group needs any more go to .trash/ (undo.py brings them back): only pages
+named as moc.py names them, directly in moc.folder; a marked note anywhere
+else (a person's copy of a map) is never written or trashed.
 
 JSON keys (--json): vault, group_by, folder, caps{lines, bytes}, pages[{path,
 group, part, parts, entries, lines, bytes, change ("new", "changed",
 "unchanged")}], blocked[{group, path, reason}], ungrouped (cards without a
-group), trashed[], edits[{path, reason}], written[], conflicts[{path,
+group), trashed[], not_owned[] (notes marked as generated that are not
+map pages in moc.folder: never written or trashed), edits[{path, reason}], written[], conflicts[{path,
 error, copy}], failed[{path, error}], run (the run id, or null).
 
 Kind: maintains generated notes, so it writes unless --dry-run; writes go
@@ -90,6 +93,7 @@ def _report(args, vault, plan, outcome, code) -> int:
                 "blocked": plan.blocked,
                 "ungrouped": plan.ungrouped,
                 "trashed": plan.trashed,
+                "not_owned": plan.not_owned,
                 **outcome,
             }
         )
@@ -107,6 +111,14 @@ def _report(args, vault, plan, outcome, code) -> int:
             print(f"  {page['change']:9} {p(page['path'])}  {page['entries']} entries, {page['lines']} lines")
     for row in plan.blocked:
         print(f"blocked: {p(row['group'])}: {p(row['path'])}: {p(row['reason'])}")
+    if plan.not_owned:
+        print(
+            f"{cli.plural(len(plan.not_owned), 'note')} marked as generated but not a map page of"
+            f" {p(plan.folder or '(vault root)')}, left as they are (a copy of a map, or pages of an earlier"
+            " moc.folder: remove them yourself):"
+        )
+        for path in plan.not_owned[:20]:
+            print(f"  {p(path)}")
     print()
     cli.print_outcome(outcome, plan.changes, cli.writes(args), args.diff)
     return code

@@ -27,7 +27,9 @@ A page never exceeds the caps (``moc`` caps, default the index's hard caps:
 The text depends only on the vault (no dates, no clock), so an unchanged
 vault plans no write.  A file at a MOC's path that is not generated (a note
 a person wrote) is never written over: its group is reported as blocked.
-Generated MOCs no group needs any more go to the trash.
+Generated MOCs no group needs any more go to the trash: only pages in
+``moc.folder`` named as pages are (:func:`is_page_path`); a marked note
+elsewhere (a person's copy of a map) is never touched.
 """
 
 from __future__ import annotations
@@ -73,15 +75,24 @@ def is_generated(properties: dict) -> bool:
 _PAGE_NAME = re.compile(r" MOC(?: \(\d+\))?(?: \d+)?\.md$")
 
 
+def is_page_path(path: str, folder: str) -> bool:
+    """Whether vault path ``path`` is named as :func:`plan` names pages in
+    ``folder`` (``<group> MOC[ (n)][ k].md`` directly in it).  Only such a
+    note, when marked (:func:`is_generated`), is moc.py's own: a marked note
+    anywhere else (a person's copy of a map, with their notes in it) is
+    never written or trashed."""
+    prefix = folder + "/" if folder else ""
+    return path.startswith(prefix) and "/" not in path[len(prefix) :] and bool(_PAGE_NAME.search(path))
+
+
 def generated_paths(vault, schema) -> set[str]:
     """The generated MOCs in ``moc.folder``: notes named as :func:`plan`
     names pages whose frontmatter :func:`is_generated` accepts.  Reads only
     those few notes, so :meth:`vault.Vault.cards` can leave them out."""
     folder = schema.moc["folder"]
-    prefix = folder + "/" if folder else ""
     found = set()
     for path in vault.notes:
-        if path.startswith(prefix) and "/" not in path[len(prefix) :] and _PAGE_NAME.search(path):
+        if is_page_path(path, folder):
             note = vault.note(path, keep=False)
             if note.text is not None and is_generated(note.properties):
                 found.add(path)
@@ -106,7 +117,10 @@ class Plan:
     (``change``: ``"new"``, ``"changed"`` or ``"unchanged"``).
     ``blocked``: ``{group, path, reason}`` per group not written because a
     note someone wrote holds one of its names.  ``ungrouped``: cards without
-    a group.  ``group_by``, ``folder`` and ``caps`` echo the settings."""
+    a group.  ``trashed``: the pages trashed.  ``not_owned``: notes marked
+    as generated that are not named as pages in ``folder`` (a person's copy
+    of a map, pages of an earlier ``moc.folder``): never written or
+    trashed.  ``group_by``, ``folder`` and ``caps`` echo the settings."""
 
     group_by: str
     folder: str
@@ -116,6 +130,7 @@ class Plan:
     blocked: list[dict] = field(default_factory=list)
     ungrouped: int = 0
     trashed: list[str] = field(default_factory=list)
+    not_owned: list[str] = field(default_factory=list)
 
 
 def _one_line(value, limit: int) -> str:
@@ -174,13 +189,15 @@ def link_to(path: str, source: str, resolver: Resolver, title: str | None = None
     return f"[[{target}{alias}]]"
 
 
-def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]], int, list[str]]:
-    """Cards by group, the count of cards without one, and the generated
-    notes found (paths)."""
+def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]], int, list[str], list[str]]:
+    """Cards by group, the count of cards without one, the generated pages
+    found (paths: marked notes named as pages in ``moc.folder``) and the
+    other marked notes (never written or trashed)."""
     cards = set(vault.cards(schema))
     groups: dict[str, list[Entry]] = {}
     ungrouped = 0
-    generated = []
+    generated: list[str] = []
+    kept: list[str] = []
     index.prefetch(vault.notes)
     for path in vault.notes:
         summary = index.summary(path)
@@ -188,7 +205,7 @@ def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]
             continue
         props = summary.properties
         if is_generated(props):
-            generated.append(path)
+            (generated if is_page_path(path, schema.moc["folder"]) else kept).append(path)
             continue
         if path not in cards:
             continue
@@ -202,7 +219,7 @@ def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]
         status = status.strip() if isinstance(status, str) and status.strip() else None
         description = _one_line(props.get("description"), DESCRIPTION_CHARS)
         groups.setdefault(group, []).append(Entry(path, title, status, description))
-    return groups, ungrouped, generated
+    return groups, ungrouped, generated, kept
 
 
 def _sorted(entries: list[Entry], order: list[str]) -> list[Entry]:
@@ -383,8 +400,8 @@ def plan(vault, schema, index=None) -> Plan:
                 "choose another moc.folder"
             )
     index = index if index is not None else NoteIndex(vault, use_cache=False)
-    groups, ungrouped, generated = _entries(vault, schema, index, group_by)
-    result = Plan(group_by, folder, caps, ungrouped=ungrouped)
+    groups, ungrouped, generated, kept = _entries(vault, schema, index, group_by)
+    result = Plan(group_by, folder, caps, ungrouped=ungrouped, not_owned=kept)
     names = _names(list(groups), folder)
     existing = {path.casefold(): path for path in vault.files}
     generated_keys = {path.casefold() for path in generated}
