@@ -335,3 +335,87 @@ def test_kill_after_each_of_the_first_writes_then_recover_or_rerun(tmp_path, scr
         assert all(note.read_bytes() == after for note in notes)
         states = {r["state"] for r in run_json(UNDO, "list", root)["runs"]}
         assert "running" not in states and "rolled-back" in states
+
+
+# ---------------------------------------------------------------------------
+# A trash or move that goes with other changes of its run (dedup's merge)
+
+
+def test_a_trash_waits_for_the_changes_it_goes_with(tmp_path):
+    """F1/F2: a member is trashed only when its merge and its relinks were
+    written; else it stays, reported like the change it waited for, and
+    undo finds nothing of it to take back."""
+    notes = {"keep.md": b"k\n", "ro.md": b"r\n", "gone.md": b"g\n", "link.md": b"l\n", "o.md": b"o\n"}
+    root = vault_with(tmp_path, notes)
+    (root / "ro.md").chmod(0o444)
+    result = apply(
+        root,
+        [
+            Edit("keep.md", b"k\n", b"k\nmerged\n"),
+            Edit("ro.md", b"r\n", b"r2\n"),
+            Edit("link.md", b"changed meanwhile\n", b"l2\n"),
+            Edit("same.md", b"s\n", b"s\n"),  # changes nothing: nothing to wait for
+            Trash("gone.md", b"g\n", "merged", after=("keep.md", "ro.md")),
+            Trash("link.md", b"l\n", "merged", after=("link.md",)),
+            Move("o.md", "moved/o.md", b"o\n", after=("keep.md", "same.md")),
+        ],
+        command="test",
+    )
+    assert (root / "gone.md").read_bytes() == b"g\n" and (root / "link.md").read_bytes() == b"l\n"
+    assert (root / "moved" / "o.md").read_bytes() == b"o\n"
+    failed = {item.path: item.error for item in result.failed}
+    assert "the change of ro.md it goes with was not written" in failed["gone.md"]
+    assert failed["gone.md"].startswith("not moved to .trash")
+    assert [c.path for c in result.conflicts] == ["link.md", "link.md"]  # the trash is a conflict as its edit is
+    assert result.written == ["keep.md", "o.md"]
+    assert not (root / ".trash").exists()
+    run_ = journal.load(root / ".graph", result.run_id)
+    changes, conflicts = plan_undo(root, run_)
+    assert conflicts == [] and [type(c).__name__ for c in changes] == ["Move", "Edit"]
+    apply(root, changes, command="undo")
+    assert (root / "keep.md").read_bytes() == b"k\n" and (root / "o.md").read_bytes() == b"o\n"
+
+
+def test_a_trash_out_of_the_vault_raises_before_any_write(tmp_path):
+    """F8: a .trash that is a symlink out of the vault (or a file) stops
+    the run before its journal and its first write."""
+    for kind in ("symlink", "file"):
+        (tmp_path / kind).mkdir()
+        root = vault_with(tmp_path / kind, {"keep.md": b"k\n", "gone.md": b"g\n"})
+        if kind == "symlink":
+            (tmp_path / kind / "out").mkdir()
+            (root / ".trash").symlink_to(tmp_path / kind / "out")
+        else:
+            (root / ".trash").write_text("x\n")
+        changes = [Edit("keep.md", b"k\n", b"k2\n"), Trash("gone.md", b"g\n", after=("keep.md",))]
+        with pytest.raises(store.PathError if kind == "symlink" else store.TargetError):
+            apply(root, changes, command="test")
+        assert (root / "keep.md").read_bytes() == b"k\n" and (root / "gone.md").read_bytes() == b"g\n"
+        assert journal.runs(root / ".graph") == []
+        assert json.loads((root / ".graph" / "writer.lock").read_text())["state"] == "done"
+
+
+def test_a_run_stopped_by_an_exception_is_rolled_back_by_the_next_writer(tmp_path):
+    """F8: an exception half way leaves the run recoverable (lock state
+    running), even when the caller catches it; the next writer rolls the
+    written file back."""
+    root = vault_with(tmp_path, {"a.md": b"a\n", "b.md": b"b\n"})
+
+    def hook(stage, path):
+        if stage == "read" and path.endswith("b.md"):
+            raise RuntimeError("stopped half way")
+
+    store._test_hook = hook
+    try:
+        with store.writer_lock(root, command="test"):
+            with pytest.raises(RuntimeError):
+                apply(root, [Edit("a.md", b"a\n", b"A\n"), Edit("b.md", b"b\n", b"B\n")], command="test")
+    finally:
+        store._test_hook = None
+    assert (root / "a.md").read_bytes() == b"A\n"
+    assert json.loads((root / ".graph" / "writer.lock").read_text())["state"] == "running"
+    with store.writer_lock(root, command="next"):
+        recovered = list(store.last_recovery)
+    assert len(recovered) == 1 and recovered[0][1].written == ["a.md"]
+    assert (root / "a.md").read_bytes() == b"a\n" and (root / "b.md").read_bytes() == b"b\n"
+    assert json.loads((root / ".graph" / "writer.lock").read_text())["state"] == "done"

@@ -877,3 +877,23 @@ def test_a_save_left_in_a_temporary_file_by_a_killed_run_is_kept(tmp_path):
     kept = [p for p in (root / ".graph" / "conflicts").rglob("*") if p.is_file()]
     assert any(b"AGENT-EDIT" in p.read_bytes() for p in kept)
     assert not [p for p in (root / "people").iterdir() if p.name.startswith(".autograph-")]
+
+
+def test_write_output_never_takes_a_notes_place_in_the_vault(tmp_path):
+    """F16: an output (not journaled) is refused at a Markdown path of the
+    vault even with overwrite; under .graph/ and outside it is written."""
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    for name in ("people/a.md", "people/A.MD", "new.md", ".trash/x.md"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        with pytest.raises(TargetError, match="outside the vault or under .graph/"):
+            write_output(root / name, b"{}\n", overwrite=True, vault=root)
+    link = tmp_path / "link.md"
+    link.symlink_to(root / "people" / "a.md")
+    with pytest.raises(TargetError, match="under .graph/"):
+        write_output(link, b"{}\n", overwrite=True, follow_symlinks=True, vault=root)
+    assert (root / "people" / "a.md").read_bytes() == CARD and not (root / "new.md").exists()
+    (root / ".graph").mkdir()
+    write_output(root / ".graph" / "out.md", b"{}\n", vault=root)
+    write_output(root / "out.json", b"{}\n", vault=root)
+    write_output(tmp_path / "out.md", b"{}\n", vault=root)
+    assert (root / ".graph" / "out.md").read_bytes() == b"{}\n" and (tmp_path / "out.md").exists()

@@ -143,22 +143,30 @@ class Edit:
 @dataclass(frozen=True)
 class Trash:
     """Move a file that holds ``before`` to ``.trash/<run-id>/<path>``:
-    nothing autograph removes is deleted."""
+    nothing autograph removes is deleted.
+
+    ``after``: vault paths of changes earlier in the same run that must
+    have been written first (a merge into another card, the notes whose
+    links were pointed away from this file); when one of them was not
+    (a conflict, a failure), the file stays where it is and is reported,
+    so its text never ends up only in ``.trash/``."""
 
     path: str
     before: bytes
     reason: str = ""
+    after: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Move:
     """Rename the file at ``path``, which holds ``before``, to ``to`` (a
-    vault path that must not exist yet)."""
+    vault path that must not exist yet).  ``after`` as for :class:`Trash`."""
 
     path: str
     to: str
     before: bytes
     reason: str = ""
+    after: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -257,6 +265,7 @@ def _vault_target(root: Path, path: str) -> Path:
 
 
 _held: dict[str, int] = {}  # real vault path -> nesting depth (this process)
+_open_runs: dict[str, set[str]] = {}  # real vault path -> runs begun under the lock and not finished
 _lock_files: dict[str, tuple[int, Path]] = {}  # real vault path -> (locked descriptor, its path)
 last_recovery: list = []  # (run id, Result) of the runs the last writer_lock rolled back
 
@@ -315,7 +324,12 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
         finally:
             del _held[key]
             del _lock_files[key]
-            _write_state(fd, {"state": "done", "pid": os.getpid(), "command": command, "until": _now()})
+            stopped = sorted(_open_runs.pop(key, ()))
+            if stopped:  # a run stopped half way (an exception): the next writer rolls it back
+                state = {"state": "running", "pid": os.getpid(), "command": command, "stopped": stopped}
+                _write_state(fd, {**state, "until": _now()})
+            else:
+                _write_state(fd, {"state": "done", "pid": os.getpid(), "command": command, "until": _now()})
     finally:
         os.close(fd)  # releases the flock
 
@@ -1033,7 +1047,14 @@ def apply(
 
     Holds the vault's writer lock (:func:`writer_lock`; ``wait`` seconds,
     then :class:`LockBusy`).  Raises :class:`PathError` before writing
-    anything if any path would leave the vault.  Before any file changes,
+    anything if any path (a move's or a trash's destination too) would
+    leave the vault, :class:`TargetError` if a folder on a move's way is
+    a file.  A :class:`Move` or :class:`Trash` with ``after`` happens only
+    when every change of those paths earlier in ``changes`` was written
+    (or changes nothing); else it is reported like the change it waited
+    for (a conflict or a failure).  A run that stops on an exception half
+    way stays ``running`` in its journal and in the lock's state, so the
+    next writer (or ``undo.py recover``) rolls it back.  Before any file changes,
     the run's journal (``.graph/journal/<run-id>/``: the command, ``args``
     (default ``sys.argv``), each change and the bytes before) is written and
     fsynced, so the run can be undone and, if it is killed, rolled back.
@@ -1049,8 +1070,10 @@ def apply(
     """
     result = Result(new_run_id())
     planned = []
+    unchanged: set[str] = set()  # edits that change nothing: nothing that waits for them need wait
     for change in changes:
         if not _changes_something(change):
+            unchanged.add(change.path)
             continue
         target = _vault_target(root, change.path)
         if isinstance(change, Move):
@@ -1083,10 +1106,30 @@ def apply(
         if late is not None:
             settle(n, edit, late)
 
+    def unwritten(move: Move) -> Skipped | None:
+        """Why ``move`` must not happen: a change it waits for was not
+        written (None: go ahead).  Those changes' files are looked at once
+        more first, so a write another writer undid meanwhile counts."""
+        for item in [w for w in watched if w[1].path in move.after]:
+            watched.remove(item)
+            look_again(*item)
+        for path in move.after:
+            if path in result.written or path in unchanged:
+                continue
+            what = "moved to .trash" if move.reason == "trash" else f"moved to {move.to}"
+            error = f"not {what}: the change of {path} it goes with was not written, so it stays where it is"
+            return Skipped(move.path, error)
+        return None
+
+    key = os.path.realpath(root)
     with writer_lock(root, wait, command):
         # a trashed file is a move into .trash/<run-id>/, its place chosen before the journal names it
         planned = [(_as_move(root, result.run_id, c) if isinstance(c, Trash) else c, t) for c, t in planned]
+        for change, _ in planned:  # every destination checked before the first write, not half way
+            if isinstance(change, Move):
+                _check_destination(root, change.to)
         journal = _JournalWriter.begin(root, result.run_id, command, sys.argv if args is None else args, undoes)
+        _open_runs.setdefault(key, set()).add(result.run_id)
         journal.record(
             [(_journal_change(n, change, target), _before_of(change)) for n, (change, target) in enumerate(planned, 1)]
         )
@@ -1097,6 +1140,12 @@ def apply(
                 continue
             try:
                 if isinstance(change, Move):
+                    held = unwritten(change) if change.after else None
+                    if held is not None:
+                        clash = any(c.path in change.after for c in result.conflicts)
+                        (result.conflicts if clash else result.failed).append(held)
+                        outcomes[n] = {"n": n, "result": "conflict" if clash else "failed"}
+                        continue
                     _move(root, change, inside)
                     result.written.append(change.path)
                     outcomes[n] = {"n": n, "result": "written", "now": digest(change.before)}
@@ -1119,6 +1168,10 @@ def apply(
                 result.failed.append(Skipped(change.path, _os_error(exc)))
                 outcomes[n] = {"n": n, "result": "failed"}
                 continue
+            except PathError as exc:  # a folder made a symlink out of the vault since the check
+                result.failed.append(Skipped(change.path, f"not written: {exc}"))
+                outcomes[n] = {"n": n, "result": "failed"}
+                continue
             result.written.append(change.path)
             holds[change.path] = change.after
             outcomes[n] = {"n": n, "result": "written", "now": digest(change.after)}
@@ -1134,6 +1187,7 @@ def apply(
             look_again(n, edit, swap)
         for n in _verify(root, result, holds, planned):
             outcomes[n] = {"n": n, "result": "conflict", "now": None}
+        _open_runs[key].discard(result.run_id)  # every change tried: nothing for a next writer to roll back
         try:
             journal.finish([outcomes[n] for n in sorted(outcomes)])
             if _prune_due(root):
@@ -1141,6 +1195,24 @@ def apply(
         except (OSError, PathError, TargetError, Conflict) as exc:
             result.warnings.append(f"the run's journal could not be finished ({exc}); undo.py may not see this run")
     return result
+
+
+def _check_destination(root: Path, path: str) -> None:
+    """Raise :class:`PathError` when a move to ``path`` would leave the
+    vault, :class:`TargetError` when a folder on its way exists as
+    something else than a folder (a ``.trash`` file): called for every
+    move of a run before its first write."""
+    _vault_target(root, path)
+    folder = Path(os.path.realpath(root))
+    for part in path.split("/")[:-1]:
+        folder = folder / part
+        if not os.path.lexists(folder):
+            return
+        if not folder.is_dir():
+            raise TargetError(
+                f"{folder} is not a folder, so nothing can be moved to {path}; "
+                "move it away and run again (nothing was written)"
+            )
 
 
 _LOCK_GONE = (
@@ -1158,7 +1230,7 @@ def _before_of(change) -> bytes | None:
 
 
 def _as_move(root: Path, run_id: str, trash: Trash) -> Move:
-    return Move(trash.path, _trash_path(root, run_id, trash.path), trash.before, "trash")
+    return Move(trash.path, _trash_path(root, run_id, trash.path), trash.before, "trash", trash.after)
 
 
 def _trash_path(root: Path, run_id: str, path: str) -> str:
@@ -1468,15 +1540,25 @@ def _diff_lines(data: bytes) -> list[str]:
 # derived files under .graph/
 
 
-def write_output(path: str | os.PathLike, data: bytes, overwrite: bool = False, follow_symlinks: bool = False) -> Path:
+def write_output(
+    path: str | os.PathLike,
+    data: bytes,
+    overwrite: bool = False,
+    follow_symlinks: bool = False,
+    vault: str | os.PathLike | None = None,
+) -> Path:
     """Write a file named on the command line (``-o FILE``).
 
     Only a regular file is replaced (and only with ``overwrite``), or a new
     file created in a folder that exists; a device, FIFO, socket or folder
     is refused, and so is a symlink unless ``follow_symlinks`` (then the
-    file it points to is written).  Raises :class:`TargetError` with a
-    message that says what to do, :class:`Conflict` if the file changes
-    while it is written, OSError for I/O failures.
+    file it points to is written).  ``vault``: the root of the vault the
+    command reads; a Markdown path (``.md``, any case) inside it and
+    outside its ``.graph/`` is refused, even with ``overwrite``: an output
+    is not journaled, so it must never take a note's place.  Raises
+    :class:`TargetError` with a message that says what to do,
+    :class:`Conflict` if the file changes while it is written, OSError for
+    I/O failures.
     """
     target = Path(path)
     if os.path.islink(target) and not follow_symlinks:
@@ -1484,6 +1566,11 @@ def write_output(path: str | os.PathLike, data: bytes, overwrite: bool = False, 
     real = Path(os.path.realpath(target)) if follow_symlinks else target
     if not real.parent.is_dir():
         raise TargetError(f"{real.parent} is not an existing folder; create it first")
+    if vault is not None and _note_of(vault, real):
+        raise TargetError(
+            f"{target} is a note's place in the vault, and an output is not journaled (undo.py could not "
+            f"bring the note back); write it outside the vault or under {GRAPH_DIR}/"
+        )
     try:
         info = _check_target(real, follow_symlinks=False)
     except TargetError as exc:
@@ -1499,6 +1586,16 @@ def write_output(path: str | os.PathLike, data: bytes, overwrite: bool = False, 
     except TargetError as exc:
         raise TargetError(f"{target} {exc}") from None
     return real
+
+
+def _note_of(vault: str | os.PathLike, path: Path) -> bool:
+    """Whether ``path`` (its folder resolved) is a Markdown file's place in
+    ``vault``, outside its ``.graph/``."""
+    real_root = os.path.realpath(vault)
+    real = os.path.join(os.path.realpath(path.parent), path.name)
+    if not _inside(real, real_root) or not path.name.lower().endswith(".md"):
+        return False
+    return not _inside(real, os.path.join(real_root, GRAPH_DIR))
 
 
 def derived_path(root: Path, name: str, create: bool = True) -> Path:
