@@ -663,3 +663,76 @@ def test_dry_run_options_may_come_before_the_fields_and_say_how_to_write(tmp_pat
         text=True,
     )
     assert proc.returncode == 2 and "unrecognized arguments" in proc.stderr
+
+
+def person_card(description: str) -> str:
+    return f"---\ntype: person\ndescription: {description}\nstatus: active\n---\n"
+
+
+@pytest.mark.parametrize("other", ["people/dana reyes.md", "Dana Reyes.md", "archive/Dana Reyes.md"])
+def test_a_name_that_fits_several_notes_is_refused_with_the_candidates(tmp_path, other):
+    """F19: set/log/link/retire on a name Obsidian finds in several notes
+    (a case twin, a stray root note, another folder) wrote to one silently;
+    now refused (exit 2) naming both; the exact path still works."""
+    root = make_vault(tmp_path)
+    for path in ("people/Dana Reyes.md", other):
+        (root / path).parent.mkdir(exist_ok=True)
+        (root / path).write_text(person_card(path))
+    (root / "people" / "Grace.md").write_text(person_card("g"))
+    before = {p: p.read_bytes() for p in root.rglob("*.md")}
+    for args in (
+        ["set", "Dana Reyes", "role=X"],
+        ["set", "[[dana reyes]]", "role=X"],
+        ["log", "DANA REYES", "met"],
+        ["link", "Grace", "Dana Reyes"],
+        ["retire", "Grace", "--by", "Dana Reyes"],
+    ):
+        proc = run_card(root, *args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "people/Dana Reyes.md" in proc.stderr and other in proc.stderr, proc.stderr
+    assert {p: p.read_bytes() for p in root.rglob("*.md")} == before
+    for path in (other, other[:-3]) if "/" in other else (other,):
+        proc = run_card(root, "set", path, "role=X")
+        assert proc.returncode == 0 and json.loads(proc.stdout)["path"] == other, proc.stderr
+
+
+def test_new_refuses_a_title_that_is_another_cards_alias(tmp_path):
+    """F10: dedup keeps a merged card's old name in the canonical's aliases;
+    new must not bring the duplicate back, and set names the alias holder."""
+    root = make_vault(tmp_path)
+    (root / "people").mkdir()
+    (root / "people" / "Dana Reyes.md").write_text(
+        '---\ntype: person\ndescription: d\nstatus: active\naliases: [Dana R., "D. Reyes"]\n---\n'
+    )
+    for title in ("D. Reyes", "d. reyes", "DANA R."):
+        proc = run_card(root, "new", "person", title, "description=again")
+        data = json.loads(proc.stdout)
+        assert proc.returncode == 1 and data["refused"]["reason"] == "exists", proc.stdout
+        assert data["refused"]["matches"][0]["path"] == "people/Dana Reyes.md"
+    assert sorted(p.name for p in (root / "people").iterdir()) == ["Dana Reyes.md"]
+    proc = run_card(root, "set", "D. Reyes", "role=x")
+    assert proc.returncode == 2 and "alias of people/Dana Reyes.md" in proc.stderr
+    assert run_card(root, "new", "person", "D. Reyes", "description=again", "--force").returncode == 0
+
+
+def test_card_names_from_the_testers_notes(tmp_path):
+    """F18: one suggestion said twice; a file named with '|' not found;
+    a title Foo.md gave Foo.md.md; a title that is an attachment's name."""
+    root = make_vault(tmp_path)
+    (root / "companies").mkdir()
+    (root / "companies" / "Acme.md").write_text("---\ntype: company\ndescription: c\n---\n")
+    proc = run_card(root, "new", "company", "Acme", "description=x")
+    message = json.loads(proc.stdout)["refused"]["message"]
+    assert message.count("'Acme (company)'") == 1, message
+    (root / "misc").mkdir()
+    (root / "misc" / "Pipe | Name.md").write_text("x\n")
+    (root / "people").mkdir()
+    (root / "people" / "Alex.md").write_text(person_card("a"))
+    proc = run_card(root, "link", "Alex", "Pipe | Name")
+    assert proc.returncode == 2 and "no note named" not in proc.stderr and "wikilink cannot hold" in proc.stderr
+    assert run_card(root, "set", "Pipe | Name", "k=v").returncode == 0
+    proc = run_card(root, "new", "idea", "Foo.md", "description=x")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["path"] == "ideas/Foo.md", proc.stdout
+    (root / "atlas.png").write_bytes(b"\x89PNG")
+    proc = run_card(root, "new", "idea", "atlas.png", "description=x")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["refused"]["matches"][0]["path"] == "atlas.png"

@@ -17,13 +17,21 @@ from autograph import cli  # noqa: E402  (the rest when the command runs: --help
 EPILOG = """\
 The update-in-place protocol: search first (search.py QUERY, search.py
 --identity email=...), then one of
-  new     ADD a card (refused when its identity or its name exists)
+  new     ADD a card (refused when its identity, its name or an alias
+          of that name exists)
   set     UPDATE fields (old values go to ## History; equal values: nothing)
   retire  SUPERSEDE a card by another
   (nothing: NOOP, when the card already says it)
 then link what it relates to (link) and note what happened (log).  Every
 command that writes also touches the card (access_count + 1, tier,
 last_accessed) and sets updated, in the same one write.
+
+NOTE and OTHER: a path (people/Dana Reyes, Dana Reyes.md; always taken
+as given) or a name resolved as a wikilink at the vault's root.  A name
+that fits several notes (people/Dana Reyes.md and a stray root Dana
+Reyes.md, or two files differing in letter case) is refused with the
+candidates listed (exit 2): give the path.  A name that is only another
+card's alias is named in the error.
 
 field=value splits at the first '='; the value is one YAML flow value:
 tags=[a, b] a list, n=3 a number, flag=true a bool, role="3" text, x= empty.
@@ -45,7 +53,7 @@ Exit codes: 0 done (or nothing to do); 1 refused: the identity or the name
 exists (the card is named), or retire --by names the card itself or a card
 that is itself retired (a cycle or a chain would leave no current card);
 2 bad usage (a missing required field, an unknown type, a NOTE that names
-no note, retiring a card whose type cannot be superseded); 3 I/O failure or a bug; 4 the
+no note or several notes, retiring a card whose type cannot be superseded); 3 I/O failure or a bug; 4 the
 write was skipped (the card changed meanwhile, cannot be written, or its
 frontmatter does not parse).
 
@@ -56,6 +64,9 @@ Examples:
   card.py link "Alex Example" Acme "Project Atlas" --vault ~/vault
   card.py retire "Old Alex" --by "Alex Example" --vault ~/vault --json
 """
+
+
+NOTE_HELP = "the card: a path, or a name that fits one note (resolved like a wikilink)"
 
 
 def today_value(text: str):
@@ -89,14 +100,20 @@ def _json_value(value):
     return value
 
 
-def _note(vault, name: str) -> str:
-    from autograph import decay
+def _note(vault, schema, name: str) -> str:
+    from autograph import cards
 
     if not name.strip():
         raise cli.UsageError("NOTE is empty; give a note's path or name")
-    path = decay.find_note(vault, name)
+    path = cards.find_card(vault, name)
     if path is None:
-        raise cli.UsageError(f"no note named {cli.printable(name)!r} in the vault (card.py new creates one)")
+        aliased = cards.alias_matches(vault, schema, name)
+        hint = (
+            f"; {name.strip()!r} is an alias of {', '.join(m['path'] for m in aliased)} (give that card's path)"
+            if aliased
+            else " (card.py new creates one)"
+        )
+        raise cli.UsageError(f"no note named {cli.printable(name)!r} in the vault{cli.printable(hint)}")
     return path
 
 
@@ -120,14 +137,14 @@ def _plan(args, vault, schema, today):
 
     if args.command == "new":
         return cards.plan_new(vault, schema, args.type, args.title, _assignments(args.fields), today, args.force)
-    path = _note(vault, args.note)
+    path = _note(vault, schema, args.note)
     if args.command == "set":
         return cards.plan_set(vault, schema, path, _assignments(args.fields), today)
     if args.command == "log":
         return cards.plan_log(vault, schema, path, " ".join(args.text), today)
     if args.command == "link":
-        return cards.plan_link(vault, schema, path, [_note(vault, other) for other in args.others], today)
-    return cards.plan_retire(vault, schema, path, _note(vault, args.by), today)
+        return cards.plan_link(vault, schema, path, [_note(vault, schema, other) for other in args.others], today)
+    return cards.plan_retire(vault, schema, path, _note(vault, schema, args.by), today)
 
 
 REFUSED_CODE = {
@@ -228,7 +245,9 @@ def build_parser():
         "Nothing is written when every field already holds its value (no touch either).\n\n"
         "Example:\n  card.py set 'Alex Example' role=CEO tags='[team, berlin]'",
     )
-    p.add_argument("note", metavar="NOTE", help="the card: a path or a name (resolved like a wikilink)")
+    p.add_argument(
+        "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
+    )
     p.add_argument("fields", nargs="+", metavar="field=value", help="fields to set (values as YAML flow values)")
     _common(p)
     p.set_defaults(func=cmd_card)
@@ -240,7 +259,9 @@ def build_parser():
         "Add '- DAY: TEXT' under NOTE's ## Log (nothing when the same line is there).",
         "Example:\n  card.py log 'Alex Example' Met at the offsite",
     )
-    p.add_argument("note", metavar="NOTE", help="the card: a path or a name (resolved like a wikilink)")
+    p.add_argument(
+        "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
+    )
     p.add_argument("text", nargs="+", metavar="TEXT", help="the line (several words are joined by spaces)")
     _common(p)
     p.set_defaults(func=cmd_card)
@@ -253,7 +274,9 @@ def build_parser():
         "The link is written in the shortest form that resolves to OTHER.\n\n"
         "Example:\n  card.py link 'Alex Example' Acme 'Project Atlas'",
     )
-    p.add_argument("note", metavar="NOTE", help="the card: a path or a name (resolved like a wikilink)")
+    p.add_argument(
+        "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
+    )
     p.add_argument("others", nargs="+", metavar="OTHER", help="notes to link (each must exist)")
     _common(p)
     p.set_defaults(func=cmd_card)

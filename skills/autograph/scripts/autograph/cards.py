@@ -38,8 +38,11 @@ from .store import Edit
 
 __all__ = [
     "FORBIDDEN",
+    "Ambiguous",
     "BadRequest",
     "Plan",
+    "alias_matches",
+    "find_card",
     "file_name",
     "identity_matches",
     "link_form",
@@ -294,6 +297,90 @@ def _may_hold(data: bytes, needles: list) -> bool:
     return False
 
 
+def alias_matches(vault, schema, name: str, exclude: str | None = None) -> list[dict]:
+    """The cards whose ``aliases`` hold ``name`` (compared trimmed, NFC and
+    without case): ``[{path, field: "aliases", value}]`` in vault order.
+    An alias is a name of the card (``dedup.py`` keeps a merged card's old
+    name there; search finds it), so ``new`` refuses it as it refuses a
+    note name."""
+    wanted = _fold(name.strip())
+    if not wanted:
+        return []
+    needle = wanted.encode("utf-8") if wanted.isascii() else None
+    found = []
+    for path in vault.cards(schema):
+        if path == exclude:
+            continue
+        note = vault.note(path, keep=False)
+        data = note.data or b""
+        if needle is not None and b"\\" not in data and needle not in data.lower():
+            continue  # cheap: a YAML escape may spell any text, so a backslash always reads on
+        for alias in ident.values_of(note.properties, "aliases"):
+            if isinstance(alias, str) and _fold(alias.strip()) == wanted:
+                found.append({"path": path, "field": "aliases", "value": alias})
+                break
+    return found
+
+
+class Ambiguous(BadRequest):
+    """A NOTE name that Obsidian's rules find in several notes;
+    ``candidates`` lists their paths, the one a link would reach first."""
+
+    def __init__(self, message: str, candidates: list[str]):
+        super().__init__(message)
+        self.candidates = candidates
+
+
+def find_card(vault, text: str, cwd: str | None = None) -> str | None:
+    """The vault path of the note ``text`` names, for ``card.py``'s NOTE
+    and OTHER: a file path (absolute or relative to ``cwd``) inside the
+    vault, an exact vault path (``.md`` optional when it names a folder),
+    else a name resolved as a
+    wikilink written at the vault's root (:class:`links.Resolver`): first
+    the whole text (a file may be named ``Pipe | Name``), then its link part
+    (``[[Name|alias]]``, ``Name#Heading``).  None when no note matches.
+
+    Raises :class:`Ambiguous` when the name fits several notes (two files
+    whose paths differ only in letter case or Unicode form, or one name in
+    several folders): writing to the one Obsidian would pick is a guess, and
+    ``graph.py health`` lists such links as ambiguous.  An exact path is
+    never ambiguous."""
+    import os
+
+    name = text.strip()
+    if name.startswith("[[") and name.endswith("]]"):
+        name = name[2:-2].strip()
+    notes = set(vault.notes)
+    slashed = name.replace("\\", "/")
+    # a path: "people/Dana Reyes" or "Dana Reyes.md"; a bare "Dana Reyes" is a name, even when a
+    # root note is called so (a stray root note must not capture the card's name)
+    for exact in (slashed, slashed + ".md" if "/" in slashed else None):
+        if exact in notes:
+            return exact
+    real = os.path.realpath(os.path.join(cwd or os.getcwd(), name))
+    root = os.path.realpath(str(vault.root))
+    if os.path.isfile(real) and (real + os.sep).startswith(root + os.sep):
+        rel = os.path.relpath(real, root).replace(os.sep, "/")
+        if rel in notes:
+            return rel
+    link = name.split("|", 1)[0].split("#", 1)[0].strip()
+    for target in dict.fromkeys((slashed, link)):
+        if not target:
+            continue
+        hit = vault.resolver.resolve(target, "")
+        if hit.path not in notes:
+            continue
+        same = [c for c in hit.candidates if c in notes and _fold(c) == _fold(hit.path)]
+        if hit.ambiguous or len(same) > 1:
+            candidates = [c for c in hit.candidates if c in notes]
+            raise Ambiguous(
+                f"{target!r} names {len(candidates)} notes: {', '.join(candidates)}; give the path of the one meant",
+                candidates,
+            )
+        return hit.path
+    return None
+
+
 def link_form(vault, source: str, target: str) -> str:
     """The shortest link text that resolves, from note ``source``, to
     ``target`` and to nothing else: the note's name, else the shortest
@@ -494,6 +581,9 @@ def plan_new(
     file), and when a required field has no value.  Raises
     :class:`BadRequest` for an unknown type or an empty title."""
     kind = canonical_type(schema, kind)
+    title = title.strip()
+    if title.lower().endswith(".md") and title[:-3].strip():
+        title = title[:-3].strip()  # a file name given as the title: Foo.md is Foo, not Foo.md.md
     name = file_name(title)
     folder = schema.folder_of(kind) or ""
     path = f"{folder}/{name}.md" if folder else f"{name}.md"
@@ -518,14 +608,26 @@ def plan_new(
             return plan
     same_file = [p for p in vault.files if _fold(p) == _fold(path)]
     same_name = [p for p in vault.notes if _fold(_stem(p)) == _fold(name) and p not in same_file]
+    # [[name]] reaches a file named so (atlas.png) before a note atlas.png.md
+    same_name += [p for p in vault.files if not p.endswith(".md") and _fold(p.rsplit("/", 1)[-1]) == _fold(name)]
     if same_file or (same_name and not force):
         found = same_file or same_name
+        apart = " or ".join(f"'{option}'" for option in dict.fromkeys((f"{name} ({kind})", f"{name} (company)")))
         plan.refused = {
             "reason": "exists",
             "message": f"a note named {name!r} exists: {', '.join(found)}; if it is this subject, update it "
-            f"(card.py set); if not, give a title that tells them apart, such as '{name} ({kind})' or "
-            f"'{name} (company)'",
+            f"(card.py set); if not, give a title that tells them apart, such as {apart}",
             "matches": [{"path": p, "field": "name", "value": _stem(p)} for p in found],
+        }
+        return plan
+    aliased = [] if force else alias_matches(vault, schema, title) or alias_matches(vault, schema, name)
+    if aliased:
+        names = ", ".join(m["path"] for m in aliased)
+        plan.refused = {
+            "reason": "exists",
+            "message": f"{title!r} is an alias of {names} (a name of that card, kept there by a merge or by "
+            "hand); if it is this subject, update it (card.py set PATH); --force creates another card",
+            "matches": aliased,
         }
         return plan
     fields: dict[str, object] = {"type": kind}
@@ -540,8 +642,8 @@ def plan_new(
             default = schema.default_for(kind, key)
             if default is not None:
                 fields[key] = default
-    if name != title.strip() and _key_of(fields, "aliases") is None:
-        fields["aliases"] = [title.strip()]
+    if name != title and _key_of(fields, "aliases") is None:
+        fields["aliases"] = [title]
     fields.setdefault("created", today)
     fields.setdefault("updated", today)
     missing = [key for key in schema.required(kind) if _empty(fields.get(_key_of(fields, key) or key))]
