@@ -614,3 +614,77 @@ def test_links_from_hubs_and_the_index_follow_the_merged_card(make_vault, capsys
     assert (root / "MEMORY.md").read_text() == "- [[Alex Example|A. Example]] — met in May\n"
     assert (root / "Home.md").read_text() == "See [[Alex Example|A. Example]].\n"
     assert (root / "Templates/t.md").read_text() == "[[A. Example]]\n"
+
+
+# ---------------------------------------------------------------------------
+# A merge that is not written whole (F1, F2, F7, F16)
+
+MEMBER = "---\ntype: person\nemail: a@x.com\ncreated: 2026-01-01\n---\n# A\nmember text\n"
+CANONICAL = "---\ntype: person\nemail: A@X.com\ncreated: 2025-01-01\n---\n# Old\nlonger body canonical\n"
+
+
+def pair_vault(tmp_path: Path, **extra: str) -> Path:
+    root = tmp_path / "v"
+    (root / "people").mkdir(parents=True)
+    (root / "people" / "Alex.md").write_text(MEMBER)
+    (root / "people" / "Alex Old.md").write_text(CANONICAL)
+    for name, text in extra.items():
+        (root / f"{name}.md").write_text(text)
+    return root
+
+
+def test_a_member_stays_when_its_merge_is_not_written(tmp_path, capsys):
+    """F1: the canonical card is read-only: the member is not trashed."""
+    root = pair_vault(tmp_path, other="[[Alex Old]]\n")
+    (root / "people" / "Alex Old.md").chmod(0o444)
+    code, report = run_json(capsys, root, "--apply", "--today", TODAY)
+    assert code == 4
+    assert (root / "people" / "Alex.md").read_text() == MEMBER
+    assert (root / "people" / "Alex Old.md").read_text() == CANONICAL
+    errors = {item["path"]: item["error"] for item in report["failed"]}
+    assert "people/Alex Old.md it goes with was not written" in errors["people/Alex.md"]
+    assert report["written"] == []
+
+
+def test_a_member_stays_when_a_link_to_it_is_not_rewritten(tmp_path, capsys):
+    """F2, then F7: a read-only note links to the member: it stays (no
+    broken link); once the note is writable, a rerun merges nothing twice."""
+    root = pair_vault(tmp_path, ro="[[Alex]]\n", other="[[Alex Old]]\n")
+    (root / "ro.md").chmod(0o444)
+    code, report = run_json(capsys, root, "--apply", "--today", TODAY)
+    assert code == 4 and report["written"] == ["people/Alex Old.md"]
+    assert (root / "people" / "Alex.md").read_text() == MEMBER
+    assert broken_links(root) == []
+    once = (root / "people" / "Alex Old.md").read_text()
+    assert once.count("member text") == 1 and once.count("created:") == 2  # the property and one History line
+    (root / "ro.md").chmod(0o644)
+    code, report = run_json(capsys, root, "--apply", "--today", "2026-12-02")
+    assert code == 0 and not (root / "people" / "Alex.md").exists()
+    assert (root / "people" / "Alex Old.md").read_text() == once
+    assert (root / "ro.md").read_text() == "[[Alex Old|Alex]]\n"
+
+
+def test_merge_adds_no_line_the_canonical_card_holds():
+    """F7: the merged text merged again adds nothing; a paragraph or a
+    History line already there is not repeated, a new line still is."""
+    body = "# Old\ncanonical\n\n# A\nmember text\n\nsecond\n"
+    merged = dedup.merge_body(body, "# A\nmember text\n\nsecond\n", "\n")
+    assert merged == body
+    merged = dedup.merge_body(body, "# A\nmember text\n\nthird\n", "\n")
+    assert merged.count("member text") == 1 and merged.endswith("third\n")
+    code = "```\nx\n\ny\n```\n"
+    merged = dedup.merge_body("# A\ny\n", "# A\n" + code, "\n")
+    assert code in merged  # a piece of code is never dropped on its own
+    assert dedup._history_key('- 2026-12-02: created: "2026-01-01" (from [[Alex Old|Alex]])') == dedup._history_key(
+        '- 2026-12-01: created: "2026-01-01" (from [[Alex]])'
+    )
+
+
+def test_manifest_never_replaces_a_note_of_the_vault(tmp_path, capsys):
+    """F16: --manifest NOTE --force is refused; the note stays."""
+    root = pair_vault(tmp_path)
+    code, _ = run(capsys, root, "--manifest", root / "people" / "Alex.md", "--force")
+    assert code == 2 and (root / "people" / "Alex.md").read_text() == MEMBER
+    (root / ".graph").mkdir()
+    run_json(capsys, root, "--manifest", root / ".graph" / "groups.json")
+    assert json.loads((root / ".graph" / "groups.json").read_text())["format"] == "autograph-dedup-manifest"

@@ -65,9 +65,12 @@ null), edits[{path, reason}], written[], conflicts[{path, error, copy}],
 failed[{path, error}], run (run id or null).
 
 Writes: with --apply, the canonical cards, the notes whose links change,
-and the merged cards moved to .trash/<run-id>/.  --manifest writes its
-file (never through a symlink, FIFO or device; an existing file only
-with --force), also in a dry run.
+and the merged cards moved to .trash/<run-id>/ (a member stays where it
+is, reported under failed or conflicts, when its merge into the
+canonical card or a rewrite of a link to it was not written; a rerun
+then adds no line the canonical card already holds).  --manifest writes
+its file (never through a symlink, FIFO or device, never as a .md note
+of the vault; an existing file only with --force), also in a dry run.
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
@@ -113,7 +116,9 @@ def _dedup(args):
     written_manifest = None
     if args.manifest:
         data = jsonfile.dumps(dedup.manifest(report, vault.root.resolve()), indent=2) + "\n"
-        written_manifest = str(store.write_output(args.manifest, data.encode("utf-8"), overwrite=args.force))
+        written_manifest = str(
+            store.write_output(args.manifest, data.encode("utf-8"), overwrite=args.force, vault=vault.root)
+        )
     stale: list[dict] = []
     if args.apply_manifest:
         try:
@@ -192,10 +197,12 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
     print()
     print(f"{cli.plural(len(plan.merged), 'group')} to merge, {cli.plural(len(plan.links), 'link')} to rewrite")
     # print_outcome diffs Edits only: a trashed card is listed with its reason
-    edits = [c for c in plan.changes if hasattr(c, "after")]
+    from autograph import store
+
+    edits = [c for c in plan.changes if isinstance(c, store.Edit)]
     cli.print_outcome(outcome, edits, apply, args.diff)
     for change in plan.changes:
-        if not hasattr(change, "after"):
+        if not isinstance(change, store.Edit):
             done = "moved" if change.path in outcome["written"] else "to move"
             print(f"  {cli.printable(change.path)}  {done} to .trash/ ({cli.printable(change.reason)})")
     for item in plan.links_left:

@@ -49,7 +49,11 @@ other member, in path order, into the canonical card:
   after the canonical's text before its first heading, a section under the
   canonical's section with the same heading (same level, text compared
   without case), a section the canonical lacks at the end; a list item the
-  section already holds is not repeated; every other line is kept;
+  section already holds is not repeated, nor a paragraph (or the whole
+  section) it already holds as the same lines: a merge written once whose
+  member stayed (not trashed) adds nothing the second time; every other
+  line is kept; a History line whose field and value the canonical card
+  already records (from any day or source) is not added again;
 * every link to the member, in every note, is rewritten to the canonical
   card, keeping its visible text as the alias (``[[A. Example]]`` ->
   ``[[Alex Example|A. Example]]``, :func:`relink.plan_retarget`);
@@ -580,6 +584,7 @@ def merge_body(body: str, other: str, newline: str) -> str:
         flags = code[1:] if key is not None else code
         target = next((s for s in mine if s[0] == key), None)
         if target is not None:
+            content, flags = _not_yet_in(content, flags, target[1])
             present = {line.strip() for line in target[1] if _is_item(line)}
             content = [
                 line for line, in_code in zip(content, flags, strict=True)
@@ -613,6 +618,40 @@ def merge_body(body: str, other: str, newline: str) -> str:
             content.append(newline)
         target[1] = head + content + tail
     return "".join(line for s in mine for line in s[1])
+
+
+def _not_yet_in(content: list[str], flags: list[bool], have: list[str]) -> tuple[list[str], list[bool]]:
+    """``content`` (lines and their code flags) without what the section
+    ``have`` already holds as a run of the same lines (line ends and
+    trailing spaces aside): all of it, or else each paragraph (a run of
+    non-blank lines outside code) with the blank lines after it.  A merge
+    that was written once but whose member stayed (not trashed) is then
+    not merged twice."""
+    held = [line.rstrip() for line in have]
+
+    def holds(run: list[str]) -> bool:
+        return bool(run) and any(held[i : i + len(run)] == run for i in range(len(held) - len(run) + 1))
+
+    lines = [line.rstrip() for line in content]
+    first = next((i for i, line in enumerate(lines) if line), len(lines))
+    last = len(lines) - next((i for i, line in enumerate(reversed(lines)) if line), len(lines))
+    if holds(lines[first:last]):
+        return [], []
+    keep = [True] * len(content)
+    i = 0
+    while i < len(content):
+        if not lines[i]:
+            i += 1
+            continue
+        end = i
+        while end < len(content) and lines[end]:
+            end += 1
+        if not any(flags[i:end]) and holds(lines[i:end]):
+            while end < len(content) and not lines[end]:
+                end += 1
+            keep[i:end] = [False] * (end - i)
+        i = end
+    return [c for c, k in zip(content, keep, strict=True) if k], [f for f, k in zip(flags, keep, strict=True) if k]
 
 
 def _end_line(lines: list[str], newline: str) -> None:
@@ -668,8 +707,20 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
         if _ends_in_code(body):
             raise ValueError(f"{name} ends inside code or a comment that is never closed (a fence, %%, <!--, $$)")
     text = text[:at] + merge_body(text[at:], member.body, sections.newline_of(text))
+    recorded = {_history_key(line) for line in text[at:].splitlines()} - {None}
+    history = [line for line in history if _history_key(line) not in recorded]  # merged before: once is enough
     text = sections.append(text, "History", history)
     return text, history, added
+
+
+_HISTORY_LINE = re.compile(r"[-*+] \d{4}-\d{2}-\d{2}: (.+?)(?: \(from \[\[[^\]]*\]\]\))?[ \t]*")
+
+
+def _history_key(line: str) -> str | None:
+    """``field: value`` of a ``## History`` line (:func:`sections.history_line`),
+    its day and source aside; None for another line."""
+    match = _HISTORY_LINE.fullmatch(line.rstrip("\r\n"))
+    return match.group(1) if match else None
 
 
 def _ends_in_code(body: str) -> bool:
@@ -787,17 +838,37 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
         after = by_path.pop(canonical).after if canonical in by_path else note.encode(texts[canonical])
         names = ", ".join(entry["members"])
         plan.changes.append(store.Edit(canonical, note.data, after, f"merge {names}"))
-    for path in sorted(by_path):
-        if path not in mapping:
-            plan.changes.append(by_path[path])
+    relinks = [by_path[path] for path in sorted(by_path) if path not in mapping]
+    plan.changes.extend(relinks)
+    linking = _linking_notes(vault, relinks, set(mapping))
     for path in sorted(mapping):
-        plan.changes.append(store.Trash(path, originals[path].data, f"merged into {mapping[path]}"))
+        # the member goes only once its text is in the canonical card and the links to it point there
+        after = (mapping[path], *sorted(linking.get(path, ())))
+        plan.changes.append(store.Trash(path, originals[path].data, f"merged into {mapping[path]}", after))
     plan.links = [{"path": c.path, "line": c.line, "old": c.old, "new": c.new} for c in changes]
     for entry in plan.merged:  # History lines as written, their source links rewritten too
         for change in changes:
             if change.path == entry["canonical"]:
                 entry["history"] = [line.replace(change.old, change.new) for line in entry["history"]]
     return plan
+
+
+def _linking_notes(vault, edits, members: set[str]) -> dict[str, set[str]]:
+    """``{member: {path of each edit in edits whose note links to it now}}``:
+    the rewrites a member's trash must wait for."""
+    from .relink import link_spans
+
+    resolver = vault.resolver
+    found: dict[str, set[str]] = {}
+    for edit in edits:
+        text = vault.note(edit.path).text
+        for span in link_spans(text or ""):
+            if not span.link.target:
+                continue
+            target = resolver.resolve(span.link.target, edit.path).path
+            if target in members:
+                found.setdefault(target, set()).add(edit.path)
+    return found
 
 
 def _retarget(vault, schema, mapping: dict[str, str], texts: dict[str, str], index):
