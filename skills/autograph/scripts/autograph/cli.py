@@ -434,9 +434,15 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", sc
     that now hold their edit; a conflict is a note someone changed meanwhile
     (left as they made it, or with their version merged or saved at
     ``copy``); ``failed`` a note that could not be written; ``run`` names
-    the journaled run (``undo.py undo RUN`` takes it back).  Raises
-    :class:`store.PathError` before writing anything if a path would leave
-    the vault, :class:`store.LockBusy` if another run holds the vault.
+    the journaled run (``undo.py undo RUN`` takes it back).  A
+    :class:`store.Trash` or :class:`store.Move` with ``after`` that was
+    not carried out because a change it waits for was not written is in
+    ``failed`` or ``conflicts`` with that reason.  Raises
+    :class:`store.PathError` before writing anything if a path (a trash or
+    move destination too) would leave the vault, :class:`store.TargetError`
+    if a folder on a move's way is a file (a ``.trash`` file),
+    :class:`store.LockBusy` if another run holds the vault.  Any other
+    exception half way leaves the run to the next writer's rollback.
     Nothing is printed here: a report that cannot be printed (``| head``)
     never stops the writes half way."""
     from . import store
