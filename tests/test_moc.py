@@ -512,3 +512,71 @@ def test_a_marked_note_outside_the_map_pages_is_never_trashed(make_vault):
     assert all((root / path).read_text(encoding="utf-8") == text for path, text in mine.items())
     (root / "MOC/gone MOC.md").write_text(page, encoding="utf-8")  # its own name for a group no card has
     assert generate(root)["trashed"] == ["MOC/gone MOC.md"]
+
+
+def test_groups_that_differ_only_in_case_or_normalisation_are_one_map(make_vault):
+    """F4: a card typed ``Person`` (or a decomposed ``Café``) joins the
+    ``person`` map; it does not take the map's file from under its links."""
+    import unicodedata
+
+    schema = json.dumps({"moc": {"group_by": "type", "folder": "MOC"}})
+    root = make_vault({"schema.json": schema, **{f"p/P{n}.md": card("person", None) for n in range(3)}})
+    root.joinpath("p/C1.md").write_text(card(unicodedata.normalize("NFC", "Café"), None), encoding="utf-8")
+    generate(root)
+    root.joinpath("inbox").mkdir()
+    root.joinpath("inbox/New.md").write_text(card("Person", None), encoding="utf-8")
+    root.joinpath("inbox/C2.md").write_text(card(unicodedata.normalize("NFD", "CAFÉ"), None), encoding="utf-8")
+    report = generate(root)
+    assert sorted(page["path"] for page in report["pages"]) == [
+        unicodedata.normalize("NFC", "MOC/Café MOC.md"),
+        "MOC/person MOC.md",
+    ]
+    assert len(entries_of((root / "MOC/person MOC.md").read_text(encoding="utf-8"))) == 4
+
+
+def test_a_group_keeps_its_page_when_a_newcomer_gets_the_same_file_name(make_vault):
+    """F4: ``a:b`` and ``a/b`` both make the file name ``a-b MOC``; the group
+    whose page it is keeps it, the newcomer (sorted first) gets `` (2)``."""
+    schema = json.dumps({"moc": {"group_by": "domain", "folder": "MOC"}})
+    root = make_vault({"schema.json": schema, "x/One.md": card("person", '"a:b"')})
+    generate(root)
+    root.joinpath("x/Two.md").write_text(card("person", '"a/b"'), encoding="utf-8")
+    report = generate(root)
+    pages = {page["group"]: page["path"] for page in report["pages"]}
+    assert pages == {"a:b": "MOC/a-b MOC.md", "a/b": "MOC/a-b MOC (2).md"}
+    assert "[[One]]" in (root / "MOC/a-b MOC.md").read_text(encoding="utf-8")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(st.sampled_from("ab #[]|*`<>\\\n\t%$-"), min_size=1, max_size=12))
+def test_heading_text_is_one_line_with_no_heading_link_or_tag(value):
+    """F5: a status or group name is written into a heading: whatever it
+    holds, the heading stays one line, one heading, no link, no tag."""
+    if not value.strip():
+        return
+    text = moc.heading_text(value)
+    assert "\n" not in text and "\r" not in text
+    line = f"## {text}\n"
+    assert scan(line, 0, 1) == [] and scan(f"**{text}**\n", 0, 1) == []
+    assert not text.startswith("#") and "#" not in text.replace("\\#", "")
+
+
+def test_a_status_or_group_with_markup_stays_one_plain_heading(make_vault):
+    """F5: ``status: "st\\n## injected"`` gave two headings; type ``[[Home]]``
+    gave a link from the map."""
+    schema = json.dumps({"moc": {"group_by": "type", "folder": "MOC"}})
+    root = make_vault(
+        {
+            "schema.json": schema,
+            "Home.md": "home\n",
+            "a/One.md": '---\ntype: "[[Home]]"\nstatus: "st\\n## injected"\n---\n',
+        }
+    )
+    report = generate(root)
+    [page] = report["pages"]
+    text = (root / page["path"]).read_text(encoding="utf-8")
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    assert headings == ["# \\[\\[Home\\]\\]", "## st \\#\\# injected"]
+    vault = Vault.open(root)
+    targets = {vault.resolver.resolve(link.target, page["path"]).path for link in note_links(vault.note(page["path"]))}
+    assert targets == {"a/One.md"}

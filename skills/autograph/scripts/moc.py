@@ -18,7 +18,11 @@ EPILOG = """\
 generate: one Map of Content per domain (schema moc.group_by "domain": the
 domain property, else domain_inference) or per type (moc.group_by "type"),
 written to MOC.folder/<group> MOC.md (moc.folder; default the moc type's
-folder, else MOC).  Entries are grouped under the statuses in status_order
+folder, else MOC).  Names that differ only in letter case or Unicode
+normalisation ("Person", "person") are one group, and a group keeps the page
+it has (a newcomer with the same file name gets "(2)").  Group names and
+statuses are written as one line of plain text (no heading, link or tag
+from a value).  Entries are grouped under the statuses in status_order
 (others next by name, no status last), then sorted by title; each is the
 shortest wikilink that resolves to the card, with its description.  A page
 holds at most moc.caps (default the index's hard caps, 200 lines and 25,000

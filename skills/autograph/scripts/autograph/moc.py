@@ -3,12 +3,17 @@
 :func:`plan` groups the vault's cards (:meth:`vault.Vault.cards`) by the
 schema's ``moc.group_by``: ``"domain"`` (the ``domain`` property, else the
 folder's ``domain_inference``) or ``"type"`` (the ``type`` property, through
-``type_aliases``).  Cards without a group are counted, not listed.  Each
-group gets the note ``<moc.folder>/<group> MOC.md``:
+``type_aliases``).  Group names that differ only in letter case or Unicode
+normalisation are one group (:func:`key_of`; named as most of its cards
+spell it).  Cards without a group are counted, not listed.  Each group gets
+the note ``<moc.folder>/<group> MOC.md``; a group keeps the page it already
+has (a newcomer whose file name folds to it gets `` (2)``):
 
 * frontmatter ``generated_by: autograph`` (the mark of a generated note:
   see :func:`is_generated`), ``type: moc`` (a hub, never an orphan) and a
   ``description``;
+* group names and statuses in headings as one line of plain text
+  (:func:`heading_text`: no second heading, link or tag from a value);
 * entries under one ``## <status>`` heading per status, in the schema's
   ``status_order`` (statuses it does not name next, by name; cards without a
   status last, under ``## (no status)``), then by title (the ``title``
@@ -35,6 +40,7 @@ elsewhere (a person's copy of a map) is never touched.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 # store, caps, frontmatter and links are imported where used: vault.cards
@@ -44,7 +50,19 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from .links import Resolver
 
-__all__ = ["DESCRIPTION_CHARS", "MARK", "MocError", "Plan", "generated_paths", "is_generated", "link_to", "plan"]
+__all__ = [
+    "DESCRIPTION_CHARS",
+    "MARK",
+    "MocError",
+    "Plan",
+    "generated_paths",
+    "heading_text",
+    "is_generated",
+    "is_page_path",
+    "key_of",
+    "link_to",
+    "plan",
+]
 
 MARK = ("generated_by", "autograph")
 DESCRIPTION_CHARS = 200
@@ -142,6 +160,25 @@ def _one_line(value, limit: int) -> str:
     return text
 
 
+def key_of(name: str) -> str:
+    """A group name or vault path as names are compared here: NFC, then
+    case-folded (``Person``, ``person`` and a decomposed ``Café`` and a
+    composed one are each one name, as to Obsidian's resolver and to a
+    case-insensitive file system)."""
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+_MARKUP = re.compile(r"[\\\[\]#*`<>|]")
+
+
+def heading_text(value: str) -> str:
+    """``value`` as text that stays one plain heading or bold run: one line
+    (:func:`_one_line`), with the characters that would make a link, a tag,
+    another heading, emphasis, code or HTML of it escaped with ``\\``
+    (``st\\n## x`` -> ``st \\#\\# x``; ``[[Home]]`` -> ``\\[\\[Home\\]\\]``)."""
+    return _MARKUP.sub(lambda m: "\\" + m.group(), _one_line(value, 300))
+
+
 def _group_of(path: str, properties: dict, schema, group_by: str) -> str | None:
     if group_by == "type":
         kind = properties.get("type")
@@ -196,6 +233,7 @@ def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]
     cards = set(vault.cards(schema))
     groups: dict[str, list[Entry]] = {}
     ungrouped = 0
+    spellings: dict[str, dict[str, list[Entry]]] = {}
     generated: list[str] = []
     kept: list[str] = []
     index.prefetch(vault.notes)
@@ -216,14 +254,19 @@ def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]
         title = props.get("title")
         title = _one_line(title, 300) if isinstance(title, str) and title.strip() else summary.stem
         status = props.get("status")
-        status = status.strip() if isinstance(status, str) and status.strip() else None
+        status = heading_text(status) if isinstance(status, str) and status.strip() else None
         description = _one_line(props.get("description"), DESCRIPTION_CHARS)
-        groups.setdefault(group, []).append(Entry(path, title, status, description))
+        group = unicodedata.normalize("NFC", group)
+        spellings.setdefault(key_of(group), {}).setdefault(group, []).append(Entry(path, title, status, description))
+    for found in spellings.values():
+        # one group per name as Obsidian and the file system compare names; the spelling most cards use
+        group = min(found, key=lambda name: (-len(found[name]), name))
+        groups[group] = [entry for entries in found.values() for entry in entries]
     return groups, ungrouped, generated, kept
 
 
 def _sorted(entries: list[Entry], order: list[str]) -> list[Entry]:
-    rank = {status: i for i, status in enumerate(order)}
+    rank = {heading_text(status): i for i, status in enumerate(order) if isinstance(status, str)}
 
     def key(entry: Entry):
         status = entry.status
@@ -233,20 +276,53 @@ def _sorted(entries: list[Entry], order: list[str]) -> list[Entry]:
     return sorted(entries, key=key)
 
 
-def _names(groups: list[str], folder: str) -> dict[str, str]:
-    """Group -> path of its first page, distinct ignoring case (a later
-    group whose name folds to a taken one gets `` (2)``)."""
+def _names(groups: list[str], folder: str, owners: dict[str, str] | None = None) -> dict[str, str]:
+    """Group -> path of its first page, distinct ignoring case (:func:`key_of`;
+    a group whose file name folds to a taken one gets `` (2)``).  ``owners``
+    maps the path of an existing first page to the :func:`key_of` of the
+    group it holds: that group keeps its page (a newcomer never takes over
+    a map people link to)."""
     taken: set[str] = set()
     names = {}
+    owners = owners or {}
+    prefix = folder + "/" if folder else ""
     for group in sorted(groups):
         stem = file_stem(group)
+        mine = re.escape(key_of(prefix + stem)) + r"(?: \(\d+\))?\.md"
+        for page, owner in sorted(owners.items()):
+            if (
+                owner == key_of(group)
+                and re.fullmatch(mine, key_of(page))
+                and key_of(page[len(prefix) : -3]) not in taken
+            ):
+                taken.add(key_of(page[len(prefix) : -3]))
+                names[group] = page  # spelled as it is written
+                break
+    for group in sorted(groups):
+        if group in names:
+            continue
+        stem = file_stem(group)
         name, n = stem, 1
-        while name.casefold() in taken:
+        while key_of(name) in taken:
             n += 1
             name = f"{stem} ({n})"
-        taken.add(name.casefold())
+        taken.add(key_of(name))
         names[group] = f"{folder}/{name}.md" if folder else f"{name}.md"
     return names
+
+
+def _owners(vault, generated: list[str]) -> dict[str, str]:
+    """Each generated first page -> :func:`key_of` of the group it holds
+    (its ``# `` heading, as :func:`_header` writes it)."""
+    owners = {}
+    for path in generated:
+        if re.search(r" MOC \d+\.md$", path):
+            continue  # a later part: the first page names the group
+        text = vault.note(path, keep=False).text or ""
+        match = re.search(r"^# (.+)$", text, re.MULTILINE)
+        if match:
+            owners[path] = key_of(re.sub(r"\\(.)", r"\1", match.group(1)))
+    return owners
 
 
 def _page_path(first: str, part: int) -> str:
@@ -254,7 +330,8 @@ def _page_path(first: str, part: int) -> str:
 
 
 def _header(group: str, group_by: str, count: int, part: int, parts: int, nav: str) -> list[str]:
-    what = f"{group_by} {_one_line(group, 300)}"
+    # a property value Obsidian reads links in: no [[...]] from a group name
+    what = f"{group_by} {_one_line(group, 300).replace('[', '(').replace(']', ')')}"
     description = f"Map of Content of {what}: {count} card{'s' if count != 1 else ''}"
     if parts > 1:
         description += f" (part {part} of {parts})"
@@ -267,9 +344,9 @@ def _header(group: str, group_by: str, count: int, part: int, parts: int, nav: s
         f"description: {format_scalar(description)}",
         "---",
         "",
-        f"# {_one_line(group, 300)}",
+        f"# {heading_text(group)}",
         "",
-        f"Cards of {group_by} **{_one_line(group, 300)}**, by status, then title. Generated by"
+        f"Cards of {group_by} **{heading_text(group)}**, by status, then title. Generated by"
         " `moc.py generate`: edits here are replaced on its next run (remove `generated_by` to keep"
         " this note as your own).",
         "",
@@ -402,16 +479,16 @@ def plan(vault, schema, index=None) -> Plan:
     index = index if index is not None else NoteIndex(vault, use_cache=False)
     groups, ungrouped, generated, kept = _entries(vault, schema, index, group_by)
     result = Plan(group_by, folder, caps, ungrouped=ungrouped, not_owned=kept)
-    names = _names(list(groups), folder)
-    existing = {path.casefold(): path for path in vault.files}
-    generated_keys = {path.casefold() for path in generated}
+    existing = {key_of(path): path for path in vault.files}
+    generated_keys = {key_of(path) for path in generated}
+    names = _names(list(groups), folder, _owners(vault, generated))
     order = schema.status_order
     # Links are chosen against the vault as it will be.  The page paths
     # depend on the links' lengths, so the first round assumes the first
     # pages only, and a round is repeated with the pages the last one made
     # until they agree (a page named like a card can change that card's
     # shortest link).
-    others = [path for path in vault.files if path.casefold() not in generated_keys]
+    others = [path for path in vault.files if key_of(path) not in generated_keys]
     planned = sorted(set(names.values()))
     for _ in range(4):
         resolver = Resolver(sorted(set(others) | set(planned)))
@@ -427,21 +504,21 @@ def plan(vault, schema, index=None) -> Plan:
         planned = now
     wanted: set[str] = set()
     for group, (paths, pages) in sorted(made.items()):
-        blocked = [p for p in paths if p.casefold() in existing and p.casefold() not in generated_keys]
+        blocked = [p for p in paths if key_of(p) in existing and key_of(p) not in generated_keys]
         if blocked:
             for path in blocked:
                 result.blocked.append(
                     {
                         "group": group,
-                        "path": existing[path.casefold()],
+                        "path": existing[key_of(path)],
                         "reason": "a note that was not generated has this name; it is never written over",
                     }
                 )
             # its generated pages stay as they are: the group is not written
-            wanted.update(existing[p.casefold()] for p in paths if p.casefold() in existing)
+            wanted.update(existing[key_of(p)] for p in paths if key_of(p) in existing)
             continue
         for n, (path, lines) in enumerate(zip(paths, pages, strict=True), 1):
-            path = existing.get(path.casefold(), path)
+            path = existing.get(key_of(path), path)
             wanted.add(path)
             data = ("\n".join(lines) + "\n").encode("utf-8")
             before = vault.note(path, keep=False).data if path in vault.files else None
