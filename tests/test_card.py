@@ -736,3 +736,22 @@ def test_card_names_from_the_testers_notes(tmp_path):
     (root / "atlas.png").write_bytes(b"\x89PNG")
     proc = run_card(root, "new", "idea", "atlas.png", "description=x")
     assert proc.returncode == 1 and json.loads(proc.stdout)["refused"]["matches"][0]["path"] == "atlas.png"
+
+
+@pytest.mark.parametrize(
+    "held, given",
+    [
+        ("race@example.com", "<race@example.com>"),
+        ("race@example.com", "Race <Race@example.com>"),
+        ("race@example.com", "race@example.com, other@x.com"),
+        ("'Race <race@example.com>'", "race@example.com"),
+        ("'a@x.com; race@example.com'", "RACE@example.com"),
+    ],
+)
+def test_new_refuses_an_address_in_another_spelling(tmp_path, held, given):
+    """F17: the spellings of one address are one identity (autograph/identity.py)."""
+    root = make_vault(tmp_path)
+    (root / "people").mkdir()
+    (root / "people" / "Racer.md").write_text(f"---\ntype: person\nemail: {held}\n---\n")
+    proc = run_card(root, "new", "person", "Racer Two", f"email={given}", "description=d")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["refused"]["reason"] == "identity-match", proc.stdout

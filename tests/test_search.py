@@ -337,6 +337,10 @@ def test_sqlite_version_is_checked(monkeypatch):
     [
         ("  Alice@Example.COM ", "email", None, "alice@example.com"),
         ("mailto:Bob@x.org", "email", None, "bob@x.org"),
+        ("Race <Race@Example.com>", "email", None, "race@example.com"),  # F17
+        (" <race@example.com> ", "email", None, "race@example.com"),
+        ("<mailto:race@example.com>", "email", None, "race@example.com"),
+        ("Smith, Jo <jo@x.com>", "email", None, "jo@x.com"),
         ("@Alice_Dev", "handle", None, "alice_dev"),
         (" alice_dev ", "handle", None, "alice_dev"),
         ("+49 (30) 1234-567", "phone", None, "+49301234567"),
@@ -353,6 +357,35 @@ def test_sqlite_version_is_checked(monkeypatch):
 )
 def test_identity_normaliser(value, kind, country, expected):
     assert identity.normalise(value, kind, country) == expected
+
+
+def test_identity_values_split_a_text_of_several_addresses():
+    """F17: "a@x, b@y" is two addresses; a comma elsewhere splits nothing."""
+    assert identity.values_of({"Email": "a@x.com, B@y.org"}, "email") == ["a@x.com", "B@y.org"]
+    assert identity.values_of({"email": ["a@x.com; b@y.org", "c@z.net"]}, "email") == ["a@x.com", "b@y.org", "c@z.net"]
+    assert identity.values_of({"email": "Smith, Jo <jo@x.com>"}, "email") == ["Smith, Jo <jo@x.com>"]
+    assert identity.values_of({"phone": "+49 30 1, ext. 2"}, "phone") == ["+49 30 1, ext. 2"]
+
+
+def test_identity_lookup_reads_the_spellings_of_an_address(make_vault):
+    """F17: an address written "Name <address>" or in a list text is found."""
+    vault = make_vault(
+        {
+            "people/Race.md": "---\nemail: Race <race@example.com>\n---\n",
+            "people/Duo.md": "---\nemail: 'one@example.com, Two@Example.com'\n---\n",
+        }
+    )
+    v = Vault.open(vault)
+    schema = load_schema(vault)
+    index = search.open_index(v, schema)
+    for value, path in (
+        ("race@example.com", "people/Race.md"),
+        ("<RACE@example.com>", "people/Race.md"),
+        ("two@example.com", "people/Duo.md"),
+        ("Two <two@example.com>", "people/Duo.md"),
+    ):
+        found = search.lookup_identity(index, v, schema, "email", value)
+        assert [m["path"] for m in found["matches"]] == [path], value
 
 
 def test_identity_kinds_from_list_and_object():

@@ -234,7 +234,7 @@ def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str
         name = key.lower()
         if name not in kinds:
             continue
-        for item in value if isinstance(value, list) else [value]:
+        for item in ident.values_of({name: value}, name):
             norm = ident.normalise(item, kinds[name], country, ignore)
             if norm is not None:
                 wanted[(name, norm)] = item

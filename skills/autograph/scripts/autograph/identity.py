@@ -9,7 +9,9 @@ The schema names the identity fields in ``identity.match_fields``: a list
 of property names (the kind of each comes from :data:`WELL_KNOWN`, else
 ``exact``) or an object ``{field: kind}``.  Kinds:
 
-* ``email``: trimmed, lower case, a leading ``mailto:`` dropped;
+* ``email``: the address inside ``<...>`` when there is one (``Race
+  <race@example.com>``, ``<race@example.com>``), trimmed, lower case, a
+  leading ``mailto:`` dropped;
 * ``handle``: trimmed, a leading ``@`` dropped, lower case;
 * ``phone``: digits only, with ``+`` and the country code kept when the
   number has them (``+`` or ``00``); a national number (no country code)
@@ -20,6 +22,12 @@ of property names (the kind of each comes from :data:`WELL_KNOWN`, else
 
 Values in ``identity.ignore_values`` (compared trimmed and in lower case)
 are no identity at all.
+
+A card may hold several values of a field as a list, or as one text of
+addresses or handles separated by commas or semicolons (``"a@x.com,
+b@y.org"``): :func:`values_of` gives each of them.  Such a text is split
+only when every piece holds an ``@`` (so ``Smith, Jo <jo@x.com>`` stays one
+value, and so does a phone number or a name with a comma).
 """
 
 from __future__ import annotations
@@ -91,6 +99,8 @@ COUNTRY_CODES = {
 
 _CALLING = re.compile(r"\+?[1-9][0-9]{0,3}")
 _NOT_DIGIT = re.compile(r"[^0-9]")
+_BRACKETED = re.compile(r"<([^<>]*@[^<>]*)>")  # the address of "Name <address>"
+_SEPARATOR = re.compile(r"[,;]")
 
 
 def country_code(value) -> str | None:
@@ -124,6 +134,9 @@ def normalise(value, kind: str, default_country: str | None = None, ignore=DEFAU
     if text.lower() in {item.strip().lower() for item in ignore}:
         return None
     if kind == "email":
+        bracketed = _BRACKETED.search(text)
+        if bracketed is not None:
+            text = bracketed.group(1).strip()
         text = text.lower()
         if text.startswith("mailto:"):
             text = text[7:].strip()
@@ -146,9 +159,23 @@ def normalise(value, kind: str, default_country: str | None = None, ignore=DEFAU
 
 def values_of(properties: dict, field: str) -> list:
     """The values a card holds under ``field`` (any letter case): a scalar
-    or each item of a list."""
+    or each item of a list, a text of several addresses or handles
+    (``"a@x.com, b@y.org"``, every piece with an ``@``) split into them."""
     found = []
     for key, value in properties.items():
         if isinstance(key, str) and key.lower() == field:
-            found.extend(value if isinstance(value, list) else [value])
+            for item in value if isinstance(value, list) else [value]:
+                found.extend(_pieces(item))
     return found
+
+
+def _pieces(value) -> list:
+    """``value``, or its pieces when it is a text of several ``@`` values
+    separated by commas or semicolons."""
+    if not isinstance(value, str) or _SEPARATOR.search(value) is None:
+        return [value]
+    pieces = [piece.strip() for piece in _SEPARATOR.split(value)]
+    pieces = [piece for piece in pieces if piece]
+    if len(pieces) > 1 and all("@" in piece for piece in pieces):
+        return pieces
+    return [value]
