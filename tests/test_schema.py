@@ -252,7 +252,7 @@ def test_an_empty_status_list_needs_no_superseded():
     assert validate({"node_types": {"daily": {"status": []}}}) == []
 
 
-@pytest.mark.parametrize("folder", ["people", "work/people", "", "a..b", "people/.archive"])
+@pytest.mark.parametrize("folder", ["people", "work/people", "", "a..b", "people/a.b", "people/archive."])
 def test_folders_inside_the_vault_are_accepted(folder):
     assert validate({"node_types": {"person": dict(PERSON, folder=folder)}}) == []
 
@@ -350,3 +350,24 @@ def test_supersedable_follows_the_type_entry():
         True,
         True,
     ]
+
+
+@pytest.mark.parametrize(
+    "data, where",
+    [
+        ({"node_types": {"idea": {"folder": ".obsidian"}}}, "$.node_types.idea.folder"),
+        ({"node_types": {"idea": {"folder": "notes/.drafts"}}}, "$.node_types.idea.folder"),
+        ({"moc": {"group_by": "type", "folder": ".maps"}}, "$.moc.folder"),
+        ({"path_type_hints": {".hidden/people": "person"}}, "$.path_type_hints..hidden/people"),
+    ],
+)
+def test_a_hidden_folder_is_refused_where_notes_are_written(tmp_path, data, where):
+    """F13: Obsidian never indexes a folder whose name starts with '.':
+    card.py new wrote cards into .obsidian/ that nobody could see."""
+    error = schema_error(tmp_path, data)
+    assert where in str(error) and "hidden folder" in str(error)
+
+
+def test_a_hidden_folder_may_be_ignored_or_hold_the_memory_store(tmp_path):
+    write_schema(tmp_path, {"ignore_folders": [".trash", "Templates"], "memory": {"folder": ".memory"}})
+    assert load_schema(tmp_path).memory["folder"] == ".memory"

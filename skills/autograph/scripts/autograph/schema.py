@@ -133,12 +133,23 @@ def _is_number(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def folder_problem(folder: str) -> str | None:
-    """Why a folder from data is not a place inside the vault, or None."""
+def folder_problem(folder: str, hidden_ok: bool = False) -> str | None:
+    """Why a folder from data is not a place inside the vault, or None.
+
+    A part starting with ``.`` (``.obsidian``, ``.trash``, ``notes/.drafts``)
+    is a problem unless ``hidden_ok``: Obsidian never indexes such a folder,
+    so notes written there are seen by neither Obsidian nor autograph (and
+    ``.obsidian`` is Obsidian's settings).  ``hidden_ok`` is for folders
+    that are only left out (``ignore_folders``) and for the memory store
+    (``memory.folder``, ``.memory`` by default: the agent host reads it as
+    files, not through Obsidian)."""
     if folder.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", folder):
         return 'is an absolute path; give a folder relative to the vault, like "people"'
-    if ".." in PurePosixPath(folder.replace("\\", "/")).parts:
+    parts = PurePosixPath(folder.replace("\\", "/")).parts
+    if ".." in parts:
         return "leaves the vault with '..'; give a folder inside the vault"
+    if not hidden_ok and any(part.startswith(".") for part in parts):
+        return "is a hidden folder (a name starting with '.'), which Obsidian never shows or indexes; pick another"
     return None
 
 
@@ -381,7 +392,7 @@ def _check_folder_list(value, path: str, problems: list[str]) -> None:
     for index, folder in enumerate(value):
         if not folder.strip("/ "):
             problems.append(f"{path}[{index}]: empty folder; name a folder inside the vault")
-        elif (why := folder_problem(folder)) is not None:
+        elif (why := folder_problem(folder, hidden_ok=True)) is not None:
             problems.append(f"{path}[{index}]: folder {why}")
 
 
@@ -548,7 +559,7 @@ def _check_memory(value, path: str, problems: list[str]) -> None:
             if not isinstance(item, str):
                 example = "memory" if key == "folder" else "archive"
                 problems.append(f'{where}: expected a folder name such as "{example}"')
-            elif (why := folder_problem(item)) is not None:
+            elif (why := folder_problem(item, hidden_ok=True)) is not None:  # the agent's store, read as files
                 problems.append(f"{where}: {item!r} {why}")
         elif key == "index":
             if not isinstance(item, str) or not item.strip() or "/" in item or "\\" in item:
