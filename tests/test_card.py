@@ -733,6 +733,9 @@ def test_card_names_from_the_testers_notes(tmp_path):
     assert run_card(root, "set", "Pipe | Name", "k=v").returncode == 0
     proc = run_card(root, "new", "idea", "Foo.md", "description=x")
     assert proc.returncode == 0 and json.loads(proc.stdout)["path"] == "ideas/Foo.md", proc.stdout
+    (root / "decisions").write_text("a file where the decision folder should be\n")
+    proc = run_card(root, "new", "decision", "Pick", "description=x")
+    assert proc.returncode == 2 and "is a file, not a folder" in proc.stderr, proc.stderr
     (root / "atlas.png").write_bytes(b"\x89PNG")
     proc = run_card(root, "new", "idea", "atlas.png", "description=x")
     assert proc.returncode == 1 and json.loads(proc.stdout)["refused"]["matches"][0]["path"] == "atlas.png"

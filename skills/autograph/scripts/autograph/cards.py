@@ -29,6 +29,7 @@ from __future__ import annotations
 import datetime
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from . import frontmatter as fm
 from . import identity as ident
@@ -588,6 +589,11 @@ def plan_new(
     folder = schema.folder_of(kind) or ""
     path = f"{folder}/{name}.md" if folder else f"{name}.md"
     plan = Plan("new", path)
+    parts = folder.split("/") if folder else []
+    for depth in range(1, len(parts) + 1):
+        place = Path(vault.root, *parts[:depth])
+        if place.exists() and not place.is_dir():
+            raise BadRequest(f"the {kind} folder {folder!r} cannot hold cards: {place.name!r} is a file, not a folder")
     values: dict[str, object] = {}
     for key, value in assignments:
         existing = _key_of(values, key)
