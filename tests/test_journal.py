@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -419,3 +420,24 @@ def test_a_run_stopped_by_an_exception_is_rolled_back_by_the_next_writer(tmp_pat
     assert len(recovered) == 1 and recovered[0][1].written == ["a.md"]
     assert (root / "a.md").read_bytes() == b"a\n" and (root / "b.md").read_bytes() == b"b\n"
     assert json.loads((root / ".graph" / "writer.lock").read_text())["state"] == "done"
+
+
+def test_undo_changes_nothing_when_a_trashed_file_is_gone(tmp_path):
+    """F20: .trash/ emptied after a merge: undoing the merge would leave
+    the member's text nowhere, so nothing is undone and each file is
+    reported."""
+    root = vault_with(tmp_path, {"keep.md": b"k\n", "gone.md": b"member text\n"})
+    result = apply(
+        root,
+        [Edit("keep.md", b"k\n", b"k\nmember text\n"), Trash("gone.md", b"member text\n", after=("keep.md",))],
+        command="test",
+    )
+    assert result.written == ["keep.md", "gone.md"]
+    shutil.rmtree(root / ".trash")
+    changes, conflicts = plan_undo(root, journal.load(root / ".graph", result.run_id))
+    assert changes == []
+    assert {c["path"] for c in conflicts} == {"keep.md", "gone.md"}
+    assert all("went away since the run" in c["error"] for c in conflicts)
+    proc = run(UNDO, "undo", result.run_id, root, "--apply", check=None)
+    assert (root / "keep.md").read_bytes() == b"k\nmember text\n"
+    assert proc.returncode == 4

@@ -13,6 +13,11 @@ left alone, never forced.  What goes back:
 * a file the run moved or trashed: moved back to where it was, unless
   something now stands there.
 
+When a file the run moved or trashed is gone (``.trash/`` emptied) and
+nothing stands at its old place, nothing of the run is undone: the
+run's other changes (a merge into the card that kept that file's text)
+are reported, not taken back, so that text is never left nowhere.
+
 Changes are undone newest first, so chains of moves unwind in order.
 """
 
@@ -46,6 +51,7 @@ def plan_undo(root: Path, run: Run) -> tuple[list, list[dict]]:
     """
     changes: list = []
     conflicts: list[dict] = []
+    lost: list[Change] = []
     for change in reversed(run.changes):
         if change.result in ("conflict", "failed"):
             continue  # the run did not change this file
@@ -53,10 +59,19 @@ def plan_undo(root: Path, run: Run) -> tuple[list, list[dict]]:
             step = _undo_write(root, run, change)
         else:
             step = _undo_move(root, change)
+            if step == _GONE.format(to=change.to) and _read(root, change.path) is None:
+                lost.append(change)
         if isinstance(step, str):
             conflicts.append({"path": change.path, "error": step})
         elif step is not None:
             changes.append(step)
+    if lost:
+        # a file the run moved away (a merged card in .trash/) is gone: taking back the rest (the
+        # merge into the card that kept its text) would leave that text nowhere
+        names = ", ".join(f"{c.path} (was at {c.to})" for c in lost)
+        why = f"not undone: {names} went away since the run (.trash/ emptied?), so nothing of the run is undone"
+        conflicts += [{"path": step.path, "error": why} for step in changes]
+        return [], conflicts
     return changes, conflicts
 
 
@@ -90,4 +105,9 @@ def _undo_move(root: Path, change: Change):
         return None  # never moved, or already back
     if here is not None:
         return f"{change.path} exists again; {change.to} stays where it is"
-    return f"{change.to} changed or went away since the run; left as it is"
+    if moved is None:
+        return _GONE.format(to=change.to)
+    return f"{change.to} changed since the run; left as it is"
+
+
+_GONE = "{to} went away since the run; it cannot come back"
