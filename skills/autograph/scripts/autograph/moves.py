@@ -247,7 +247,8 @@ def plan_move(
                 plan.warnings.append(f"{new}: written as a new file (its links change), so it gets the default mode")
             after = edit.after if edit is not None else data
             creates.append(store.Edit(new, None, after, f"moved from {old}", None if edit else mtime))
-            trashes.append(store.Trash(old, data, f"moved to {new}"))
+            # never trashed unless its copy was written (the store skips it then), whatever follows
+            trashes.append(store.Trash(old, data, f"moved to {new}", **_after(new)))
         else:
             renames.append(store.Move(old, new, data, f"moved to {new}"))
     rewrites = [edit for edit in details.edits if edit.path not in mapping]
@@ -277,6 +278,16 @@ def unfinished(plan: MovePlan, outcome: dict) -> list[dict]:
             seen.add(path)
             found.append({"path": path, "error": skipped[path]})
     return found
+
+
+def _after(path: str) -> dict:
+    """``after=(path,)`` for a Trash when the store knows the field (it
+    skips the trash when ``path`` was not written), else nothing: the
+    run is rolled back then anyway (:func:`unfinished`)."""
+    import dataclasses
+
+    fields = {f.name for f in dataclasses.fields(store.Trash)}
+    return {"after": (path,)} if "after" in fields else {}
 
 
 def moves_not_made(plan: MovePlan, outcome: dict) -> list[str]:
