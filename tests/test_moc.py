@@ -511,7 +511,10 @@ def test_a_marked_note_outside_the_map_pages_is_never_trashed(make_vault):
     assert sorted(report["not_owned"]) == sorted(mine)
     assert all((root / path).read_text(encoding="utf-8") == text for path, text in mine.items())
     (root / "MOC/gone MOC.md").write_text(page, encoding="utf-8")  # its own name for a group no card has
-    assert generate(root)["trashed"] == ["MOC/gone MOC.md"]
+    (root / "MOC/kept MOC.md").write_text(page + "- my own line\n", encoding="utf-8")  # and a person wrote in it
+    report = generate(root)
+    assert report["trashed"] == ["MOC/gone MOC.md"] and "MOC/kept MOC.md" in report["not_owned"]
+    assert (root / "MOC/kept MOC.md").read_text(encoding="utf-8") == page + "- my own line\n"
 
 
 def test_groups_that_differ_only_in_case_or_normalisation_are_one_map(make_vault):

@@ -33,14 +33,16 @@ frontmatter (a hub: never an orphan).  Their text holds no date, so an
 unchanged vault writes nothing.  A note at a MOC's path without that mark is
 never written over: its group is reported as blocked.  Generated MOCs no
 group needs any more go to .trash/ (undo.py brings them back): only pages
-named as moc.py names them, directly in moc.folder; a marked note anywhere
-else (a person's copy of a map) is never written or trashed.
+named as moc.py names them, directly in moc.folder, that hold only lines
+moc.py writes; a marked note anywhere else (a person's copy of a map) or a
+page a person wrote a line in is never trashed (listed in not_owned).
 
 JSON keys (--json): vault, group_by, folder, caps{lines, bytes}, pages[{path,
 group, part, parts, entries, lines, bytes, change ("new", "changed",
 "unchanged")}], blocked[{group, path, reason}], ungrouped (cards without a
 group), trashed[], not_owned[] (notes marked as generated that are not
-map pages in moc.folder: never written or trashed), edits[{path, reason}], written[], conflicts[{path,
+map pages in moc.folder, or pages no group needs with a person's lines in
+them: never trashed), edits[{path, reason}], written[], conflicts[{path,
 error, copy}], failed[{path, error}], run (the run id, or null).
 
 Kind: maintains generated notes, so it writes unless --dry-run; writes go
