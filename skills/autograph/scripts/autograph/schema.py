@@ -30,7 +30,6 @@ from __future__ import annotations
 import copy
 import math
 import re
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
@@ -756,7 +755,6 @@ def validate(data) -> list[str]:
 # The loaded schema
 
 
-@dataclass(frozen=True)
 class Schema:
     """A validated schema merged over :data:`DEFAULTS`.
 
@@ -769,9 +767,18 @@ class Schema:
     stderr (never on stdout, which ``--json`` keeps for its object).
     """
 
-    data: dict
-    source: Path | None = None
-    warnings: tuple[str, ...] = ()
+    # A plain class, not a dataclass: dataclasses imports inspect, about 10 ms
+    # of every command's start (half of what a warm search.py query costs
+    # beyond reading the vault).
+    __slots__ = ("data", "source", "warnings", "__dict__")  # __dict__: cached_property
+
+    def __init__(self, data: dict, source: Path | None = None, warnings: tuple[str, ...] = ()):
+        self.data = data
+        self.source = source
+        self.warnings = tuple(warnings)
+
+    def __repr__(self) -> str:
+        return f"Schema(source={self.source!r}, warnings={len(self.warnings)})"
 
     @property
     def node_types(self) -> dict:
