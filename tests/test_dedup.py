@@ -688,3 +688,20 @@ def test_manifest_never_replaces_a_note_of_the_vault(tmp_path, capsys):
     (root / ".graph").mkdir()
     run_json(capsys, root, "--manifest", root / ".graph" / "groups.json")
     assert json.loads((root / ".graph" / "groups.json").read_text())["format"] == "autograph-dedup-manifest"
+
+
+BODY_LINES = ["# A", "## B", "text", "more", "- item", "  - item", "1. one", "", "```", "code", "x  ", "| a |", "---"]
+bodies = st.lists(st.sampled_from(BODY_LINES), max_size=12).map(lambda ls: "".join(line + "\n" for line in ls))
+
+
+@settings(max_examples=300, deadline=None)
+@given(bodies, bodies)
+def test_a_merge_merged_again_adds_nothing_and_keeps_every_line(body, other):
+    """F7, the rule: merging a member's body a second time into the merged
+    body changes nothing, and the first merge keeps every line of both."""
+    if dedup._ends_in_code(body) or dedup._ends_in_code(other):
+        return  # merge_text refuses these
+    once = dedup.merge_body(body, other, "\n")
+    assert dedup.merge_body(once, other, "\n") == once
+    kept = {line.strip() for line in once.splitlines()}
+    assert {line.strip() for line in (body + other).splitlines() if not line.startswith("#")} - {""} <= kept

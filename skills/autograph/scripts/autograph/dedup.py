@@ -49,8 +49,8 @@ other member, in path order, into the canonical card:
   after the canonical's text before its first heading, a section under the
   canonical's section with the same heading (same level, text compared
   without case), a section the canonical lacks at the end; a list item the
-  section already holds is not repeated, nor a paragraph (or the whole
-  section) it already holds as the same lines: a merge written once whose
+  section already holds is not repeated, nor a paragraph or a piece of
+  code it already holds as the same lines: a merge written once whose
   member stayed (not trashed) adds nothing the second time; every other
   line is kept; a History line whose field and value the canonical card
   already records (from any day or source) is not added again;
@@ -622,32 +622,42 @@ def merge_body(body: str, other: str, newline: str) -> str:
 
 def _not_yet_in(content: list[str], flags: list[bool], have: list[str]) -> tuple[list[str], list[bool]]:
     """``content`` (lines and their code flags) without what the section
-    ``have`` already holds as a run of the same lines (line ends and
-    trailing spaces aside): all of it, or else each paragraph (a run of
-    non-blank lines outside code) with the blank lines after it.  A merge
-    that was written once but whose member stayed (not trashed) is then
-    not merged twice."""
+    ``have`` already holds: each paragraph (a run of non-blank lines outside
+    code) and each piece of code (a run of code lines) found there as a run
+    of the same lines (line ends and trailing spaces aside; a list item the
+    section holds elsewhere may be missing from the run, as a first merge
+    leaves it), with the blank lines after it.  A merge written once whose
+    member stayed (not trashed) then adds nothing the second time; a piece
+    of code goes whole or not at all."""
     held = [line.rstrip() for line in have]
-
-    def holds(run: list[str]) -> bool:
-        return bool(run) and any(held[i : i + len(run)] == run for i in range(len(held) - len(run) + 1))
-
+    items = {line.strip() for line in have if _is_item(line)}
     lines = [line.rstrip() for line in content]
-    first = next((i for i, line in enumerate(lines) if line), len(lines))
-    last = len(lines) - next((i for i, line in enumerate(reversed(lines)) if line), len(lines))
-    if holds(lines[first:last]):
-        return [], []
+
+    def found(start: int, end: int) -> bool:
+        for at in range(len(held)):
+            j, k = start, at
+            while j < end:
+                if k < len(held) and lines[j] == held[k]:
+                    j, k = j + 1, k + 1
+                elif not flags[j] and _is_item(content[j]) and content[j].strip() in items:
+                    j += 1  # a first merge left it out: the section holds it
+                else:
+                    break
+            if j == end and k > at:
+                return True
+        return False
+
     keep = [True] * len(content)
     i = 0
     while i < len(content):
-        if not lines[i]:
+        if not flags[i] and not lines[i]:
             i += 1
             continue
-        end = i
-        while end < len(content) and lines[end]:
+        end = i + 1
+        while end < len(content) and flags[end] == flags[i] and (flags[i] or lines[end]):
             end += 1
-        if not any(flags[i:end]) and holds(lines[i:end]):
-            while end < len(content) and not lines[end]:
+        if found(i, end):
+            while end < len(content) and not flags[end] and not lines[end]:
                 end += 1
             keep[i:end] = [False] * (end - i)
         i = end
