@@ -47,11 +47,12 @@ import math
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 
-from . import frontmatter as fm
 from .schema import DEFAULTS, Schema
-from .store import Edit
+
+# frontmatter and store are imported by the functions that write: reading a
+# card's tier (search's rerank, stats) needs neither, and they are a third of
+# a warm search's start-up.
 
 __all__ = [
     "DATE_KEYS",
@@ -127,17 +128,28 @@ def tier_rank(tier) -> int:
     return _RANK.get(tier.strip().lower(), -1) if isinstance(tier, str) else -1
 
 
-@dataclass(frozen=True)
 class Settings:
-    """The decay settings of a schema (``schema.decay`` and ``timezone``)."""
+    """The decay settings of a schema (``schema.decay`` and ``timezone``):
+    ``rate``, ``floor``, ``tiers`` (days active, warm, cold), ``type_rates``,
+    ``store_relevance``, ``stale_days``, ``zone`` (None: the machine's)."""
 
-    rate: float = 0.015
-    floor: float = 0.1
-    tiers: tuple[float, float, float] = (7, 21, 60)
-    type_rates: dict = field(default_factory=dict)
-    store_relevance: bool = False
-    stale_days: float = STALE_DAYS
-    zone: datetime.tzinfo | None = None  # None: the machine's
+    # Plain classes here, not dataclasses: dataclasses imports inspect, ~10 ms
+    # of a search.py query, which reads tiers through this module.
+    __slots__ = ("rate", "floor", "tiers", "type_rates", "store_relevance", "stale_days", "zone")
+
+    def __init__(
+        self,
+        rate: float = 0.015,
+        floor: float = 0.1,
+        tiers: tuple[float, float, float] = (7, 21, 60),
+        type_rates: dict | None = None,
+        store_relevance: bool = False,
+        stale_days: float = STALE_DAYS,
+        zone: datetime.tzinfo | None = None,
+    ):
+        self.rate, self.floor, self.tiers = rate, floor, tiers
+        self.type_rates = {} if type_rates is None else type_rates
+        self.store_relevance, self.stale_days, self.zone = store_relevance, stale_days, zone
 
     @classmethod
     def of(cls, schema: Schema) -> Settings:
@@ -226,7 +238,7 @@ def parse_when(value) -> datetime.date | datetime.datetime | None:
         raise NotADate("an integer that is neither epoch seconds (10 digits) nor milliseconds (13 digits)")
     if not isinstance(value, str):
         raise NotADate(f"a {'list' if isinstance(value, list) else type(value).__name__}")
-    if fm.is_placeholder(value):
+    if ("{{" in value or "<%" in value) and _is_placeholder(value):
         raise NotADate("a template placeholder")
     text = value.strip()
     try:
@@ -321,7 +333,6 @@ def access_count(value) -> int | None:
 # Reading cards
 
 
-@dataclass
 class Reading:
     """A card as the decay sees it on ``today``.
 
@@ -330,18 +341,19 @@ class Reading:
     ``detail``).  ``days``, ``tier`` (what it should be), ``relevance`` are
     set when the card has a date (and for ``core``, ``tier`` always)."""
 
-    path: str
-    properties: dict
-    size: int = 0
-    stored_tier: object = None
-    kind: object = None
-    count: int | None = None
-    date_key: str | None = None
-    days: int | None = None
-    tier: str | None = None
-    relevance: float | None = None
-    problem: str | None = None
-    detail: str = ""
+    __slots__ = (
+        "path", "properties", "size", "stored_tier", "kind", "count", "date_key",
+        "days", "tier", "relevance", "problem", "detail",
+    )  # fmt: skip
+
+    def __init__(self, path: str, properties: dict, size: int = 0, *, problem: str | None = None, detail: str = ""):
+        self.path, self.properties, self.size = path, properties, size
+        self.stored_tier = self.kind = self.count = self.date_key = None
+        self.days = self.tier = self.relevance = None
+        self.problem, self.detail = problem, detail
+
+    def __repr__(self) -> str:
+        return f"Reading({self.path!r}, tier={self.tier!r}, problem={self.problem!r})"
 
     @property
     def core(self) -> bool:
@@ -575,12 +587,20 @@ def _read_note(note, today: datetime.date, settings: Settings) -> Reading:
 # decay
 
 
+def _is_placeholder(value: str) -> bool:
+    from .frontmatter import is_placeholder
+
+    return is_placeholder(value)
+
+
 def _same_number(stored, value: float) -> bool:
     return isinstance(stored, int | float) and not isinstance(stored, bool) and stored == value
 
 
 def decay_text(note, reading: Reading, settings: Settings) -> tuple[str, list[str]]:
     """The note's text after decay, and what changed (``[]``: nothing)."""
+    from . import frontmatter as fm
+
     text, done = note.text, []
     props = reading.properties
     if not reading.core and reading.tier is not None and reading.stored_tier != reading.tier:
@@ -604,16 +624,19 @@ def _tier_name(tier) -> str:
     return tier if isinstance(tier, str) else "other"
 
 
-@dataclass
 class Plan:
-    """What a decay (or touch) run would write and what it found."""
+    """What a decay (or touch) run would write and what it found:
+    ``edits``, ``readings``, ``transitions`` (Counter of ``"a->b"``),
+    ``relevance_removed``, ``skipped`` ({path, reason, detail}) and, for a
+    touch, ``results`` (one per note)."""
 
-    edits: list = field(default_factory=list)
-    readings: list = field(default_factory=list)
-    transitions: Counter = field(default_factory=Counter)
-    relevance_removed: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)  # {path, reason, detail}
-    results: list = field(default_factory=list)  # touch: one per note
+    def __init__(self, readings: list | None = None):
+        self.edits: list = []
+        self.readings: list = [] if readings is None else readings
+        self.transitions: Counter = Counter()
+        self.relevance_removed: list = []
+        self.skipped: list = []
+        self.results: list = []
 
     def tiers(self) -> dict[str, int]:
         """Cards per tier once the plan is written (cards without a tier
@@ -639,6 +662,9 @@ def plan_decay(vault, schema: Schema, today: datetime.date, index=None, cache=No
     cards keep their tier.  Cards that are undated, hold a value that is
     not a date, or whose frontmatter does not parse are skipped with the
     reason."""
+    from . import frontmatter as fm
+    from .store import Edit
+
     settings = Settings.of(schema)
     plan = Plan(readings=read_cards(vault, schema, today, settings, index, cache))
     for reading in plan.readings:
@@ -730,6 +756,9 @@ def plan_touch(vault, schema: Schema, paths: list[str], today: datetime.date) ->
     :func:`touch_values`).  A card whose frontmatter does not parse or that
     cannot be read is skipped; a last access that is not a date is reported
     and the touch still counts (``last_accessed`` is autograph's field)."""
+    from . import frontmatter as fm
+    from .store import Edit
+
     settings = Settings.of(schema)
     plan = Plan()
     cards = set(vault.cards(schema))
