@@ -405,8 +405,12 @@ def test_enforce_move_rolls_back_when_a_new_name_cannot_be_written(make_vault, c
 
     monkeypatch.setattr(store, "_create", refuse)
     assert enforce.main([str(root), "--apply", "--move", "--json"]) == 4
-    out = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
     assert out["rolled_back"] and snapshot(root) == before
+    # the new name not written, so the old one was not trashed either
+    assert sorted(item["path"] for item in out["not_moved"]) == ["inbox/Dana.md", "people/Dana.md"]
+    assert "rolled back: no card moved" in captured.err
 
 
 def test_an_old_name_edited_during_the_move_rolls_the_whole_move_back(make_vault, capsys):

@@ -75,8 +75,9 @@ repairs[{{path, done[]}}], after (with --apply: {{score, by_rule, fixable}}
 once the writes are done, else null); with --move also moves[{{from, to}}],
 links[{{path, line, old, new}}] (rewritten links), left[{{path, line, target,
 was, now, why}}] (links that will not follow a move), refused[{{path, to,
-error}}], rolled_back (the run that took the whole run back because a new
-name could not be written, else null).  A misplaced finding carries folder (where its type lives).
+error}}], not_moved[{{path, error}}] (what could not be done: a new name not
+written, an old name someone edited meanwhile, a link note not written),
+rolled_back (the run that then took the whole run back, else null).  A misplaced finding carries folder (where its type lives).
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
@@ -182,12 +183,15 @@ def _roll_back_failed_moves(vault: Vault, plan, outcome: dict, moved: dict, wait
     from autograph import moves
 
     moved["rolled_back"] = None
-    missed = moves.moves_not_made(plan, outcome) if outcome["run"] else []
+    missed = moves.unfinished(plan, outcome) if outcome["run"] else []
+    moved["not_moved"] = missed
     if missed:
         undone = moves.roll_back(vault.root, outcome["run"], wait)
         moved["rolled_back"] = undone.run_id
         print(
-            f"enforce.py: {', '.join(missed)} could not be written; the run {outcome['run']} was rolled back",
+            f"enforce.py: the run {outcome['run']} was rolled back: no card moved and every link is as before, "
+            "and edits made meanwhile were kept; run it again. Not done: "
+            + "; ".join(f"{cli.printable(item['path'])}: {cli.printable(item['error'])}" for item in missed),
             file=sys.stderr,
         )
 
