@@ -543,3 +543,11 @@ def test_bootstrap_without_a_schema_writes_the_draft_only_with_apply_and_undo_ta
     )
     assert undo.returncode == 0, undo.stderr
     assert not (root / "schema.json").exists()
+
+
+def test_output_never_takes_a_notes_place_even_with_force(vault):
+    note = next(p for p in sorted(Path(vault).rglob("*.md")) if ".graph" not in p.parts)
+    before = note.read_bytes()
+    proc = run("graph-prepare", vault, "-o", note, "--force")
+    assert proc.returncode == 2 and "outside the vault or under .graph/" in proc.stderr
+    assert note.read_bytes() == before

@@ -405,3 +405,12 @@ def test_report_in_headless_chromium(vault, chromium, tmp_path):
         if SHOT_DIR:
             Path(SHOT_DIR).mkdir(parents=True, exist_ok=True)
             shutil.copy(shot, Path(SHOT_DIR) / shot.name)
+
+
+def test_output_never_takes_a_notes_place_even_with_force(tmp_path):
+    root = copy_tree(EXAMPLE_VAULT, tmp_path / "vault")
+    note = root / "people" / "Grace Liu.md"
+    before = note.read_bytes()
+    proc = graph("report", root, "-o", note, "--force")
+    assert proc.returncode == 2 and "outside the vault or under .graph/" in proc.stderr
+    assert note.read_bytes() == before

@@ -77,7 +77,8 @@ links[{{path, line, old, new}}] (rewritten links), left[{{path, line, target,
 was, now, why}}] (links that will not follow a move), refused[{{path, to,
 error}}], not_moved[{{path, error}}] (what could not be done: a new name not
 written, an old name someone edited meanwhile, a link note not written),
-rolled_back (the run that then took the whole run back, else null).  A misplaced finding carries folder (where its type lives).
+rolled_back (the run that then took the whole run back, else null).  A
+misplaced finding carries folder (where its type lives).
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.

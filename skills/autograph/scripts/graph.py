@@ -429,7 +429,7 @@ def cmd_report(args) -> int:
     if not args.dry_run:
         try:
             if args.output is not None:
-                store.write_output(args.output, page, overwrite=args.force)
+                store.write_output(args.output, page, overwrite=args.force, vault=vault.root)
             else:
                 store.write_derived(vault.root, report.REPORT, page)
         except store.Conflict as exc:

@@ -322,7 +322,7 @@ def cmd_bootstrap(args) -> int:
     return result["code"]
 
 
-def _emit(args, data: dict, summary: dict) -> int:
+def _emit(args, data: dict, summary: dict, vault=None) -> int:
     """The output of a batch command: the JSON on stdout, or to -o."""
     from autograph import jsonfile, store
 
@@ -343,7 +343,8 @@ def _emit(args, data: dict, summary: dict) -> int:
         print(f"would write {cli.printable(args.output)} ({len(text.encode('utf-8'))} bytes)")
         return cli.EXIT_OK
     try:
-        target = store.write_output(args.output, text.encode("utf-8"), overwrite=args.force)
+        # never in place of a note of the vault, even with --force
+        target = store.write_output(args.output, text.encode("utf-8"), overwrite=args.force, vault=vault)
     except store.Conflict:
         raise cli.UsageError(f"{cli.printable(args.output)} changed while it was written; run again") from None
     if args.json:
@@ -378,7 +379,7 @@ def cmd_prepare(args) -> int:
         "notes": data["notes"],
         "over_budget": data["over_budget"],
     }
-    return _emit(args, data, summary)
+    return _emit(args, data, summary, vault.root)
 
 
 def cmd_research_plan(args) -> int:
@@ -398,7 +399,7 @@ def cmd_research_plan(args) -> int:
         "typed_share": data["typed_share"],
         "over_budget": data["over_budget"],
     }
-    return _emit(args, data, summary)
+    return _emit(args, data, summary, vault.root)
 
 
 def cmd_research_reduce(args) -> int:
