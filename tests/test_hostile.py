@@ -309,3 +309,29 @@ def test_copy_tree_leaves_out_dot_graph(tmp_path):
     assert [p for p in dest.rglob("*") if p.name == ".graph"] == []
     assert listing(dest) == [p for p in listing(source) if ".graph" not in Path(p).parts]
     assert listing(dest) == [p for p in listing(EXAMPLE_VAULT) if ".graph" not in Path(p).parts]
+
+
+def test_a_writing_run_and_its_undo_on_a_vault_path_that_is_not_utf8(tmp_path):
+    """The journal keeps the run's arguments: a vault path that is not UTF-8
+    is one of them (JSON escapes its lone surrogate), so enforce --apply
+    writes, undo.py lists and takes it back."""
+    root = os.fsencode(tmp_path) + b"/bad\xffvault"
+    os.makedirs(root + b"/people")
+    with open(root + b"/people/a.md", "wb") as handle:
+        handle.write(b"---\ntype: person\nstatus: ongoing\n---\nx\n")
+    with open(root + b"/schema.json", "wb") as handle:
+        handle.write(b'{"field_fixes": {"status": {"ongoing": "active"}}}')
+    vault = os.fsdecode(root)
+
+    def run(script, *args):
+        command = [sys.executable, str(SCRIPTS / script), *args]
+        return subprocess.run(command, capture_output=True, text=True, errors="surrogateescape", timeout=120)
+
+    proc = run("enforce.py", vault, "--apply", "--json")
+    assert proc.returncode == 0, proc.stderr
+    with open(root + b"/people/a.md", "rb") as handle:
+        assert b"status: active" in handle.read()
+    assert "enforce.py" in run("undo.py", "list", vault).stdout
+    assert run("undo.py", "undo", "last", vault, "--apply").returncode == 0
+    with open(root + b"/people/a.md", "rb") as handle:
+        assert handle.read() == b"---\ntype: person\nstatus: ongoing\n---\nx\n"

@@ -356,8 +356,9 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else argv
     for number, word in enumerate(words, 1):
         # bytes that are not UTF-8 arrive as lone surrogates (surrogateescape): refused before
-        # anything is read or journaled, since no note, name or journal can hold them
-        if re.search(r"[\ud800-\udfff]", word):
+        # anything is read or journaled, since no note can hold them; a path that exists (a
+        # vault folder whose name is not UTF-8) is the one such word that means something
+        if re.search(r"[\ud800-\udfff]", word) and not os.path.lexists(word):
             print(f"{parser.prog}: error: argument {number} is not valid UTF-8: {printable(word)}", file=sys.stderr)
             return EXIT_USAGE
     args, extra = parser.parse_known_args(argv)

@@ -1364,7 +1364,9 @@ class _JournalWriter:
         replace_file(self.folder / "run.json", _read_or_none(self.folder / "run.json"), self._run_bytes())
 
     def _run_bytes(self) -> bytes:
-        return (json.dumps(self.run.summary(), ensure_ascii=False) + "\n").encode("utf-8")
+        # ASCII: an argument that is not UTF-8 (a vault path) is a lone surrogate,
+        # which json writes as \udcff and reads back as the same string
+        return (json.dumps(self.run.summary(), ensure_ascii=True) + "\n").encode("ascii")
 
     def _append(self, name: str, data: bytes) -> tuple[int, int]:
         fd = _open_derived(self.folder / name, os.O_WRONLY | os.O_APPEND)
