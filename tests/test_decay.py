@@ -502,6 +502,17 @@ def test_touch_resolves_names_and_paths_and_refuses_unknown_notes(make_vault):
     assert proc.returncode == 2 and "Nobody" in proc.stderr
 
 
+def test_touch_refuses_a_name_that_fits_several_notes(make_vault):
+    """As card.py reads a NOTE: touching one of two notes named Acme is a
+    guess; the candidates are named, a path picks one."""
+    vault = make_vault({"a/Acme.md": card(created="2026-01-01"), "b/Acme.md": card(created="2026-01-01")})
+    proc = engine("touch", "Acme", "--vault", vault)
+    assert proc.returncode == 2 and "a/Acme.md" in proc.stderr and "b/Acme.md" in proc.stderr
+    assert "access_count" not in (vault / "a/Acme.md").read_text() + (vault / "b/Acme.md").read_text()
+    data = engine_json("touch", "b/Acme", "--vault", vault, "--today", "2026-01-31")
+    assert [item["path"] for item in data["touched"]] == ["b/Acme.md"]
+
+
 def test_touch_reports_a_bad_date_and_still_counts(make_vault):
     vault = make_vault({"a.md": card(last_accessed="someday", access_count="many")})
     data = engine_json("touch", "a", "--vault", vault, "--today", "2026-01-31")

@@ -137,8 +137,10 @@ written only with decay.store_relevance.
 
 NOTE is a path (absolute, or relative to the current folder) inside the
 vault, a vault-relative path, or a note name resolved like a wikilink from
-the vault's root ("Acme", "people/Ann", "[[Acme]]").  Notes in templates
-folders or ignore_folders are not cards and are not touched.
+the vault's root ("Acme", "people/Ann", "[[Acme]]"), as card.py reads one; a
+name that fits several notes is refused with their paths (give a path).
+Notes in templates folders or ignore_folders are not cards and are not
+touched.
 
 {WHEN_HELP}
 
@@ -149,7 +151,7 @@ last_accessed, note}}] (note: why an old value was replaced, or null),
 skipped[{{path, reason, detail}}], edits[{{path, reason}}], written[],
 conflicts[{{path, error, copy}}], failed[{{path, error}}], run.
 
-Exit codes: 0 done; 2 bad usage (a NOTE that names no note), vault or
+Exit codes: 0 done; 2 bad usage (a NOTE that names no note or several), vault or
 schema; 3 I/O failure, another run holding the vault, or a bug; 4 finished,
 but some planned writes were skipped.
 
@@ -337,11 +339,16 @@ def _decay(args):
 
 
 def _resolve_notes(vault, names: list[str]) -> list[str]:
-    from autograph import decay
+    # card.py's reading of a NOTE: a path as given, a name as a wikilink, and a
+    # name that fits several notes refused with them (touching one is a guess)
+    from autograph import cards
 
     paths, missing = [], []
     for name in names:
-        path = decay.find_note(vault, name)
+        try:
+            path = cards.find_card(vault, name)
+        except cards.Ambiguous as exc:
+            raise cli.UsageError(str(exc)) from None
         if path is None:
             missing.append(name)
         else:

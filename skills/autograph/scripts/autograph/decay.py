@@ -63,7 +63,6 @@ __all__ = [
     "age_days",
     "CardCache",
     "creative",
-    "find_note",
     "local_date",
     "last_access",
     "parse_when",
@@ -469,32 +468,6 @@ def _stamp(root: str, path: str) -> list | None:
     except OSError:
         return None
     return [info.st_size, info.st_mtime_ns, info.st_ctime_ns]
-
-
-def find_note(vault, text: str, cwd: str | None = None) -> str | None:
-    """The vault-relative path of the note ``text`` names: a file path
-    (absolute, or relative to ``cwd``) inside the vault, a vault-relative
-    path, or a note name resolved as a wikilink written at the vault's root
-    (``[[...]]``, ``|alias`` and ``#heading`` parts allowed).  None when no
-    note matches."""
-    name = text.strip()
-    if name.startswith("[[") and name.endswith("]]"):
-        name = name[2:-2]
-    notes = set(vault.notes)
-    candidate = os.path.abspath(os.path.join(cwd or os.getcwd(), name))
-    root = os.path.realpath(str(vault.root))
-    real = os.path.realpath(candidate)
-    if os.path.isfile(real) and (real + os.sep).startswith(root + os.sep):
-        rel = os.path.relpath(real, root).replace(os.sep, "/")
-        if rel in notes:
-            return rel
-    if name.replace("\\", "/") in notes:
-        return name.replace("\\", "/")
-    target = name.split("|", 1)[0].split("#", 1)[0].strip()
-    if not target:
-        return None
-    hit = vault.resolver.resolve(target, "").path
-    return hit if hit in notes else None
 
 
 def read_cards(
