@@ -291,12 +291,8 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
     bodies: dict[str, int] = {}
     for path in vault.cards(schema):
         note = vault.note(path, keep=False)
-        if note.text is None:
-            report.skipped.append({"path": path, "reason": note.error or "unreadable"})
-            continue
-        block = note.frontmatter
-        if block is not None and not block.valid:
-            report.skipped.append({"path": path, "reason": "frontmatter does not parse"})
+        if note.unwritable:
+            report.skipped.append({"path": path, "reason": note.unwritable})
             continue
         props = note.properties
         if schema.is_hub(note.stem, props) or _retired(props):
@@ -761,11 +757,8 @@ def _member_notes(vault, paths: list[str]) -> tuple[list, str | None]:
     notes = []
     for path in paths:
         note = vault.note(path)
-        if note.text is None:
-            return [], f"{path}: {note.error or 'unreadable'}"
-        block = note.frontmatter
-        if block is not None and not block.valid:
-            return [], f"{path}: frontmatter does not parse; repair it first (enforce.py --repair)"
+        if note.unwritable:
+            return [], f"{path}: {note.unwritable}"
         notes.append(note)
     return notes, None
 

@@ -289,12 +289,8 @@ def prepare(vault, schema, mode: str, model: str, root_cache=None, refresh: bool
     chosen: list[tuple[str, dict]] = []
     for path in cards:
         note = vault.note(path, keep=False)
-        if note.text is None:
-            prepared.skipped.append({"path": path, "reason": note.error or "cannot be read"})
-            continue
-        block = note.frontmatter
-        if block is not None and not block.valid:
-            prepared.skipped.append({"path": path, "reason": "the frontmatter does not parse; never rewritten"})
+        if note.unwritable:
+            prepared.skipped.append({"path": path, "reason": note.unwritable})
             continue
         present = [t.lower() for t in tags_mod.normalize(_tags_of(note.properties))]
         vocabulary.update(t for t in present if t not in ignore)

@@ -114,6 +114,18 @@ class Note:
             text = text.replace("\r\n", "\r").replace("\n", "\r")
         return (BOM if self.bom else b"") + text.encode("utf-8")
 
+    @property
+    def unwritable(self) -> str | None:
+        """Why autograph never rewrites this note, or None: it was not read
+        or is not UTF-8 (:attr:`error`), or its frontmatter does not parse
+        (DESIGN 3: reported, not rewritten, but by an explicit repair)."""
+        if self.text is None:
+            return self.error or "unreadable"
+        block = self.frontmatter
+        if block is not None and not block.valid:
+            return "frontmatter does not parse (never rewritten; enforce.py --repair)"
+        return None
+
     def with_property(self, key: str, value) -> bytes:
         """File bytes with one property set (see :func:`frontmatter.set_property`).
 

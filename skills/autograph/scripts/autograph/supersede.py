@@ -211,8 +211,8 @@ def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
     def text_of(path: str) -> str | None:
         if path not in texts:
             note = vault.note(path)
-            if note.text is None or (note.frontmatter is not None and not note.frontmatter.valid):
-                refused.append({"path": path, "reason": note.error or "frontmatter does not parse"})
+            if note.unwritable:
+                refused.append({"path": path, "reason": note.unwritable})
                 return None
             texts[path] = note.text
         return texts[path]
