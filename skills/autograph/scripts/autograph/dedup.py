@@ -883,10 +883,9 @@ def _retarget(vault, schema, mapping: dict[str, str], texts: dict[str, str], ind
     merged card must follow it."""
     from . import relink
     from .links import Resolver
-    from .moves import frozen_notes
 
     later = Resolver([path for path in vault.files if path not in mapping])
-    frozen = frozen_notes(vault, schema)
+    frozen = vault.frozen(schema)
     return relink.plan_details(
         vault, mapping, keep_text=True, texts=texts, index=index, after_resolver=later, frozen=frozen
     )

@@ -136,9 +136,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
     skip = set(hub_list) | not_cards
     # a generated Map of Content links every card of its group: its links do
     # not rescue an orphan, or one moc.py run would hide every orphan
-    from .moc import generated_paths
-
-    generated = generated_paths(vault, schema)
+    generated = vault.generated_mocs(schema)
     if generated:
         orphans = [
             path

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote
 
-from . import journal, moves, relink, store
+from . import journal, relink, store
 from .links import Resolver
 
 __all__ = ["FixPlan", "journal_moves", "plan_fix"]
@@ -217,7 +217,7 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
     moved_resolver = Resolver(list(moved)) if moved else None
     aliases = _aliases(index, vault.notes)
     suggest, titles = _suggestions(index, vault.notes)
-    frozen = moves.frozen_notes(vault, schema)
+    frozen = vault.frozen(schema)
     for path in broken_in:
         note = vault.note(path)
         if note.text is None:

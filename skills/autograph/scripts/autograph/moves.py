@@ -34,7 +34,6 @@ __all__ = [
     "MoveError",
     "MovePlan",
     "check_mapping",
-    "frozen_notes",
     "moves_not_made",
     "paths_of",
     "plan_move",
@@ -187,15 +186,6 @@ def _name_key(path: str) -> str:
     return unicodedata.normalize("NFC", path).lower()
 
 
-def frozen_notes(vault, schema=None) -> set[str]:
-    """The notes no link rewrite may write: those in the vault's templates
-    folders and the schema's ``ignore_folders`` (read for links, never
-    written)."""
-    ignore = schema.ignore_folders if schema is not None else []
-    folders = tuple(f.strip("/") + "/" for f in [*vault.template_folders, *ignore] if f.strip("/"))
-    return {path for path in vault.notes if path.startswith(folders)} if folders else set()
-
-
 def _keeps_meta(full: str) -> bool:
     """Whether a new file made by the store would get this file's mode and owner."""
     info = os.lstat(full)
@@ -223,7 +213,7 @@ def plan_move(
     change that holds both.  Raises :class:`MoveError` for a file that
     cannot be read."""
     plan = MovePlan(dict(mapping))
-    frozen = frozen_notes(vault, schema)
+    frozen = vault.frozen(schema)
     details = relink.plan_details(vault, mapping, False, texts, index, settings=settings, frozen=frozen)
     plan.links, plan.left = details.changes, details.left
     own = {edit.path: edit for edit in details.edits if edit.path in mapping}

@@ -163,6 +163,7 @@ class Vault:
         self.warnings = [] if warnings is None else warnings
         self._notes: dict[str, Note] = {}
         self._resolver: Resolver | None = None
+        self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
         self.progress: object | None = None
 
     def __repr__(self) -> str:
@@ -251,15 +252,12 @@ class Vault:
         written into one would not last, and they are hubs).
         ``schema`` is a :class:`schema.Schema` (None: templates only).
         """
-        ignore = schema.ignore_folders if schema is not None else []
-        folders = tuple(f.strip("/") + "/" for f in [*self.template_folders, *ignore] if f.strip("/"))
+        folders = self._frozen_folders(schema)
         if schema is None:
             return [path for path in self.notes if not path.startswith(folders)] if folders else self.notes
         index_files = {f.strip("/").lower() for f in schema.index_files}
         hub_names = schema.hub_names
-        from .moc import generated_paths
-
-        generated = generated_paths(self, schema)
+        generated = self.generated_mocs(schema)
 
         def is_card(path: str) -> bool:
             if folders and path.startswith(folders):
@@ -272,6 +270,28 @@ class Vault:
             return (stem[:-3] if stem.lower().endswith(".md") else stem).lower() not in hub_names
 
         return [path for path in self.notes if is_card(path)]
+
+    def _frozen_folders(self, schema=None) -> tuple[str, ...]:
+        ignore = schema.ignore_folders if schema is not None else []
+        return tuple(f.strip("/") + "/" for f in [*self.template_folders, *ignore] if f.strip("/"))
+
+    def frozen(self, schema=None) -> set[str]:
+        """The notes nothing writes: those in the templates folders and the
+        schema's ``ignore_folders`` (read for links, never written; a link
+        rewrite leaves theirs as they are)."""
+        folders = self._frozen_folders(schema)
+        return {path for path in self.notes if path.startswith(folders)} if folders else set()
+
+    def generated_mocs(self, schema) -> set[str]:
+        """The Maps of Content ``moc.py generate`` wrote
+        (:func:`moc.generated_paths`), read once per schema: :meth:`cards`
+        and health's orphans both ask."""
+        cached = self._generated.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            from .moc import generated_paths
+
+            cached = self._generated[id(schema)] = (schema, generated_paths(self, schema))
+        return cached[1]
 
     @property
     def resolver(self) -> Resolver:
