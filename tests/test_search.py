@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import unicodedata
 
 import pytest
@@ -713,20 +714,44 @@ def test_readonly_graph_folder_for_real(make_vault):
 # Reading in two processes
 
 
-def test_stream_in_two_yields_every_result_once_even_when_the_child_fails():
+def test_stream_yields_every_result_once_even_when_a_child_fails():
     from autograph import parallel
 
     items = list(range(1000))
-    assert sorted(parallel.stream_in_two(lambda x: x * x, items, 0.7, batch=64)) == [x * x for x in items]
+    assert sorted(parallel.stream(lambda x: x * x, items, chunk=64)) == [x * x for x in items]
     parent = os.getpid()
 
     def fragile(x):
         if os.getpid() != parent and x > 900:
-            raise RuntimeError("the child fails part way")
+            raise RuntimeError("a child fails part way")
         return -x
 
-    assert sorted(parallel.stream_in_two(fragile, items, 0.5, batch=16)) == sorted(-x for x in items)
-    assert list(parallel.stream_in_two(str, [], 0.7)) == []
+    assert sorted(parallel.stream(fragile, items, chunk=16)) == sorted(-x for x in items)
+    assert list(parallel.stream(str, [])) == []
+    assert sorted(parallel.stream(str, items[:10])) == sorted(map(str, items[:10]))  # too few: computed here
+
+
+def test_a_stream_closed_early_leaves_no_child_behind():
+    from autograph import parallel
+
+    def slow(x):
+        time.sleep(0.01)
+        return x
+
+    started = parallel.stream(slow, list(range(2000)), workers=2, chunk=4)
+    pids = list(started.pids)
+    assert len(pids) == 2
+    results = iter(started)
+    assert next(results) is not None
+    results.close()  # the caller stopped (an error while writing, say)
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped: neither running nor a zombie
+    with parallel.stream(slow, list(range(2000)), workers=2, chunk=4) as unread:
+        pids = list(unread.pids)
+    for pid in pids:
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
 
 
 def index_rows(vault) -> tuple:

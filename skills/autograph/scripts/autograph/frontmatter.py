@@ -53,6 +53,7 @@ import datetime
 import math
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = [
     "Entry",
@@ -125,8 +126,7 @@ def _unquoted_placeholder(text: str, pos: int = 0) -> re.Match | None:
     return match
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One top-level key of a block mapping and the lines that hold it.
 
     ``start`` and ``end`` index the block's content lines (0 = the line after

@@ -45,6 +45,7 @@ __all__ = [
     "property_links",
     "scan_body",
     "scan",
+    "targets",
 ]
 
 
@@ -152,13 +153,36 @@ def scan(text: str, offset: int = 0, first_line: int = 1, regions: list[tuple[in
     ``text[offset:]`` when already known (:func:`regions.code_regions`).
     """
     body = text[offset:] if offset else text
+    links: list[Link] = []
+    line = first_line
+    counted = 0
+    count = body.count
+    for start, end, kind, target, fragment, alias in _found(body, regions):
+        embed = start > 0 and body[start - 1] == "!"
+        line += count("\n", counted, start)
+        counted = start
+        links.append(Link(target, fragment, alias, embed, kind, line, start + offset - embed, end + offset))
+    return links
+
+
+def targets(body: str, regions: list[tuple[int, int]] | None = None) -> set[str]:
+    """The distinct non-empty targets of the links :func:`scan` finds in
+    ``body``, without building each :class:`Link` (the search index needs
+    no more; measured: a third of scan's time on obsidian-hub)."""
+    return {found[3] for found in _found(body, regions) if found[3]}
+
+
+def _found(body: str, regions: list[tuple[int, int]] | None) -> list[tuple]:
+    """``(start, end, kind, target, fragment, alias or label)`` of the links
+    in ``body`` outside ``regions`` (code and comments; found when None), in
+    order, without a Markdown link inside a wikilink's text."""
     has_wiki = "[[" in body
     has_md = "](" in body
     if not (has_wiki or has_md):
         return []
     if regions is None:
         regions = code_regions(body)
-    starts = [start for start, _ in regions]
+    starts = [start for start, _ in regions] if regions else []
     found: list[tuple] = []
     if has_wiki:
         for match in _WIKILINK.finditer(body):
@@ -177,20 +201,13 @@ def scan(text: str, offset: int = 0, first_line: int = 1, regions: list[tuple[in
         ]
         if md:
             found = sorted(found + md)
-    links: list[Link] = []
-    line = first_line
-    counted = 0
-    last_end = 0
-    count = body.count
-    for start, end, kind, target, fragment, alias in found:
-        if start < last_end:
-            continue  # a Markdown link inside a wikilink's text
-        last_end = end
-        embed = start > 0 and body[start - 1] == "!"
-        line += count("\n", counted, start)
-        counted = start
-        links.append(Link(target, fragment, alias, embed, kind, line, start + offset - embed, end + offset))
-    return links
+            kept, last_end = [], 0
+            for item in found:
+                if item[0] >= last_end:  # else a Markdown link inside a wikilink's text
+                    kept.append(item)
+                    last_end = item[1]
+            found = kept
+    return found
 
 
 def property_links(properties: dict, lines: dict[str, int] | None = None) -> list[Link]:

@@ -151,11 +151,21 @@ def read_note(root: Path | str, path: str, limit: int | None = None) -> Note:
     put in its place after the walk would otherwise block the read).  A
     note larger than ``limit`` bytes comes back unread, with ``text = None``
     and an ``error`` saying so."""
+    # os.read on the descriptor, not a file object: a vault-wide pass reads
+    # thousands of notes, and the buffered reader costs as much as the read
     fd = os.open(os.path.join(root, path), os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with open(fd, "rb") as handle:
+    try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
         if limit is not None and info.st_size > limit:
             return Note(path, b"", None, False, f"larger than {limit:,} bytes; not read")
-        return Note.from_bytes(path, handle.read())
+        data = os.read(fd, info.st_size + 1)
+        if data:  # until end of file: it may have grown since fstat
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
+    return Note.from_bytes(path, data)

@@ -14,7 +14,7 @@ import gc
 import os
 import sys
 
-__all__ = ["BATCH", "can_fork", "gc_paused", "map_in_two", "stream_in_two"]
+__all__ = ["BATCH", "Stream", "can_fork", "gc_paused", "map_in_two", "stream"]
 
 BATCH = 500  # results per pickle the child writes
 
@@ -90,60 +90,143 @@ def gc_paused():
             gc.enable()
 
 
-def stream_in_two(func, items: list, child_share: float = 0.5, in_child=None, batch: int = 200):
-    """Yield ``func(item)`` for every item, not in order: this process
-    computes the first ``1 - child_share`` of the items while a forked child
-    computes the rest, whose results are then yielded batch by batch as the
-    child finishes each, so the caller works on them (writes them to a
-    database, say) while the child still computes.  A caller that does more
-    with each result than ``func`` gives the child the larger share.
+QUEUE_RECORDS = 16000  # chunk numbers the work queue holds: 4 bytes each, within a Linux pipe's 64 KiB
 
-    The child pickles each batch of :data:`batch` results to an unnamed
-    temporary file and writes the batch's end offset to a pipe; this process
-    reads a batch with ``os.pread`` (the file offset it shares with the
-    child never moves).  If the child fails, the items of the batches it did
-    not finish are computed here.  Without fork (:func:`can_fork`), all are
-    computed here.  Results must pickle.
+
+def stream(func, items: list, workers: int | None = None, chunk: int = 16, in_child=None) -> Stream:
+    """A :class:`Stream` of ``func(item)`` for every item: the forked
+    children start computing at once; iterate it to receive the results."""
+    return Stream(func, items, workers, chunk, in_child)
+
+
+class Stream:
+    """``func(item)`` for every item, yielded not in order when iterated,
+    computed by ``workers`` forked children (default: one per core) that
+    start at once, while this process only receives: the caller works on
+    each result as it arrives (writes it to a database, say) on whatever
+    core time the children leave, and may do other work before it starts
+    iterating.
+
+    The children share one work queue: a pipe filled, before they are
+    forked, with the numbers of the chunks of ``chunk`` items, which each
+    child reads four bytes at a time (a pipe read is atomic), so a child
+    that runs faster, or gets more of the machine, takes more chunks and
+    all finish together.  Each child pickles a chunk's results to its own
+    unnamed temporary file and writes ``(child, chunk, end offset)`` to a
+    shared pipe (13 bytes: one atomic write); this process reads a chunk's
+    results with ``os.pread``.  Chunks a failed child took and did not
+    finish are computed here at the end.  :meth:`close` (also on leaving a
+    ``with`` block, or when the iteration stops early) kills children
+    still at work and reaps them.  Without fork (:func:`can_fork`) or with
+    few items, all are computed here, as they are iterated.  Results must
+    pickle.
     """
-    import pickle
-    import tempfile
 
-    cut = len(items) - int(len(items) * child_share)
-    ours, theirs = items[:cut], items[cut:]
-    if not theirs or not can_fork():
-        yield from map(func, items)
-        return
-    with tempfile.TemporaryFile() as spool:
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            status = 1
-            try:
-                os.close(read_end)
-                if in_child is not None:
-                    in_child()
-                for start in range(0, len(theirs), batch):
-                    pickle.dump([func(item) for item in theirs[start : start + batch]], spool, pickle.HIGHEST_PROTOCOL)
-                    spool.flush()
-                    os.write(write_end, spool.tell().to_bytes(8, "little"))
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        done = 0  # the child's items received
+    def __init__(self, func, items: list, workers: int | None = None, chunk: int = 16, in_child=None):
+        self.func, self.items = func, items
+        self.pids: list[int] = []
+        self.spools: list = []
+        self.fds: list[int] = []  # this process's ends of the pipes, closed by close()
+        self.done: set[int] = set()  # chunks received
+        self.finished = False
+        workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
+        self.chunk = max(chunk, -(-len(items) // QUEUE_RECORDS))
+        self.count = -(-len(items) // self.chunk)
+        if len(items) <= chunk or workers < 1 or not can_fork():
+            self.count = 0
+            return
+        import pickle
+        import tempfile
+
+        queue_read, queue_write = os.pipe()
+        records = b"".join(number.to_bytes(4, "little") for number in range(self.count))
+        while records:
+            records = records[os.write(queue_write, records) :]
+        os.close(queue_write)
+        marks_read, marks_write = os.pipe()
+        self.fds = [queue_read, marks_read, marks_write]
         try:
-            yield from map(func, ours)
-            with os.fdopen(read_end, "rb") as marks:
-                read_end = None
-                offset = 0
-                while mark := marks.read(8):
-                    end = int.from_bytes(mark, "little")
-                    results = pickle.loads(os.pread(spool.fileno(), end - offset, offset))
-                    offset = end
-                    done += len(results)
-                    yield from results
+            for worker in range(workers):
+                spool = tempfile.TemporaryFile()
+                self.spools.append(spool)
+                pid = os.fork()
+                if pid == 0:
+                    status = 1
+                    try:
+                        os.close(marks_read)
+                        if in_child is not None:
+                            in_child()
+                        tag = worker.to_bytes(1, "little")
+                        size = self.chunk
+                        while record := os.read(queue_read, 4):
+                            number = int.from_bytes(record, "little")
+                            part = items[number * size : (number + 1) * size]
+                            pickle.dump([func(item) for item in part], spool, pickle.HIGHEST_PROTOCOL)
+                            spool.flush()
+                            os.write(marks_write, tag + record + spool.tell().to_bytes(8, "little"))
+                        status = 0
+                    finally:
+                        os._exit(status)
+                self.pids.append(pid)
+        except BaseException:
+            self.close()
+            raise
+        os.close(marks_write)
+        self.fds.remove(marks_write)
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __iter__(self):
+        import pickle
+
+        if not self.count:  # nothing forked: computed here
+            yield from map(self.func, self.items)
+            return
+        try:
+            if self.pids:
+                offsets = [0] * len(self.spools)
+                marks_read = self.fds[1]
+                with os.fdopen(marks_read, "rb", closefd=False) as marks:
+                    while len(mark := marks.read(13)) == 13:
+                        worker = mark[0]
+                        number = int.from_bytes(mark[1:5], "little")
+                        end = int.from_bytes(mark[5:], "little")
+                        spool = self.spools[worker].fileno()
+                        results = pickle.loads(os.pread(spool, end - offsets[worker], offsets[worker]))
+                        offsets[worker] = end
+                        self.done.add(number)
+                        yield from results
+                self.finished = True  # every child has exited (end of file on the pipe)
         finally:
-            if read_end is not None:
-                os.close(read_end)
-            os.waitpid(pid, 0)  # the child has exited or is about to: it never waits on this process
-        yield from map(func, theirs[done:])
+            self.close()
+        size = self.chunk
+        for number in range(self.count):
+            if number not in self.done:
+                yield from map(self.func, self.items[number * size : (number + 1) * size])
+
+    def close(self) -> None:
+        """Kill the children still at work (unless all have finished), reap
+        them, and close the pipes and temporary files.  Idempotent."""
+        import signal
+
+        for pid in self.pids:
+            if not self.finished:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        self.pids = []
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+        for spool in self.spools:
+            spool.close()
+        self.spools = []

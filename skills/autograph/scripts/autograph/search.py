@@ -86,7 +86,9 @@ _WORD = re.compile(r"\w+")
 _DATED = re.compile(r'"(?:last_accessed|updated|created)"', re.I)  # decay.DATE_KEYS, as stored in props
 _SURROGATE = "[\ud800-\udfff]"  # patterns kept as text are compiled on first use (re's cache)
 _MARKS = "[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
-_TAG = r"#(\w[\w/-]*)"
+# a tag starts a line or follows a space, as in Obsidian (not a URL's or a link's #fragment)
+# (the "#" first, so that re searches for it rather than trying every offset)
+_TAG = r"#(?<![^ \t\n]#)(\w[\w/-]*)"
 # ATX headings for the headings column (those inside code are dropped by
 # their offset; the closing #s are stripped); cheaper than links.outline,
 # which also finds setext headings
@@ -186,6 +188,36 @@ def fts_query(text: str) -> str:
 # Documents
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, default=str)  # json.dumps makes an encoder per call for these options
+
+
+def _links():
+    """:mod:`autograph.links`, imported on first use (a warm query never
+    needs it), then without an import statement's cost per note."""
+    global _LINKS
+    if _LINKS is None:
+        from . import links
+
+        _LINKS = links
+    return _LINKS
+
+
+_LINKS = None
+
+
+def _outside(items: list[tuple], regions) -> list[tuple]:
+    """The ``(offset, ...)`` items, in offset order, that lie in none of
+    ``regions`` (sorted, disjoint ``(start, end)``): one pass over both."""
+    kept, k, count = [], 0, len(regions)
+    for item in items:
+        at = item[0]
+        while k < count and regions[k][1] <= at:
+            k += 1
+        if k == count or regions[k][0] > at:
+            kept.append(item)
+    return kept
+
+
 def _strings(value) -> list[str]:
     if isinstance(value, list):
         return [s for item in value for s in _strings(item)]
@@ -216,9 +248,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     The targets are the distinct paths its links name (``links.scan``
     outside code and comments, and wikilinks in property values, as
     ``index.note_links`` finds them), resolved against every file later."""
-    from . import links
-    from .regions import inside
-
+    links = _links()
     stem = note.stem
     if note.text is None:
         return (nfc(stem), None, None, 0, 0, "{}", 1, ("",) * len(COLUMNS)), []
@@ -227,8 +257,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     text, offset = note.text, note.body_offset
     body = text[offset:] if offset else text
     line = text.count("\n", 0, offset) + 1 if offset else 1
-    found, regions, starts = [], (), ()
-    headings, tags = [], []
+    regions, headings, tags = (), [], []
     if "#" in body:
         # ATX heading lines: one at the start, then each after a line break
         # (a regex led by "\n" is searched for, not tried at every offset)
@@ -236,16 +265,15 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         headings = ([(0, first.group(1))] if first else []) + [
             (m.start() + 1, m.group(1)) for m in re.finditer(_HEADING, body)
         ]
-        # a tag starts a line or follows a space, as in Obsidian (not a URL's or a link's #fragment)
-        tags = [(at, m.group(1)) for m in re.finditer(_TAG, body) if (at := m.start()) == 0 or body[at - 1] in " \t\n"]
+        tags = [(m.start(), m.group(1)) for m in re.finditer(_TAG, body)]
     if headings or tags or "[[" in body or "](" in body:
         regions = links.code_regions(body)
-        starts = [start for start, _ in regions]
-        found = links.scan(body, 0, 1, regions)  # targets only: no line numbers needed
+        targets = links.targets(body, regions)
+    else:
+        targets = set()
     if regions:
-        headings = [(at, h) for at, h in headings if not inside(regions, starts, at)]
-        tags = [(at, t) for at, t in tags if not inside(regions, starts, at)]
-    targets = {link.target for link in found if link.target}
+        headings = _outside(headings, regions)
+        tags = _outside(tags, regions)
     if props and "[[" in text[:offset]:  # a property value holds a wikilink
         targets.update(link.target for link in links.property_links(props) if link.target)
     low = {k.lower(): v for k, v in props.items() if isinstance(k, str)} if props else {}
@@ -272,7 +300,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         status,
         1 if hubs(stem, props) else 0,
         1 if status == "superseded" or low.get("superseded_by") else 0,
-        json.dumps(props, ensure_ascii=False, default=str) if props else "{}",
+        _JSON.encode(props) if props else "{}",
         line,
         tuple(fields),
     )
@@ -308,6 +336,7 @@ class Index:
         self.warnings: list[str] = warnings if warnings is not None else []
         self.readonly = False  # .graph/ could not be written: a copy of its index, in memory, brought up to date
         self.relinked = 0  # links of other notes resolved again (a note was added, deleted or renamed)
+        self.early = None  # readers started before the index was opened (_early), until _update takes them
 
     def close(self) -> None:
         """Close the index (the last connection folds the WAL into the file)."""
@@ -434,13 +463,32 @@ def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None)
     warnings: list[str] = []
     if stamps is None:
         stamps = _stamps(vault)
+    early = _early(vault, schema, stamps)
+    try:
+        return _open(vault, schema, use_disk, stamps, warnings, early)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def _early(vault, schema, stamps):
+    """Readers of every note started before the index is opened, when it
+    will be built from nothing (no index file yet; :func:`_start_reading`),
+    so that making the file and its tables overlaps with reading; None
+    otherwise.  :func:`_update` uses them if it is to read just those notes."""
+    if _existing(vault.root) is not None:
+        return None
+    return _start_reading(vault, [path for path in vault.notes if path in stamps], schema.is_hub, {})
+
+
+def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
     if use_disk:
         con = None
         try:
             path = _index_path(vault.root)
             try:
                 con = _open_disk(path)
-                index = _prepare(con, path, vault, schema, warnings, stamps)
+                index = _prepare(con, path, vault, schema, warnings, stamps, early)
             except sqlite3.DatabaseError as exc:
                 if _locked(exc) or not _damaged(exc):
                     raise
@@ -473,7 +521,7 @@ def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None)
         if copied is not None:
             return copied
     con = _connect(":memory:")
-    return _prepare(con, None, vault, schema, warnings, stamps)
+    return _prepare(con, None, vault, schema, warnings, stamps, early)
 
 
 def _cannot_write(exc: Exception) -> bool:
@@ -536,8 +584,9 @@ def _locked(exc: Exception) -> bool:
     return "locked" in text or "busy" in text
 
 
-def _prepare(con, path, vault, schema, warnings, stamps) -> Index:
+def _prepare(con, path, vault, schema, warnings, stamps, early=None) -> Index:
     index = Index(con, path, warnings=warnings)
+    index.early = early
     why = _why_rebuild(con, schema)
     rollback_journal = why == "new" and path is not None and _journal(con, "DELETE")
     try:
@@ -614,20 +663,15 @@ def _attachments(vault) -> str:
     return "\n".join(path for path in vault.files if not path.endswith(".md"))
 
 
-PARALLEL_MIN = 1000  # notes to read before a forked second process pays for its start
-CHILD_SHARE = 0.7  # of the notes read by the child: this process also writes every note into the index
+PARALLEL_MIN = 1000  # notes to read before forked readers pay for their start
 
 
-def _documents(vault, paths: list[str], hubs, known: dict):
-    """``(path, row, [(target, name_key, resolved path)])`` for each of
-    ``paths`` (:func:`document`), not in order; with many notes, most are
-    read by a forked child while this process writes what arrives
-    (:func:`parallel.stream_in_two`).  Links are resolved with
-    ``vault.resolver``, but for those in ``known`` (``(path, target)`` ->
-    resolved path, as stored before the note changed, when no file of that
-    name came or went): an edit that keeps its links needs no resolver."""
-    from . import parallel
-
+def _reader(vault, hubs, known: dict):
+    """The function that reads one note: ``path -> (path, row, [(target,
+    name_key, resolved path)])`` (:func:`document`).  Links are resolved
+    with ``vault.resolver``, but for those in ``known`` (``(path, target)``
+    -> resolved path, as stored before the note changed, when no file of
+    that name came or went): an edit that keeps its links needs no resolver."""
     names: dict[str, str] = {}
 
     def read(path):
@@ -643,16 +687,38 @@ def _documents(vault, paths: list[str], hubs, known: dict):
             edges.append((target, name, dst))
         return path, row, edges
 
+    return read
+
+
+def _start_reading(vault, paths: list[str], hubs, known: dict):
+    """Forked readers of ``paths`` (:func:`parallel.stream`), started now,
+    or None when there are too few notes to pay for them."""
     if len(paths) < PARALLEL_MIN:
-        yield from map(read, paths)
+        return None
+    from . import note, parallel  # noqa: F401 - imported once, before the fork, not in each reader
+
+    vault.resolver  # noqa: B018 - built before the fork: every reader resolves with it
+    started = parallel.stream(_reader(vault, hubs, known), paths)
+    started.paths = paths
+    return started
+
+
+def _documents(vault, paths: list[str], hubs, known: dict, started=None):
+    """What :func:`_reader` gives for each of ``paths``, not in order; with
+    many notes they are read by forked children (``started`` already, or
+    now) while this process writes what arrives."""
+    if started is None:
+        started = _start_reading(vault, paths, hubs, known)
+    if started is None:
+        yield from map(_reader(vault, hubs, known), paths)
         return
-    vault.resolver  # noqa: B018 - built before the fork: both processes resolve with it
     bar, vault.progress = vault.progress, None  # each note counted as it arrives, whichever process read it
     try:
-        for result in parallel.stream_in_two(read, paths, CHILD_SHARE):
-            if bar is not None:
-                bar.step()
-            yield result
+        with started:
+            for result in started:
+                if bar is not None:
+                    bar.step()
+                yield result
     finally:
         vault.progress = bar
 
@@ -673,9 +739,9 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
     con = index.con
     index.notes = len(stamps)
     files = _attachments(vault)
-    text = _stamp_text(stamps)
     meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'files')"))
-    if meta.get("stamps") == text and meta.get("files") == files:
+    text = _stamp_text(stamps) if meta.get("stamps") is not None else None  # none stored: built from nothing
+    if text is not None and meta["stamps"] == text and meta.get("files") == files:
         return
     try:
         con.execute("BEGIN IMMEDIATE")
@@ -688,6 +754,7 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
     try:
         current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
         _update(index, vault, schema, current, files)
+        text = _stamp_text(stamps) if text is None else text
         con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
         con.execute("COMMIT")
     except BaseException:
@@ -769,44 +836,51 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
     columns = "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line"
     add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 12)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
+    add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
     docs, fts, edges = [], [], []
+    hubs, pairs = set(), set()  # built from nothing: the hubs, and (src, dst) of the links between notes
     bulk = len(changed) >= PARALLEL_MIN
+    started, index.early = index.early, None
+    if started is not None and (known or started.paths != changed):
+        started.close()  # the readers started early read other notes than these (another process built the index)
+        started = None
     if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
     with _gc_paused():
-        for path, row, found in _documents(vault, changed, schema.is_hub, known):
+        for path, row, found in _documents(vault, changed, schema.is_hub, known, started):
             doc_id = ids[path]
             docs.append((doc_id, path, *now[path][1:], *row[:7]))
             fts.append((doc_id, *row[7]))
+            if row[3] and not before:
+                hubs.add(doc_id)
             for target, name, dst in found:
                 dst = id_of(dst)
                 edges.append((doc_id, target, name, dst))
                 if dst is not None:
                     affected.add(dst)
-            if len(fts) >= WRITE_BATCH:  # written while the child reads on
-                con.executemany(add_text, fts)
-                fts.clear()
-        con.executemany(add_text, fts)
+                    if not before and dst != doc_id:
+                        pairs.add((doc_id, dst))
+            if len(fts) >= WRITE_BATCH:  # written while the readers read on
+                _write(con, (add_text, fts), (add_doc, docs), (add_link, edges))
+        _write(con, (add_text, fts), (add_doc, docs), (add_link, edges))
     if bulk:
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)")  # FTS5's default, for later updates
-    con.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", edges)
     for statement in _LINK_INDEXES.split(";"):
         if statement.strip():
             con.execute(statement)
     if before:
-        con.executemany(add_doc, docs)
         _count_inlinks(con, affected)
-    else:  # built from nothing: every note's count from the edges at hand
-        hubs = {doc[0] for doc in docs if doc[8]}
-        pairs = {(src, dst) for src, _, _, dst in edges if dst is not None and dst != src}
+    else:  # built from nothing: every note's count from the links at hand
         counts: dict[int, int] = {}
         near = set()
         for src, dst in pairs:
             counts[dst] = counts.get(dst, 0) + 1
             if src in hubs:
                 near.add(dst)
-        add_doc = add_doc.replace(") VALUES (", ", inlinks, near_hub) VALUES (?, ?, ")
-        con.executemany(add_doc, [(*doc, counts.get(doc[0], 0), 1 if doc[0] in near else 0) for doc in docs])
+        con.executemany(
+            "UPDATE docs SET inlinks = ?, near_hub = ? WHERE id = ?",
+            [(counts.get(doc_id, 0), 1 if doc_id in near else 0, doc_id) for doc_id in counts.keys() | near],
+        )
     index.reread = len(changed)
 
 
@@ -817,6 +891,14 @@ def _gc_paused():
 
 
 WRITE_BATCH = 200  # notes per executemany into the FTS table
+
+
+def _write(con, *batches) -> None:
+    """Run each ``(statement, rows)`` of ``batches`` over its rows, then empty them."""
+    for statement, rows in batches:
+        if rows:
+            con.executemany(statement, rows)
+            rows.clear()
 
 
 def _count_inlinks(con, ids: set) -> None:
