@@ -812,3 +812,14 @@ def test_progress_counts_every_note_whichever_process_read_it(make_vault, monkey
     index = search.open_index(v, load_schema(vault), use_disk=False)
     index.close()
     assert bar.steps == 30 and v.progress is bar
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ae\u0301\u0308éÉήйñ\n \r\u4e2d\U0001f600'\u2019x"), max_size=40))
+def test_marks_are_stripped_alike_line_by_line_and_whole(text):
+    # strip_marks works on the lines that are not ASCII only; no combining
+    # sequence spans a line break, so that must equal the whole text's
+    assert search.strip_marks(text) == search._strip_line(text)
+    assert search.fold(text) == search._strip_line(text).casefold()
+    assert search._has_cjk(text) == ("\u4e2d" in text)
+    assert "\u0301" not in search.strip_marks(text) and "\u0308" not in search.strip_marks(text)

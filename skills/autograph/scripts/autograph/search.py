@@ -79,7 +79,12 @@ _CJK_RUN = "[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\u
 
 
 def _has_cjk(text: str) -> bool:
-    return not text.isascii() and re.search(_CJK_RUN, text) is not None
+    if text.isascii():
+        return False
+    if "\n" not in text:
+        return re.search(_CJK_RUN, text) is not None
+    # the regex on the lines that are not ASCII only: a scan by class is slow
+    return any(not line.isascii() and re.search(_CJK_RUN, line) for line in text.split("\n"))
 
 
 _WORD = re.compile(r"\w+")
@@ -131,6 +136,12 @@ def strip_marks(text: str) -> str:
     to what is indexed and to every query, so both sides compare alike."""
     if text.isascii():
         return text
+    if "\n" in text:  # the lines that are not ASCII only (no combining sequence spans a line break)
+        return "\n".join(line if line.isascii() else _strip_line(line) for line in text.split("\n"))
+    return _strip_line(text)
+
+
+def _strip_line(text: str) -> str:
     return nfc(re.sub(_MARKS, "", unicodedata.normalize("NFD", text)))
 
 
@@ -798,10 +809,13 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
     affected = {ids[path] for path in changed}  # notes whose in-links may have changed
     # names whose resolution may have moved: of notes added or gone, and of other files added or gone
     stored_files = con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0]
-    moved = {name_key(path) for path in changed if path not in before} | {name_key(path) for path in gone}
+    moved = set()  # built from nothing: no stored link to resolve again
+    if before:
+        moved = {name_key(path) for path in changed if path not in before} | {name_key(path) for path in gone}
+        if stored_files != files:
+            was, is_ = set(stored_files.split("\n")) - {""}, set(files.split("\n")) - {""}
+            moved |= {name_key(path) for path in was ^ is_}
     if stored_files != files:
-        was, is_ = set(stored_files.split("\n")) - {""}, set(files.split("\n")) - {""}
-        moved |= {name_key(path) for path in was ^ is_}
         con.execute("UPDATE meta SET value = ? WHERE key = 'files'", (files,))
     known = {}  # (path, target) -> resolved path, of the links a changed note had, still valid
     lost = "SELECT l.target, l.name, l.dst, d.path FROM links l LEFT JOIN docs d ON d.id = l.dst WHERE l.src = ?"
