@@ -53,6 +53,7 @@ __all__ = [
     "make_parser",
     "print_json",
     "run",
+    "exit_now",
     "subparser",
 ]
 
@@ -349,6 +350,20 @@ def run(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
     finally:
         while _progress:
             _progress.pop().done()
+
+
+def exit_now(code: int) -> None:
+    """Leave the process with ``code`` once stdout and stderr are flushed,
+    without the interpreter's teardown of every object (15-30 ms measured
+    for a search on obsidian-hub, a tenth of a warm query).  For a script's
+    ``__main__`` whose run closed what it opened (files, the index): no
+    atexit handler runs."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # the reader went away (| head): nothing more to tell it
+    os._exit(code)
 
 
 def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
