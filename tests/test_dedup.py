@@ -351,6 +351,20 @@ def test_retired_templates_and_hubs_are_left_out(make_vault):
     assert groups_of(root) == []
 
 
+def test_a_superseded_by_that_names_no_card_retires_nothing(make_vault):
+    # supersede.retired: "TBD" or a link to nobody leaves the card in; a
+    # superseded_by naming another card takes it out, as status: superseded does
+    root = make_vault(
+        {
+            "a.md": card({"email": "x@y.z"}),
+            "b.md": card({"email": "x@y.z", "superseded_by": "TBD"}),
+            "c.md": card({"email": "x@y.z", "superseded_by": "[[Nobody]]"}),
+            "d.md": card({"email": "x@y.z", "superseded_by": "[[a]]"}),
+        }
+    )
+    assert groups_of(root) == [["a.md", "b.md", "c.md"]]
+
+
 def test_br23_nothing_under_dot_folders(case, capsys):
     root = case("BR-23") / "vault"
     code, report = run_json(capsys, root)

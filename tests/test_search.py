@@ -243,6 +243,20 @@ def test_fields_weights_snippet_line_and_rerank(make_vault):
     assert query_json(vault, "alice", "--limit", "1")["count"] == 1
 
 
+def test_only_a_superseded_by_naming_another_card_ranks_a_card_down(make_vault):
+    body = "kiwi kiwi kiwi\n"
+    vault = make_vault(
+        {
+            "a.md": "---\nsuperseded_by: TBD\n---\n" + body,
+            "b.md": "---\nsuperseded_by: \"[[c]]\"\n---\n" + body,
+            "c.md": "---\ntitle: other\n---\nnothing here\n",
+            "d.md": "---\nsuperseded_by: \"[[Nobody]]\"\n---\n" + body,
+        }
+    )
+    hits = {h["path"]: h["score"] for h in query_json(vault, "kiwi")["hits"]}
+    assert hits["a.md"] == pytest.approx(hits["d.md"]) == pytest.approx(2 * hits["b.md"])
+
+
 # ---------------------------------------------------------------------------
 # The index
 

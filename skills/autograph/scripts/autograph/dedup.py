@@ -21,7 +21,8 @@ same field (``email:alex@example.com``).  Rules, in order:
   conflict into a group is refused and reported in ``refused``;
 * cards the schema does not count as cards (templates, ``ignore_folders``),
   hubs, notes that cannot be read or whose frontmatter does not parse, and
-  retired cards (``status: superseded`` or a ``superseded_by``) are left out.
+  retired cards (``status: superseded``, or a ``superseded_by`` naming
+  another card: :func:`supersede.retired`) are left out.
 
 A group is *strong* when its members are linked by ``email`` or ``phone``
 kind keys alone; only strong groups are merged without a reviewed manifest.
@@ -193,11 +194,6 @@ class Report:
     by_path: dict[str, Card] = field(default_factory=dict)
 
 
-def _retired(properties: dict) -> bool:
-    status = properties.get("status")
-    return (isinstance(status, str) and status.strip().lower() == "superseded") or bool(properties.get("superseded_by"))
-
-
 def _text_of(value) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
@@ -289,13 +285,17 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
     cards: dict[str, Card] = {}
     props_of: dict[str, dict] = {}
     bodies: dict[str, int] = {}
-    for path in vault.cards(schema):
+    from .supersede import retired  # supersede builds on this module
+
+    card_paths = vault.cards(schema)
+    card_set = set(card_paths)
+    for path in card_paths:
         note = vault.note(path, keep=False)
         if note.unwritable:
             report.skipped.append({"path": path, "reason": note.unwritable})
             continue
         props = note.properties
-        if schema.is_hub(note.stem, props) or _retired(props):
+        if schema.is_hub(note.stem, props) or retired(vault, card_set, path, props):
             continue
         report.cards += 1
         card = read_card(note, schema, settings)

@@ -31,7 +31,9 @@ it, as Obsidian would: a path-qualified link never credits a same-named
 other note; counted when notes are indexed), ``hub = 1.1`` when a hub note
 links to it, ``fresh = 0.85 + 0.15
 * relevance`` (decay's relevance; 0.5 for an undated note), ``superseded =
-0.5`` for status ``superseded`` or a ``superseded_by`` value.
+0.5`` for a retired card (:func:`supersede.retired`: status
+``superseded``, or a ``superseded_by`` that names another card, resolved
+when such a note is a candidate; ``superseded_by: TBD`` is not retired).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ __all__ = [
 ]
 
 INDEX_NAME = "search.sqlite"
-INDEX_VERSION = 3  # 3: links resolved by links.Resolver, in-link counts stored
+INDEX_VERSION = 4  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 BUSY_SECONDS = 5.0
 COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body", "cjk")
@@ -310,7 +312,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         kind.strip().lower() if isinstance(kind, str) else None,
         status,
         1 if hubs(stem, props) else 0,
-        1 if status == "superseded" or low.get("superseded_by") else 0,
+        1 if status == "superseded" else 2 if low.get("superseded_by") else 0,  # 2: retired if it names a card
         _JSON.encode(props) if props else "{}",
         line,
         tuple(fields),
@@ -1025,7 +1027,7 @@ def search(
             hint = "leave out --fts to search for the words as typed"
             raise UsageError(f"bad FTS5 query {text!r}: {exc} ({hint})") from None
         raise
-    ranked = rerank(index, schema, rows)[:limit]
+    ranked = rerank(index, schema, rows, vault)[:limit]
     terms = [fold(" ".join(t)) for t in query_terms(text)] if not raw else [fold(w) for w in _WORD.findall(text)]
     return [_hit(index, vault, doc_id, score, bm, rel, terms, snippets) for doc_id, score, bm, rel in ranked]
 
@@ -1038,17 +1040,19 @@ def _text(value: str | None) -> str | None:
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def rerank(index: Index, schema, rows) -> list[tuple]:
-    """``(doc id, score, bm25, relevance or None)`` of FTS rows ``(doc id, bm25)``, best first."""
+def rerank(index: Index, schema, rows, vault=None) -> list[tuple]:
+    """``(doc id, score, bm25, relevance or None)`` of FTS rows ``(doc id,
+    bm25)``, best first.  ``vault`` resolves a ``superseded_by`` (without
+    it, any value retires the card)."""
     con = index.con
     bm25 = dict(rows)
     marks = ",".join("?" * len(bm25))
     found = con.execute(
-        f"SELECT id, hub, superseded, props, inlinks, near_hub FROM docs WHERE id IN ({marks})", list(bm25)
+        f"SELECT id, path, hub, superseded, props, inlinks, near_hub FROM docs WHERE id IN ({marks})", list(bm25)
     ).fetchall()
     out = []
-    clock = None
-    for doc_id, hub_self, superseded, props, inlinks, near_hub in found:
+    clock = cards = None
+    for doc_id, path, hub_self, superseded, props, inlinks, near_hub in found:
         bm = bm25[doc_id]
         rel = None
         if props and _DATED.search(props):  # decay (and its imports) only for a card that has a date
@@ -1060,6 +1064,11 @@ def rerank(index: Index, schema, rows) -> list[tuple]:
             rel = freshness(json.loads(props), *clock)
         score = -bm * (1 + 0.15 * math.log1p(inlinks)) * (1.1 if near_hub and not hub_self else 1.0)
         score *= 0.85 + 0.15 * (0.5 if rel is None else rel)
+        if superseded == 2 and vault is not None:  # a superseded_by: retired if it names another card
+            from . import supersede
+
+            cards = set(vault.cards(schema)) if cards is None else cards
+            superseded = supersede.retired(vault, cards, path, json.loads(props))
         if superseded:
             score *= 0.5
         out.append((doc_id, score, -bm, rel))

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from . import dedup
 
-__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan", "successor"]
+__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan", "retired", "successor"]
 
 DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
 NOT_SUPERSEDABLE = "its type cannot be superseded (supersedable: false, or a status list without superseded)"
@@ -191,6 +191,18 @@ def successor(vault, cards, path: str, value) -> str | None:
         if hit is not None and hit != path and hit in cards:
             return hit
     return None
+
+
+def retired(vault, cards, path: str, properties: dict) -> bool:
+    """Whether the card at ``path`` with ``properties`` is retired:
+    ``status: superseded``, or a ``superseded_by`` that names another card
+    (:func:`successor`).  ``superseded_by: TBD`` alone retires nothing.
+    ``cards`` is a set of paths (:meth:`Vault.cards`)."""
+    status = properties.get("status")
+    if isinstance(status, str) and status.strip().lower() == "superseded":
+        return True
+    value = properties.get("superseded_by")
+    return bool(value) and successor(vault, cards, path, value) is not None
 
 
 def _allows_superseded(schema, props: dict) -> bool:
