@@ -248,9 +248,9 @@ def test_only_a_superseded_by_naming_another_card_ranks_a_card_down(make_vault):
     vault = make_vault(
         {
             "a.md": "---\nsuperseded_by: TBD\n---\n" + body,
-            "b.md": "---\nsuperseded_by: \"[[c]]\"\n---\n" + body,
+            "b.md": '---\nsuperseded_by: "[[c]]"\n---\n' + body,
             "c.md": "---\ntitle: other\n---\nnothing here\n",
-            "d.md": "---\nsuperseded_by: \"[[Nobody]]\"\n---\n" + body,
+            "d.md": '---\nsuperseded_by: "[[Nobody]]"\n---\n' + body,
         }
     )
     hits = {h["path"]: h["score"] for h in query_json(vault, "kiwi")["hits"]}
