@@ -18,7 +18,7 @@ index (``autograph.search.search``, the median of the queries; target
 < 20 ms).  All runs alternate within one session; each run is divided by
 the floor of its own round, and the median of those ratios is reported with
 their range (the noise of a shared machine), beside the median wall and CPU
-(user + system, both processes of a build) times and the best run over the
+(user + system, every process of a build: its readers too) times and the best run over the
 best floor (the figure earlier versions of this script gave).  Never run in CI.
 
 Usage: python3 bench/search_ratio.py [VAULT] [--rounds N] [--query Q]
