@@ -1086,8 +1086,9 @@ def freshness(props: dict, today, settings) -> float | None:
     return reading.relevance
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(fold(text)))
+def _word_pattern(word: str) -> str:
+    """A regex for ``word`` (folded) as a whole word; a CJK run anywhere."""
+    return re.escape(word) if _has_cjk(word) else r"(?<!\w)" + re.escape(word) + r"(?!\w)"
 
 
 def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
@@ -1096,6 +1097,9 @@ def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
         "SELECT path, title, type, status, inlinks, body_line FROM docs WHERE id = ?", (doc_id,)
     ).fetchone()
     cols = con.execute(f"SELECT {', '.join(COLUMNS)} FROM fts WHERE rowid = ?", (doc_id,)).fetchone()
+    # a term matches a column when each of its words is a word of the column
+    # (a CJK term: is in it); searched for, not every word of a long body listed
+    wanted = [[re.compile(_word_pattern(w)) for w in (_WORD.findall(t) if not _has_cjk(t) else [t])] for t in terms]
     matched = []
     for name, value in zip(COLUMNS, cols, strict=True):
         if not value:
@@ -1105,9 +1109,8 @@ def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
             if any(bigrams(t) and bigrams(t).split()[0] in grams for t in terms):
                 matched.append(name)
             continue
-        words = _words(value)
         folded = fold(value)
-        if any(all(w in words for w in _WORD.findall(t)) or (_has_cjk(t) and t in folded) for t in terms):
+        if any(words and all(word.search(folded) for word in words) for words in wanted):
             matched.append(name)
     line, snippet = _snippet(vault, path, body_line or 1, terms) if snippets else (0, "")
     return Hit(path, title, score, bm, matched, line, snippet, inlinks, rel, kind, status)
@@ -1144,26 +1147,22 @@ def _snippet(vault, path: str, body_line: int, terms: list[str], width: int = 16
         return 0, ""
     lines = text.split("\n")
     first_body = min(body_line - 1, len(lines))
-    order = list(range(first_body, len(lines))) + list(range(0, first_body))
     words = [w for t in terms for w in (_WORD.findall(t) or [t])]
-    for number in order:
-        line = nfc(lines[number])
-        folded = fold(line)
-        found = [_find_word(folded, w) for w in words]
-        found = [at for at in found if at >= 0]
+    if words:
+        # the whole text folded at once: folding keeps every line break, so
+        # its lines are the text's; the first match of any word is searched
+        folded = fold(text)
+        start = len("\n".join(folded.split("\n", first_body)[:first_body])) + (1 if first_body else 0)
+        any_word = re.compile("|".join(_word_pattern(w) for w in words))
+        found = any_word.search(folded, start) or any_word.search(folded, 0, max(start - 1, 0))
         if found:
-            return number + 1, _cut(line, min(found), width)
-    for number in order:
+            number = folded.count("\n", 0, found.start())
+            at = found.start() - (folded.rfind("\n", 0, found.start()) + 1)
+            return number + 1, _cut(nfc(lines[number]), at, width)
+    for number in list(range(first_body, len(lines))) + list(range(0, first_body)):
         if lines[number].strip():
             return number + 1, _cut(nfc(lines[number]), 0, width)
     return 1, ""
-
-
-def _find_word(folded: str, word: str) -> int:
-    if _has_cjk(word):
-        return folded.find(word)
-    match = re.search(r"(?<!\w)" + re.escape(word) + r"(?!\w)", folded)
-    return match.start() if match else -1
 
 
 def _cut(line: str, at: int, width: int) -> str:
