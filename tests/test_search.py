@@ -243,6 +243,19 @@ def test_fields_weights_snippet_line_and_rerank(make_vault):
     assert query_json(vault, "alice", "--limit", "1")["count"] == 1
 
 
+def test_a_build_from_nothing_stamps_each_note_as_read_and_the_next_query_reads_none(make_vault):
+    # no index file: the walk stats nothing, each note's stamp comes from
+    # reading it (a note that is not UTF-8 too)
+    vault = make_vault({f"n{i}.md": f"apple {i}\n" for i in range(5)})
+    (vault / "latin1.md").write_bytes(b"caf\xe9 apple\n")
+    first = query_json(vault, "apple")
+    assert first["index"]["rebuilt"] == "new" and first["index"]["reread"] == 6 and first["count"] == 5
+    again = query_json(vault, "apple")
+    assert again["index"]["reread"] == 0 and again["count"] == 5
+    (vault / "n1.md").write_text("apple pie\n")
+    assert query_json(vault, "apple")["index"]["reread"] == 1
+
+
 def test_only_a_superseded_by_naming_another_card_ranks_a_card_down(make_vault):
     body = "kiwi kiwi kiwi\n"
     vault = make_vault(

@@ -65,7 +65,7 @@ def cmd_search(args) -> int:
     # cli.load, but the notes are stat'ed during the walk: the warm query's freshness check
     vault, stamps = search.open_vault(args.vault)
     schema = load_schema(vault.root, getattr(args, "schema", None))
-    vault.progress = cli.progress_for(args, len(stamps))
+    vault.progress = cli.progress_for(args, len(vault.notes))
     cli.warn(vault.warnings)
     cli.warn(schema.warnings)
     try:

@@ -54,6 +54,7 @@ class Note:
     bom: bool
     error: str | None = None
     cr: bool = False  # lone CR line endings (classic Mac): ``text`` holds them as \n
+    stamp: tuple[int, int, int] | None = None  # (size, mtime_ns, ctime_ns) as read (read_note's fstat)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> Note:
@@ -158,8 +159,9 @@ def read_note(root: Path | str, path: str, limit: int | None = None) -> Note:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
+        stamp = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         if limit is not None and info.st_size > limit:
-            return Note(path, b"", None, False, f"larger than {limit:,} bytes; not read")
+            return Note(path, b"", None, False, f"larger than {limit:,} bytes; not read", stamp=stamp)
         data = os.read(fd, info.st_size + 1)
         if data:  # until end of file: it may have grown since fstat
             chunks = [data]
@@ -168,4 +170,6 @@ def read_note(root: Path | str, path: str, limit: int | None = None) -> Note:
             data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
-    return Note.from_bytes(path, data)
+    note = Note.from_bytes(path, data)
+    note.stamp = stamp
+    return note

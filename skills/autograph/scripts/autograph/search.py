@@ -474,8 +474,8 @@ def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None)
     :func:`open_vault` (else each note is stat'ed)."""
     check_sqlite()
     warnings: list[str] = []
-    if stamps is None:
-        stamps = _stamps(vault)
+    if stamps is None and _existing(vault.root) is not None:
+        stamps = _stamps(vault)  # else built from nothing: each note's stamp taken as it is read
     early = _early(vault, schema, stamps)
     try:
         return _open(vault, schema, use_disk, stamps, warnings, early)
@@ -491,7 +491,8 @@ def _early(vault, schema, stamps):
     otherwise.  :func:`_update` uses them if it is to read just those notes."""
     if _existing(vault.root) is not None:
         return None
-    return _start_reading(vault, [path for path in vault.notes if path in stamps], schema.is_hub, {})
+    paths = vault.notes if stamps is None else [path for path in vault.notes if path in stamps]
+    return _start_reading(vault, paths, schema.is_hub, {})
 
 
 def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
@@ -648,11 +649,14 @@ def _build(index: Index, con, why, vault, schema, stamps) -> None:
 def open_vault(root):
     """``(vault.Vault, stamps)``: the vault walked once, each note's
     ``(size, mtime_ns, ctime_ns)`` taken during the walk, for
-    :func:`open_index` (the warm query's freshness check)."""
+    :func:`open_index` (the warm query's freshness check).  ``stamps`` is
+    None when the vault has no index file: it is built from nothing, and
+    each note's stamp is taken as it is read (a stat of every note in the
+    walk costs a fifth of reading them all)."""
     from .vault import Vault, walk
 
     path = Vault.check_folder(root)
-    stamps: dict = {}
+    stamps = {} if _existing(path) is not None else None
     files, warnings = walk(path, stamps)
     return Vault(path, files, warnings), stamps
 
@@ -681,14 +685,24 @@ PARALLEL_MIN = 1000  # notes to read before forked readers pay for their start
 
 def _reader(vault, hubs, known: dict):
     """The function that reads one note: ``path -> (path, row, [(target,
-    name_key, resolved path)])`` (:func:`document`).  Links are resolved
+    name_key, resolved path)], stamp)`` (:func:`document`; ``stamp`` as it
+    was read, else as stat'ed, None when the note is gone).  Links are resolved
     with ``vault.resolver``, but for those in ``known`` (``(path, target)``
     -> resolved path, as stored before the note changed, when no file of
     that name came or went): an edit that keeps its links needs no resolver."""
     names: dict[str, str] = {}
+    root = str(vault.root).rstrip(os.sep) + os.sep
 
     def read(path):
-        row, targets = document(vault.note(path, keep=False), hubs)
+        note = vault.note(path, keep=False)
+        stamp = note.stamp
+        if stamp is None:  # not read: stat'ed, as the walk would have
+            try:
+                info = os.stat(root + path)
+                stamp = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+            except OSError:
+                stamp = None
+        row, targets = document(note, hubs)
         edges = []
         for target in targets:
             name = names.get(target)
@@ -698,7 +712,7 @@ def _reader(vault, hubs, known: dict):
             if dst is names:
                 dst = vault.resolver.resolve(target, path).path
             edges.append((target, name, dst))
-        return path, row, edges
+        return path, row, edges, stamp
 
     return read
 
@@ -750,10 +764,13 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
     in-link counts of every note that gained or lost a link are counted
     again."""
     con = index.con
-    index.notes = len(stamps)
+    pending = stamps is None  # no index file at the walk: stamps taken as the notes are read
+    if pending:
+        stamps = {}
+    index.notes = len(vault.notes if pending else stamps)
     files = _attachments(vault)
     meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'files')"))
-    text = _stamp_text(stamps) if meta.get("stamps") is not None else None  # none stored: built from nothing
+    text = _stamp_text(stamps) if meta.get("stamps") is not None and not pending else None
     if text is not None and meta["stamps"] == text and meta.get("files") == files:
         return
     try:
@@ -765,8 +782,13 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
         index.warnings.append("another process is updating the search index; answered from the index as it was")
         return
     try:
-        current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
-        _update(index, vault, schema, current, files)
+        if pending:
+            current = [(path, None, None, None) for path in vault.notes]
+            _update(index, vault, schema, current, files, stamps)
+            index.notes = len(stamps)
+        else:
+            current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
+            _update(index, vault, schema, current, files)
         text = _stamp_text(stamps) if text is None else text
         con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
         con.execute("COMMIT")
@@ -785,7 +807,9 @@ def _stamp_text(stamps: dict) -> bytes:
     ).encode("utf-8", "surrogatepass")
 
 
-def _update(index: Index, vault, schema, current: list[tuple], files: str) -> None:
+def _update(index: Index, vault, schema, current: list[tuple], files: str, taken: dict | None = None) -> None:
+    """See :func:`_refresh`.  ``taken``: stamps unknown in ``current``, each
+    note's put there as it is read (a note gone meanwhile is left out)."""
     con = index.con
     before = {row[0]: row for row in con.execute("SELECT path, size, mtime, ctime FROM docs")}
     now = {row[0]: row for row in current}
@@ -863,9 +887,13 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str) -> No
     if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
     with _gc_paused():
-        for path, row, found in _documents(vault, changed, schema.is_hub, known, started):
+        for path, row, found, stamp in _documents(vault, changed, schema.is_hub, known, started):
+            if taken is not None:
+                if stamp is None:
+                    continue  # gone since the walk
+                taken[path] = stamp
             doc_id = ids[path]
-            docs.append((doc_id, path, *now[path][1:], *row[:7]))
+            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:7]))
             fts.append((doc_id, *row[7]))
             if row[3] and not before:
                 hubs.add(doc_id)
