@@ -630,6 +630,47 @@ def test_links_from_hubs_and_the_index_follow_the_merged_card(make_vault, capsys
     assert (root / "Templates/t.md").read_text() == "[[A. Example]]\n"
 
 
+def test_a_member_in_another_folder_keeps_where_its_links_lead(make_vault, capsys):
+    """F14: the member's body moves into the canonical card's folder; its
+    relative links and a name a same-named note there would take are
+    rewritten so each reaches the file it reached before."""
+    root = make_vault(
+        {
+            "people/Alex Example.md": card({"email": "alex@example.com"}, "Canonical body, the longer one by far."),
+            "inbox/A. Example.md": card(
+                {"email": "ALEX@example.com"},
+                "## Notes\n- see [the plan](../projects/plan.md) and [[./Plan B]]\n- met at [[Standup]]\n",
+            ),
+            "projects/plan.md": "the plan\n",
+            "inbox/Plan B.md": "b\n",
+            "inbox/Standup.md": "inbox standup\n",
+            "people/Standup.md": "people standup\n",
+            **{f"o{i}.md": "[[Alex Example]]\n" for i in range(4)},
+        }
+    )
+    before = {t: r for t, r in resolved(root, "inbox/A. Example.md").items()}
+    code, report = run_json(capsys, root, "--apply")
+    assert code == 0, report
+    after = resolved(root, "people/Alex Example.md")
+    assert sorted(before) == ["./Plan B", "Standup", "the plan"]
+    for text, path in before.items():
+        assert after[text] == path, (text, (root / "people/Alex Example.md").read_text())
+    assert broken_links(root) == []
+
+
+def resolved(root: Path, path: str) -> dict[str, str]:
+    """What each link of the note at ``path`` resolves to, by its visible text
+    (a rewritten wikilink keeps the old one as its alias)."""
+    from autograph.links import scan
+
+    vault = Vault.open(root)
+    note = vault.note(path)
+    found = {}
+    for link in scan(note.text):
+        found[link.alias or link.target] = vault.resolver.resolve(link.target, path).path
+    return found
+
+
 # ---------------------------------------------------------------------------
 # A merge that is not written whole (F1, F2, F7, F16)
 

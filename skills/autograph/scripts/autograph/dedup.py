@@ -709,14 +709,33 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
         text = fm.set_property(text, find_key(props, "aliases") or "aliases", aliases + added)
     block = fm.parse(text)
     at = block.body if block is not None else 0
-    for name, body in ((path, text[at:]), (member.path, member.body)):
+    moved = _relocated_body(vault, member, path)
+    for name, body in ((path, text[at:]), (member.path, moved)):
         if _ends_in_code(body):
             raise ValueError(f"{name} ends inside code or a comment that is never closed (a fence, %%, <!--, $$)")
-    text = text[:at] + merge_body(text[at:], member.body, sections.newline_of(text))
+    text = text[:at] + merge_body(text[at:], moved, sections.newline_of(text))
     recorded = {_history_key(line) for line in text[at:].splitlines()} - {None}
     history = [line for line in history if _history_key(line) not in recorded]  # merged before: once is enough
     text = sections.append(text, "History", history)
     return text, history, added
+
+
+def _relocated_body(vault, member, path: str) -> str:
+    """The body of ``member`` (a :class:`note.Note`) with its links
+    rewritten to reach, written in ``path`` (the canonical card), the files
+    they reach from the member's own path: a relative link
+    (``[x](../a.md)``, ``[[./b]]``) or a name that a note in ``path``'s
+    folder would take keeps its target, and a link to the member itself
+    goes to ``path`` (:func:`relink.retarget_text` as if the member moved
+    to ``path``, its old text kept as alias)."""
+    from . import relink
+
+    later = relink.resolver_after(vault.resolver, {member.path: None})
+    text, _ = relink.retarget_text(
+        member.text, member.path, vault.resolver, {member.path: path}, keep_text=True, after_resolver=later
+    )
+    block = fm.parse(text)
+    return text[block.body :] if block is not None else text
 
 
 _HISTORY_LINE = re.compile(r"[-*+] \d{4}-\d{2}-\d{2}: (.+?)(?: \(from \[\[[^\]]*\]\]\))?[ \t]*")
