@@ -41,9 +41,15 @@ class VaultError(Exception):
 def read_note(root, path: str, limit: int | None = None):
     """:func:`note.read_note`, imported on first use: a command that only
     walks the vault (a warm search) does not load the frontmatter parser."""
-    from .note import read_note as read
+    global _read_note
+    if _read_note is None:  # once: an import statement per note costs a tenth of reading it
+        from .note import read_note as read
 
-    return read(root, path, limit)
+        _read_note = read
+    return _read_note(root, path, limit)
+
+
+_read_note = None
 
 
 def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
