@@ -472,6 +472,9 @@ def test_a_note_edited_while_the_model_answers_is_left_as_edited(vault, run, ser
     code, out = run("tags", str(vault), "--apply")
     assert code == 0 and "people/Ada Lovelace.md" not in out["written"] and len(out["written"]) == 3
     assert target.read_text() == edited
+    # told, not dropped in silence
+    told = [s for s in out["skipped"] if s["path"] == "people/Ada Lovelace.md"]
+    assert len(told) == 1 and "edited while its request was out" in told[0]["reason"]
     # asked again next time, for the text as it is now
     server.default = good
     code, out = run("tags", str(vault), "--apply")

@@ -159,12 +159,18 @@ def _write(args, config, model, read, sent):
     else:
         now = first  # nothing was sent and nothing is written: the first read stands
     proposals = dict(now.cached)
+    edited = []  # answered about a note that changed meanwhile: its answer no longer fits it
     if sent is not None:
         for path, item in now.items.items():
             answered = first.items.get(path)
-            if path not in proposals and answered is not None and answered.key == item.key and path in sent.proposals:
+            if path in proposals or answered is None or path not in sent.proposals:
+                continue
+            if answered.key == item.key:
                 proposals[path] = sent.proposals[path]
+            else:
+                edited.append({"path": path, "reason": "edited while its request was out; run again to ask about it"})
     edits, results, skipped = enrich.plan(vault, schema, args.mode, proposals)
+    skipped = edited + skipped
     outcome = cli.carry_out(vault.root, edits, apply, args.wait, f"enrich.py {args.mode}", schema)
     failed = sent is not None and bool(sent.errors)
     code = cli.outcome_code(outcome)
