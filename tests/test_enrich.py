@@ -224,8 +224,10 @@ def test_hostile_answers_change_nothing(make_vault, run, server, answer):
         completion("Sure! Here are some tags: ai, ml"),
         completion('{"results": "none"}'),
         completion("```json\n{not json}\n```"),
+        completion("[]"),
+        completion('{"results": [{"id": "n99", "tags": ["x"]}]}'),
     ],
-    ids=["body", "no-choices", "prose", "results-not-list", "fenced-garbage"],
+    ids=["body", "no-choices", "prose", "results-not-list", "fenced-garbage", "empty-list", "no-note-asked"],
 )
 def test_malformed_answers_change_nothing(vault, run, server, reply):
     before = snapshot(vault)

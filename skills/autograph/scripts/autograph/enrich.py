@@ -400,7 +400,9 @@ def parse_answer(content: str, ids: set[str], key: str) -> dict[str, list[str]]:
     """``{id: [proposals]}`` from a model's answer: a JSON object with
     ``results`` (a list of ``{"id", key: [...]}``), or such a list; results
     for ids not in ``ids``, and items that are not text, are dropped.
-    Raises :class:`AnswerError` when the answer is not such JSON."""
+    Raises :class:`AnswerError` when the answer is not such JSON, or holds
+    a result for none of ``ids`` (``[]``: an empty list for a note is an
+    answer, no list at all is not)."""
     text = content.strip()
     fence = re.fullmatch(r"```[A-Za-z]*\s*\n(.*)\n\s*```", text, re.S)
     if fence:
@@ -420,6 +422,8 @@ def parse_answer(content: str, ids: set[str], key: str) -> dict[str, list[str]]:
         if not isinstance(rid, str) or rid not in ids or not isinstance(values, list):
             continue
         found.setdefault(rid, []).extend(v for v in values[:20] if isinstance(v, str) and len(v) <= 300)
+    if ids and not found:  # "[]" says nothing of the notes asked about: not an answer to cache
+        raise AnswerError("the answer has a result for none of the notes asked about")
     return found
 
 
