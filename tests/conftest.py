@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -74,6 +76,71 @@ def copy_tree(source: Path, dest: Path) -> Path:
                 path.chmod(path.stat().st_mode | stat.S_IWUSR)
     Path(dest).chmod(Path(dest).stat().st_mode | stat.S_IWUSR)
     return dest
+
+
+def _remove(folder: Path) -> None:
+    """Remove ``folder``, whatever modes a test left on what is inside."""
+
+    def writable_and_again(function, path, _exc):
+        os.chmod(os.path.dirname(path), stat.S_IRWXU)
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.chmod(path, stat.S_IRWXU)
+        function(path)
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(folder, onexc=writable_and_again)
+    else:
+        shutil.rmtree(folder, onerror=writable_and_again)
+
+
+class FastTmp:
+    """Folders in memory (tmpfs, ``/dev/shm``) when the system has one, else
+    under pytest's temporary folder.
+
+    For the tests that copy a whole corpus and write thousands of its notes:
+    every write fsyncs the note, its folder and the journal, which costs the
+    disk seconds per thousand notes; what those tests check is bytes, links
+    and reports, not durability.  Tests of extended attributes, ACLs or
+    ``RENAME_EXCHANGE``, of killed writers and of races stay on the disk
+    (``tmp_path``)."""
+
+    def __init__(self, fallback: pytest.TempPathFactory):
+        self._fallback = fallback
+        shm = Path("/dev/shm")
+        self._root = None
+        if shm.is_dir() and os.access(shm, os.W_OK | os.X_OK):
+            self._root = Path(tempfile.mkdtemp(dir=shm, prefix="autograph-test-"))
+
+    def mktemp(self, name: str) -> Path:
+        """A new empty folder whose name starts with ``name``."""
+        if self._root is None:
+            return self._fallback.mktemp(name)
+        return Path(tempfile.mkdtemp(dir=self._root, prefix=f"{name}-"))
+
+    def remove(self, folder: Path) -> None:
+        if self._root is not None and folder.is_relative_to(self._root):
+            _remove(folder)
+
+    def close(self) -> None:
+        if self._root is not None:
+            _remove(self._root)
+
+
+@pytest.fixture(scope="session")
+def fast_tmp_factory(tmp_path_factory):
+    """``fast_tmp_factory.mktemp(name)``: a new folder in memory (see
+    :class:`FastTmp`), for module fixtures; all removed at the session's end."""
+    factory = FastTmp(tmp_path_factory)
+    yield factory
+    factory.close()
+
+
+@pytest.fixture
+def fast_tmp(fast_tmp_factory, request):
+    """A test's own folder in memory (see :class:`FastTmp`), removed after it."""
+    folder = fast_tmp_factory.mktemp(re.sub(r"[^\w.-]", "_", request.node.name)[:40])
+    yield folder
+    fast_tmp_factory.remove(folder)
 
 
 @pytest.fixture

@@ -89,9 +89,9 @@ class Flow:
 
 
 @pytest.fixture(scope="module", params=CORPUS_NAMES)
-def flow(request, tmp_path_factory) -> Flow:
+def flow(request, fast_tmp_factory) -> Flow:
     name = request.param
-    work = tmp_path_factory.mktemp(name)
+    work = fast_tmp_factory.mktemp(name)
     root = copy_tree(require(CORPORA / name), work / "vault")
     discovery = run_json(DISCOVER, root)
     (work / "discovery.json").write_text(json.dumps(discovery), encoding="utf-8")

@@ -391,13 +391,13 @@ class HealthRun:
 
 
 @pytest.fixture(scope="module")
-def health_runs(tmp_path_factory):
+def health_runs(fast_tmp_factory):
     runs: dict[str, HealthRun] = {}
 
     def run(name: str) -> HealthRun:
         if name not in runs:
             source = require(CORPORA / name)
-            copy = copy_tree(source, tmp_path_factory.mktemp("health") / name)
+            copy = copy_tree(source, fast_tmp_factory.mktemp("health") / name)
             before = _snapshot(copy)
             proc = subprocess.run(
                 [sys.executable, str(SCRIPTS / "graph.py"), "health", str(copy), "--json"],

@@ -661,14 +661,14 @@ def _writable_copy(source: Path, dest: Path) -> Path:
     return copy_tree(require(source), dest)
 
 
-def test_obsidian_hub_decay_after_init(tmp_path):
+def test_obsidian_hub_decay_after_init(fast_tmp):
     """Issue 10: decay on a copy of obsidian-hub after ``engine.py init
     --apply`` changes nothing but the fields it owns; a second run writes
     nothing; with store_relevance false, runs at +8, +22 and +61 days write
     exactly the notes whose tier changed."""
     from conftest import CORPORA
 
-    vault = _writable_copy(CORPORA / "obsidian-hub", tmp_path / "hub")
+    vault = _writable_copy(CORPORA / "obsidian-hub", fast_tmp / "hub")
     assert engine("init", vault, "--apply").returncode == 0
     # init dates each note it gives frontmatter by its file name or file time
     dated = {}

@@ -219,8 +219,8 @@ def test_dry_run_and_diff_write_nothing(make_vault, capsys):
 # obsidian-hub
 
 
-def test_fix_on_obsidian_hub(tmp_path, capsys):
-    root = copy_tree(require(CORPORA / "obsidian-hub"), tmp_path / "hub")
+def test_fix_on_obsidian_hub(fast_tmp, capsys):
+    root = copy_tree(require(CORPORA / "obsidian-hub"), fast_tmp / "hub")
     before = resolved_links(root)
     broken_before = sum(t is None for ts in before.values() for t in ts)
     code, out = fix(root, "--apply", capsys=capsys)

@@ -75,9 +75,9 @@ def vault_with(tmp_path: Path, notes: dict[str, bytes], name: str = "vault") -> 
 
 
 @pytest.mark.corpus
-def test_undo_after_enforce_and_init_gives_back_every_byte_of_obsidian_hub(tmp_path):
-    root = copy_tree(require(CORPORA / "obsidian-hub"), tmp_path / "vault")
-    discovery = tmp_path / "d.json"
+def test_undo_after_enforce_and_init_gives_back_every_byte_of_obsidian_hub(fast_tmp):
+    root = copy_tree(require(CORPORA / "obsidian-hub"), fast_tmp / "vault")
+    discovery = fast_tmp / "d.json"
     discovery.write_text(run(DISCOVER, root, "--json").stdout)
     run(GENERATE, discovery, "-o", root / "schema.json")
     (root / "people").mkdir(exist_ok=True)

@@ -265,8 +265,8 @@ MOVES = int(os.environ.get("AUTOGRAPH_MV_MOVES", "20"))
 
 
 @pytest.fixture(scope="module")
-def hub(tmp_path_factory):
-    return copy_tree(require(CORPORA / "obsidian-hub"), tmp_path_factory.mktemp("hub") / "hub")
+def hub(fast_tmp_factory):
+    return copy_tree(require(CORPORA / "obsidian-hub"), fast_tmp_factory.mktemp("hub") / "hub")
 
 
 def test_random_moves_on_obsidian_hub_keep_every_link(hub, capsys):

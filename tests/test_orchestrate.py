@@ -476,19 +476,6 @@ def test_health_summarises_the_three_reports(vault):
     assert human.returncode == 0 and "compliance" in human.stdout and human.stdout.index("plan:") == 0
 
 
-@pytest.fixture
-def fast_tmp(tmp_path):
-    """A folder in memory (/dev/shm) when there is one: --apply on
-    obsidian-hub writes 6,000 notes and their journal, which a loaded disk
-    takes minutes over; what is checked here is bytes, not durability."""
-    shm = Path("/dev/shm")
-    if not (shm.is_dir() and os.access(shm, os.W_OK)):
-        yield tmp_path
-        return
-    with tempfile.TemporaryDirectory(dir=shm, prefix="autograph-test-") as folder:
-        yield Path(folder)
-
-
 @pytest.mark.parametrize("name", CORPUS_NAMES)
 def test_bootstrap_on_a_corpus_writes_only_with_apply_and_settles(fast_tmp, name):
     root = copy_tree(require(CORPORA / name), fast_tmp / name)
