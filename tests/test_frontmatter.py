@@ -596,6 +596,18 @@ def test_set_scalar_to_a_list_uses_the_files_list_indentation():
     assert set_property(text, "status", ["a", "b"]) == "---\nstatus:\n    - a\n    - b\naliases:\n    - A\n---\n"
 
 
+def test_a_flow_list_with_items_stays_a_flow_list():
+    # the person wrote "[a, b]": a new item keeps that style (and the comment);
+    # "[]" is how any empty list is written, so it becomes a block list
+    text = "---\ntags: [a, b]  # mine\nnext: 1\n---\n"
+    assert set_property(text, "tags", ["a", "b", "c: d"]) == '---\ntags: [a, b, "c: d"]  # mine\nnext: 1\n---\n'
+    assert set_property("---\ntags: [a,\n  b]\n---\n", "tags", ["b"]) == "---\ntags: [b]\n---\n"
+    assert set_property("---\ntags: []\n---\n", "tags", ["x"]) == "---\ntags:\n  - x\n---\n"
+    assert set_property("---\ntags: [a]\n---\n", "tags", "solo") == "---\ntags: solo\n---\n"
+    multi = set_property("---\ntags: [a]\n---\n", "tags", ["two\nlines"])
+    assert frontmatter.parse(multi).properties == {"tags": ["two\nlines"]} and "[" not in multi
+
+
 def test_add_key_is_appended_last():
     text = "---\ntitle: Hello\n# closing comment\n---\nBody\n"
     assert set_property(text, "status", "active") == "---\ntitle: Hello\n# closing comment\nstatus: active\n---\nBody\n"

@@ -1074,7 +1074,7 @@ def _format_key(key: str, flow: bool = False) -> str:
 # Characters no block scalar holds as themselves: YAML allows only printable
 # characters there (no escapes), and CR and NEL would read as line breaks.
 _NOT_IN_BLOCK = re.compile(rf"[\r\x85{_NOT_PRINTABLE}]")
-_STYLES = ("literal", "folded", "quoted")
+_STYLES = ("literal", "folded", "quoted", "flow")
 
 
 def _block_scalar(value, style: str, indent: str, newline: str) -> str | None:
@@ -1132,13 +1132,16 @@ def format_property(
     already written (``"my key":``).  A multi-line string (the value, a list
     item or a nested value) is a literal block scalar; ``style`` ``"folded"``
     writes the value itself folded (``>``), ``"quoted"`` writes every string
-    on one line, double-quoted (see :func:`_block_scalar`).  Raises TypeError
+    on one line, double-quoted (see :func:`_block_scalar`); ``"flow"`` writes
+    a list of one-line values as a flow list (``[a, b]``).  Raises TypeError
     for unsupported types.
     """
     if style not in _STYLES:
         raise ValueError(f"style must be one of {', '.join(_STYLES)}")
     inner = "quoted" if style == "quoted" else "literal"
     head = prefix if prefix is not None else indent + _format_key(key) + ":"
+    if style == "flow" and isinstance(value, (list, tuple)) and value and not _has_block_string(value):
+        return f"{head} {_format_flow(list(value))}{newline}"
     if isinstance(value, (list, tuple)):
         if not value:
             return f"{head} []{newline}"
@@ -1206,8 +1209,9 @@ def set_property(text: str, key: str, value) -> str:
     endings, its line its trailing ``# comment``); a new key is appended as
     the last line of the block; a note without frontmatter gets a new block
     before its first byte (BR-10).  New lines use the block's newline style
-    and list indentation.  Setting a key to the value it already has returns
-    ``text`` unchanged.
+    and list indentation; a list written as a flow list with items
+    (``[a, b]``) stays one.  Setting a key to the value it already has returns ``text``
+    unchanged.
 
     Obsidian treats property names that differ only in letter case as one
     property, so ``key`` names the key written exactly so, else the one key
@@ -1233,6 +1237,8 @@ def set_property(text: str, key: str, value) -> str:
     styles = ["literal", "quoted"] if _has_block_string(value) else ["literal"]
     if entry is not None and _written_folded(text, fm, entry):
         styles.insert(0, "folded")
+    if entry is not None and isinstance(value, (list, tuple)) and _written_flow(text, fm, entry):
+        styles.insert(0, "flow")  # "tags: [a, b]" stays a flow list, as the person wrote it
     for style in styles:
         new = _set(text, fm, entry, key, value, style)
         if style == styles[-1] or _reads_back(new, entry.key if entry is not None else key, value):
@@ -1279,6 +1285,14 @@ def _written_folded(text: str, fm: Frontmatter, entry: Entry) -> bool:
     """Whether ``entry``'s value is written as a folded block scalar (``>``)."""
     first = _content(_split_lines(text[fm.start : fm.end])[entry.start])
     return first[len(entry.prefix) :].lstrip(" \t").startswith(">")
+
+
+def _written_flow(text: str, fm: Frontmatter, entry: Entry) -> bool:
+    """Whether ``entry``'s value is written as a flow list with items
+    (``[a, b]``; ``[]`` is how any empty list is written, and gets a block
+    list as Obsidian writes one)."""
+    first = _content(_split_lines(text[fm.start : fm.end])[entry.start])
+    return bool(fm.properties.get(entry.key)) and first[len(entry.prefix) :].lstrip(" \t").startswith("[")
 
 
 def _reads_back(text: str, key: str, value) -> bool:
