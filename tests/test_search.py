@@ -256,6 +256,19 @@ def test_a_build_from_nothing_stamps_each_note_as_read_and_the_next_query_reads_
     assert query_json(vault, "apple")["index"]["reread"] == 1
 
 
+def test_a_note_gone_between_the_walk_and_its_read_leaves_at_the_next_query(make_vault):
+    vault = make_vault({f"n{i}.md": f"apple {i}\n" for i in range(5)})
+    opened, stamps = search.open_vault(vault)
+    assert stamps is None  # no index yet: stamps come from the reads
+    (vault / "n3.md").unlink()
+    index = search.open_index(opened, load_schema(vault), stamps=stamps)
+    index.close()
+    again = query_json(vault, "apple")
+    assert again["index"]["removed"] == 1 and again["count"] == 4
+    assert "n3.md" not in [h["path"] for h in again["hits"]]
+    assert query_json(vault, "apple")["index"]["reread"] == 0
+
+
 def test_only_a_superseded_by_naming_another_card_ranks_a_card_down(make_vault):
     body = "kiwi kiwi kiwi\n"
     vault = make_vault(

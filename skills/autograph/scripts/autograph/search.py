@@ -474,9 +474,11 @@ def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None)
     :func:`open_vault` (else each note is stat'ed)."""
     check_sqlite()
     warnings: list[str] = []
-    if stamps is None and _existing(vault.root) is not None:
-        stamps = _stamps(vault)  # else built from nothing: each note's stamp taken as it is read
-    early = _early(vault, schema, stamps)
+    early = None
+    if _existing(vault.root) is not None:
+        stamps = _stamps(vault) if stamps is None else stamps
+    else:  # built from nothing: readers start now, each note's stamp taken as it is read
+        early = _early(vault, schema, stamps)
     try:
         return _open(vault, schema, use_disk, stamps, warnings, early)
     finally:
@@ -487,10 +489,8 @@ def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None)
 def _early(vault, schema, stamps):
     """Readers of every note started before the index is opened, when it
     will be built from nothing (no index file yet; :func:`_start_reading`),
-    so that making the file and its tables overlaps with reading; None
-    otherwise.  :func:`_update` uses them if it is to read just those notes."""
-    if _existing(vault.root) is not None:
-        return None
+    so that making the file and its tables overlaps with reading; None for
+    a small vault.  :func:`_update` uses them if it is to read just those notes."""
     paths = vault.notes if stamps is None else [path for path in vault.notes if path in stamps]
     return _start_reading(vault, paths, schema.is_hub, {})
 
@@ -889,9 +889,10 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, taken
     with _gc_paused():
         for path, row, found, stamp in _documents(vault, changed, schema.is_hub, known, started):
             if taken is not None:
-                if stamp is None:
-                    continue  # gone since the walk
-                taken[path] = stamp
+                # a note gone since the walk is kept, empty, under a stamp no
+                # file has: the next query finds it gone and takes it out with
+                # its links, as for any deleted note (its id stays known)
+                stamp = taken[path] = stamp if stamp is not None else (-1, -1, -1)
             doc_id = ids[path]
             docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:7]))
             fts.append((doc_id, *row[7]))
