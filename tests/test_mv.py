@@ -184,6 +184,42 @@ def test_mode_and_mtime_are_kept(make_vault, capsys):
     assert (root / "s.md").read_text() == "[[a2]] [[private]]\n"
 
 
+def test_a_private_note_whose_links_change_keeps_its_mode(make_vault, capsys):
+    """Moved to another folder, a chmod-600 note's relative link must
+    change: it is renamed, then rewritten in place (the store keeps a
+    file's mode), so it is never readable by others, for a moment or after."""
+    root = make_vault({"notes/diary.md": "private, see [x](./x.md)\n", "notes/x.md": "x\n"})
+    os.chmod(root / "notes/diary.md", 0o600)
+    code, out = mv(root, "notes/diary.md", "archive/diary.md", "--apply", capsys=capsys)
+    assert code == 0, out
+    assert [c["op"] for c in out["changes"]] == ["rename", "write"]
+    moved = root / "archive/diary.md"
+    assert moved.read_text() == "private, see [x](../notes/x.md)\n"
+    assert moved.stat().st_mode & 0o777 == 0o600
+    assert not any("mode" in w for w in out.get("warnings", []))
+    proc = subprocess.run([sys.executable, UNDO, "undo", out["run"], str(root), "--apply"], capture_output=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (root / "notes/diary.md").read_text() == "private, see [x](./x.md)\n"
+    assert (root / "notes/diary.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_extended_attributes_and_acls_move_with_the_note(make_vault, capsys):
+    """A new file gets none of the old one's extended attributes (ACLs are
+    ones): a note that has any is renamed, with or without link changes."""
+    root = make_vault({"a.md": "see [x](./x.md)\n", "b.md": "b\n", "x.md": "x\n"})
+    try:
+        for name in ("a.md", "b.md"):
+            os.setxattr(root / name, "user.autograph-test", b"kept")
+    except OSError as exc:
+        pytest.skip(f"this file system keeps no user attributes ({exc.strerror})")
+    for old, new, ops in (("a.md", "sub/a.md", ["rename", "write"]), ("b.md", "sub/b.md", ["rename"])):
+        code, out = mv(root, old, new, "--apply", capsys=capsys)
+        assert code == 0, out
+        assert [c["op"] for c in out["changes"]] == ops
+        assert os.getxattr(root / new, "user.autograph-test") == b"kept"
+    assert (root / "sub/a.md").read_text() == "see [x](../x.md)\n"
+
+
 def test_undo_takes_a_move_back(make_vault, capsys):
     root = make_vault({"a.md": "x [[s]]\n", "s.md": "[[a]] [y](a.md)\n", "t/u.md": "[[a|A]]\n"})
     before = snapshot(root)
@@ -202,10 +238,11 @@ def test_undo_takes_a_move_back(make_vault, capsys):
 def test_a_killed_move_leaves_links_resolving_and_recover_gives_every_byte_back(make_vault, private):
     """Killed after its n-th write, for every n.  A note with the default
     mode is written under its new name first, so every link resolves all
-    along; a chmod-600 note is renamed (links to it resolve again once
-    recovered).  undo.py recover then gives every byte back."""
+    along; a chmod-600 note is renamed, then its own relative link is
+    rewritten in place (links to it resolve again once recovered).
+    undo.py recover then gives every byte back."""
     files = {
-        "people/Dana.md": '---\nboss: "[[Lee]]"\n---\nDana [[Lee#Role|boss]]\n',
+        "people/Dana.md": '---\nboss: "[[Lee]]"\n---\nDana [[Lee#Role|boss]] [r](./Lee.md)\n',
         "people/Lee.md": "Lee, see [[Dana]]\n",
         "log.md": "[[Dana]] met [[people/Dana|D]] and ![[Dana#^b1]] [d](people/Dana.md)\n",
         "other/Dana notes.md": "about [[Dana]]\n",
@@ -254,8 +291,9 @@ def test_a_killed_move_leaves_links_resolving_and_recover_gives_every_byte_back(
         assert resolved_links(root) == links
         assert (root / "people/Dana.md").stat().st_mode == mode
         n += 1
-    # the new name, three notes with links (log, Lee, other), the old name to the trash; or a rename and the three
-    assert writes == (4 if private else 5)
+    # the new name (its own link rewritten), three notes with links (log, Lee, other), the old name to
+    # the trash; or a rename, its own link rewritten in place, and the three
+    assert writes == 5
 
 
 # ---------------------------------------------------------------------------

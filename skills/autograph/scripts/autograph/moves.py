@@ -14,10 +14,11 @@ out, in a crash-safe order, as one journaled run:
 A run killed at any point leaves every link resolving (to the old file or
 to its copy), and ``undo.py recover`` (or the next writing command) rolls
 it back; ``undo.py undo RUN`` takes a finished move back.  A file whose
-mode or owner a new file would not get (a ``chmod 600`` note, a file of
-another user) is renamed instead (store.Move keeps the inode), before the
-links are rewritten; if it also holds links that must change, its mode
-change is reported in ``warnings``.
+mode, owner or extended attributes a new file would not get (a ``chmod
+600`` note, a file of another user, one with an ACL) is renamed instead
+(store.Move keeps the inode), before the links are rewritten; its own
+links that must change are then rewritten in place, where the store keeps
+all of that.
 """
 
 from __future__ import annotations
@@ -187,8 +188,16 @@ def _name_key(path: str) -> str:
 
 
 def _keeps_meta(full: str) -> bool:
-    """Whether a new file made by the store would get this file's mode and owner."""
+    """Whether a new file made by the store would get this file's mode,
+    owner and extended attributes (it gets none: POSIX ACLs, SELinux labels
+    and ``user.*`` attributes are all extended attributes)."""
     info = os.lstat(full)
+    if hasattr(os, "listxattr"):
+        try:
+            if os.listxattr(full, follow_symlinks=False):
+                return False
+        except OSError:
+            pass  # the file system keeps none
     umask = os.umask(0)
     os.umask(umask)
     if stat.S_IMODE(info.st_mode) != 0o666 & ~umask:
@@ -217,7 +226,7 @@ def plan_move(
     details = relink.plan_details(vault, mapping, False, texts, index, settings=settings, frozen=frozen)
     plan.links, plan.left = details.changes, details.left
     own = {edit.path: edit for edit in details.edits if edit.path in mapping}
-    creates, renames, trashes = [], [], []
+    creates, renames, in_place, trashes = [], [], [], []
     for old, new in mapping.items():
         full = os.path.join(vault.root, old)
         if os.path.islink(full):
@@ -232,17 +241,19 @@ def plan_move(
         except OSError as exc:
             raise MoveError(f"{old}: cannot read it ({exc.strerror or exc})") from None
         edit = own.get(old)
-        if keeps or edit is not None:
-            if not keeps:
-                plan.warnings.append(f"{new}: written as a new file (its links change), so it gets the default mode")
+        if keeps:
             after = edit.after if edit is not None else data
             creates.append(store.Edit(new, None, after, f"moved from {old}", None if edit else mtime))
             # never trashed unless its copy was written (the store skips it then), whatever follows
             trashes.append(store.Trash(old, data, f"moved to {new}", **_after(new)))
         else:
+            # a new file would widen or drop who may read it: the inode moves,
+            # then its own links are rewritten where it now is
             renames.append(store.Move(old, new, data, f"moved to {new}"))
+            if edit is not None:
+                in_place.append(store.Edit(new, data, edit.after, f"its links, after the move from {old}"))
     rewrites = [edit for edit in details.edits if edit.path not in mapping]
-    plan.changes = renames + creates + rewrites + trashes
+    plan.changes = renames + creates + in_place + rewrites + trashes
     folders = {old.rsplit("/", 1)[0] for old in mapping if "/" in old}
     emptied = sorted(f for f in folders if not any(p.startswith(f + "/") for p in vault.files if p not in mapping))
     plan.warnings += [f"{folder}/ is left empty (autograph removes no folder)" for folder in emptied]

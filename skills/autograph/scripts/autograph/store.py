@@ -1147,6 +1147,7 @@ def apply(
                         outcomes[n] = {"n": n, "result": "conflict" if clash else "failed"}
                         continue
                     _move(root, change, inside)
+                    holds.pop(change.path, None)  # written earlier in this run: the move checked its bytes
                     result.written.append(change.path)
                     outcomes[n] = {"n": n, "result": "written", "now": digest(change.before)}
                     continue

@@ -18,7 +18,9 @@ nothing stands at its old place, nothing of the run is undone: the
 run's other changes (a merge into the card that kept that file's text)
 are reported, not taken back, so that text is never left nowhere.
 
-Changes are undone newest first, so chains of moves unwind in order.
+Changes are undone newest first, so chains unwind in order: each change
+is judged against what its path will hold once the newer ones are taken
+back (a note renamed and then rewritten in place goes back in two steps).
 """
 
 from __future__ import annotations
@@ -52,19 +54,28 @@ def plan_undo(root: Path, run: Run) -> tuple[list, list[dict]]:
     changes: list = []
     conflicts: list[dict] = []
     lost: list[Change] = []
+    pending: dict[str, bytes | None] = {}  # path -> what it holds once the steps planned so far ran
+
+    def read(path: str) -> bytes | None:
+        return pending[path] if path in pending else _read(root, path)
+
     for change in reversed(run.changes):
         if change.result in ("conflict", "failed"):
             continue  # the run did not change this file
         if change.op == "write":
-            step = _undo_write(root, run, change)
+            step = _undo_write(read, run, change)
         else:
-            step = _undo_move(root, change)
-            if step == _GONE.format(to=change.to) and _read(root, change.path) is None:
+            step = _undo_move(read, change)
+            if step == _GONE.format(to=change.to) and read(change.path) is None:
                 lost.append(change)
         if isinstance(step, str):
             conflicts.append({"path": change.path, "error": step})
         elif step is not None:
             changes.append(step)
+            if isinstance(step, Move):
+                pending[step.path], pending[step.to] = None, step.before
+            else:
+                pending[step.path] = step.after if isinstance(step, Edit) else None
     if lost:
         # a file the run moved away (a merged card in .trash/) is gone: taking back the rest (the
         # merge into the card that kept its text) would leave that text nowhere
@@ -75,8 +86,8 @@ def plan_undo(root: Path, run: Run) -> tuple[list, list[dict]]:
     return changes, conflicts
 
 
-def _undo_write(root: Path, run: Run, change: Change):
-    current = _read(root, change.path)
+def _undo_write(read, run: Run, change: Change):
+    current = read(change.path)
     now = digest(current)
     left = change.now if change.result in ("written", "merged") else change.after
     if now == change.before:
@@ -96,9 +107,9 @@ def _undo_write(root: Path, run: Run, change: Change):
     return Edit(change.path, current, before, "undo", mtime_ns=change.mtime)
 
 
-def _undo_move(root: Path, change: Change):
-    moved = _read(root, change.to)
-    here = _read(root, change.path)
+def _undo_move(read, change: Change):
+    moved = read(change.to)
+    here = read(change.path)
     if moved is not None and digest(moved) == change.before and here is None:
         return Move(change.to, change.path, moved, "undo")
     if moved is None and digest(here) == change.before:
