@@ -286,6 +286,22 @@ def test_domain_inference_gives_the_domain(make_vault):
     assert sorted(p["path"] for p in report["pages"]) == ["MOC/private MOC.md", "MOC/work MOC.md"]
 
 
+def test_a_card_with_a_list_of_domains_is_in_each_map(make_vault):
+    root = make_vault(
+        {
+            "Both.md": "---\ntype: person\ndomain: [work, family]\n---\n",
+            "Twice.md": "---\ntype: person\ndomain:\n  - work\n  - Work\n  - 3\n---\n",
+            "Empty.md": "---\ntype: person\ndomain: []\n---\n",
+        }
+    )
+    report = generate(root)
+    assert sorted(p["path"] for p in report["pages"]) == ["MOC/family MOC.md", "MOC/work MOC.md"]
+    work = (root / "MOC/work MOC.md").read_text()
+    assert entries_of(work) == ["- [[Both]]", "- [[Twice]]"]  # listed once, though named twice
+    assert entries_of((root / "MOC/family MOC.md").read_text()) == ["- [[Both]]"]
+    assert report["ungrouped"] == 1  # Empty
+
+
 def test_generated_mocs_are_hubs_never_orphans(make_vault):
     root = make_vault({"a/One.md": card("person", "work"), "a/Two.md": card("person", "work") + "[[One]]\n"})
     generate(root)

@@ -1,8 +1,8 @@
 """Maps of Content: one generated index note per domain (or per type).
 
 :func:`plan` groups the vault's cards (:meth:`vault.Vault.cards`) by the
-schema's ``moc.group_by``: ``"domain"`` (the ``domain`` property, else the
-folder's ``domain_inference``) or ``"type"`` (the ``type`` property, through
+schema's ``moc.group_by``: ``"domain"`` (the ``domain`` property, each of
+them when it is a list, else the folder's ``domain_inference``) or ``"type"`` (the ``type`` property, through
 ``type_aliases``).  Group names that differ only in letter case or Unicode
 normalisation are one group (:func:`key_of`; named as most of its cards
 spell it).  Cards without a group are counted, not listed.  Each group gets
@@ -180,17 +180,22 @@ def heading_text(value: str) -> str:
     return _MARKUP.sub(lambda m: "\\" + m.group(), _one_line(value, 300))
 
 
-def _group_of(path: str, properties: dict, schema, group_by: str) -> str | None:
+def _groups_of(path: str, properties: dict, schema, group_by: str) -> list[str]:
+    """The groups a card is listed in: its type (one), or each of its
+    domains (``domain: [work, family]`` is in two maps), else its folder's
+    inferred domain; ``[]`` for none."""
     if group_by == "type":
         kind = properties.get("type")
         if not isinstance(kind, str) or not kind.strip():
-            return None
+            return []
         kind = kind.strip()
-        return schema.type_aliases.get(kind, kind)
+        return [schema.type_aliases.get(kind, kind)]
     domain = properties.get("domain")
-    if isinstance(domain, str) and domain.strip():
-        return domain.strip()
-    return schema.infer_domain(path)
+    named = [d.strip() for d in (domain if isinstance(domain, list) else [domain]) if isinstance(d, str) and d.strip()]
+    if named:
+        return named
+    inferred = schema.infer_domain(path)
+    return [inferred] if inferred else []
 
 
 def file_stem(group: str) -> str:
@@ -248,8 +253,8 @@ def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]
             continue
         if path not in cards:
             continue
-        group = _group_of(path, props, schema, group_by)
-        if group is None:
+        groups_of = _groups_of(path, props, schema, group_by)
+        if not groups_of:
             ungrouped += 1
             continue
         title = props.get("title")
@@ -257,8 +262,13 @@ def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]
         status = props.get("status")
         status = heading_text(status) if isinstance(status, str) and status.strip() else None
         description = _one_line(props.get("description"), DESCRIPTION_CHARS)
-        group = unicodedata.normalize("NFC", group)
-        spellings.setdefault(key_of(group), {}).setdefault(group, []).append(Entry(path, title, status, description))
+        entry = Entry(path, title, status, description)
+        seen = set()
+        for group in groups_of:
+            group = unicodedata.normalize("NFC", group)
+            if key_of(group) not in seen:  # "work" and "Work" are one map, where it is listed once
+                seen.add(key_of(group))
+                spellings.setdefault(key_of(group), {}).setdefault(group, []).append(entry)
     for found in spellings.values():
         # one group per name as Obsidian and the file system compare names; the spelling most cards use
         group = min(found, key=lambda name: (-len(found[name]), name))
