@@ -182,3 +182,28 @@ def test_only_a_superseded_by_naming_another_card_retires_one(make_vault, capsys
     assert sorted(item["path"] for item in report["unresolved"]) == sorted(bogus)
     assert props(root, "people/Old.md")["status"] == "superseded"
     assert {p: (root / p).read_bytes() for p in before} == before
+
+
+def test_dates_compare_in_the_vault_time_zone_not_the_machines(make_vault, capsys, monkeypatch):
+    """8 pm in Los Angeles on 1 March is 2 March in Tokyo: in a vault whose
+    schema says Los Angeles, the card updated on 2 March is newer, on a
+    machine in Tokyo as anywhere."""
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        root = make_vault(
+            {
+                "schema.json": json.dumps({"timezone": "America/Los_Angeles"}),
+                "a.md": card({**OLD, "updated": "2026-03-01T20:00:00-08:00"}),
+                "b.md": card({**NEW, "updated": "2026-03-02"}),
+            }
+        )
+        code, report = run_json(capsys, root)
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    [candidate] = report["candidates"]
+    assert candidate["current"] == "b.md" and candidate["retired"] == ["a.md"], candidate
+    assert candidate["dates"] == {"a.md": "2026-03-01", "b.md": "2026-03-02"}

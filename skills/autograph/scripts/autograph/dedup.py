@@ -106,6 +106,7 @@ class Settings:
     same_type_only: bool
     same_domain_only: bool
     max_shared: int
+    zone: object = None  # the vault's time zone (schema ``timezone``; None: the machine's), for card dates
 
 
 def identity_settings(schema) -> Settings:
@@ -119,7 +120,17 @@ def identity_settings(schema) -> Settings:
         same_type_only=bool(section.get("same_type_only", False)),
         same_domain_only=bool(section.get("same_domain_only", True)),
         max_shared=int(section.get("max_shared", DEFAULT_MAX_SHARED)),
+        zone=_zone(schema),
     )
+
+
+def _zone(schema):
+    from .decay import zone_of
+
+    try:
+        return zone_of(schema.data.get("timezone"))
+    except ValueError:  # an unknown name: the schema check reports it
+        return None
 
 
 @dataclass
@@ -220,7 +231,9 @@ def read_card(note, schema, settings: Settings) -> Card | None:
         inferred = schema.infer_type(note.path)
         kind = inferred.lower() if inferred else None
     domain = _text_of(props.get("domain")) or schema.infer_domain(note.path)
-    return Card(note.path, kind, domain.lower() if domain else None, values, sha256(note.data))
+    card = Card(note.path, kind, domain.lower() if domain else None, values, sha256(note.data))
+    card.newer = card_date(props, settings.zone)
+    return card
 
 
 def conflicts_between(a: Card, b: Card, ignored: set[str] = frozenset()) -> list[str]:
@@ -259,8 +272,11 @@ class _Components:
         self.members[ra].extend(self.members.pop(rb))
 
 
-def card_date(props: dict) -> str:
-    """The ISO date of a card's ``updated`` (else ``created``), "" when it has none."""
+def card_date(props: dict, zone=None) -> str:
+    """The ISO date of a card's ``updated`` (else ``created``), "" when it
+    has none: the calendar date in the vault's ``zone`` (a ``tzinfo``; None:
+    the machine's), so a time with an offset gives the same date on every
+    machine (decay.local_date)."""
     from .decay import NotADate, local_date, parse_when
 
     for key in ("updated", "created"):
@@ -269,7 +285,7 @@ def card_date(props: dict) -> str:
         except NotADate:
             continue
         if when is not None:
-            return local_date(when, None).isoformat()
+            return local_date(when, zone).isoformat()
     return ""
 
 
@@ -392,7 +408,6 @@ def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, gra
         card.backlinks = len(sources)
         props = props_of[path]
         card.richness = (sum(1 for v in props.values() if v not in (None, "", [], {})), bodies[path])
-        card.newer = card_date(props)
     ranked = sorted(members, key=lambda p: rank_key(cards[p]))
     evidence = []
     for name_value in sorted({k for p in members for n, vs in cards[p].values.items() for k in _keys(n, vs)}):

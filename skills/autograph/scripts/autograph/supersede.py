@@ -109,6 +109,7 @@ def find(vault, schema, report: dedup.Report | None = None) -> Findings:
     report = report if report is not None else dedup.find_groups(vault, schema)
     findings = Findings(report=report)
     fields = conflict_fields(schema)
+    zone = dedup.identity_settings(schema).zone
     for group in report.groups:
         props = {path: vault.note(path).properties for path in group.members}
         conflicts: dict[str, dict[str, list[str]]] = {}
@@ -125,7 +126,7 @@ def find(vault, schema, report: dedup.Report | None = None) -> Findings:
                 conflicts[name] = {shown: paths for shown, paths in seen.values()}
         if not conflicts:
             continue
-        dates = {path: dedup.card_date(props[path]) or None for path in group.members}
+        dates = {path: dedup.card_date(props[path], zone) or None for path in group.members}
         order = sorted(group.members, key=lambda p: (dates[p] or "", p), reverse=True)
         newest = order[0]
         retired = [p for p in order[1:] if (dates[p] or "") < (dates[newest] or "")]
