@@ -436,13 +436,19 @@ def test_a_failing_step_stops_the_run_with_its_code(tmp_path):
     assert ok["code"] == 1  # found, not failed: the run went on and says so
 
 
-def test_bootstrap_prints_the_plan_and_stops_at_a_bad_schema(vault):
-    proc = run("bootstrap", vault, "--schema", vault / "no-such-schema.json")
+@pytest.mark.parametrize("where", ["--schema", "dangling"])
+def test_bootstrap_prints_the_plan_and_stops_at_a_bad_schema_before_any_step(vault, where):
+    if where == "--schema":
+        proc = run("bootstrap", vault, "--schema", vault / "no-such-schema.json")
+    else:
+        (vault / "schema.json").symlink_to(vault / "gone" / "schema.json")
+        proc = run("bootstrap", vault)
     assert proc.returncode == 2
     out = proc.stdout
-    assert out.index("plan:") < out.index("7. health") < out.index("[1/7] discover")
-    assert "enforce: FAILED with exit 2" in out
-    assert "[7/7] health" not in out and not (vault / ".graph" / "health-history.jsonl").exists()
+    assert out.index("plan:") < out.index("8. health") < out.index("[1/8] check_schema")
+    assert "check_schema: FAILED with exit 2" in out and "[2/8]" not in out
+    assert "bad schema" in proc.stderr and ("a symlink to" in proc.stderr) == (where == "dangling")
+    assert not (vault / ".graph" / "orchestrate" / "discovery.json").exists()
 
 
 def test_bootstrap_uses_an_existing_schema_and_never_overwrites_it(vault):

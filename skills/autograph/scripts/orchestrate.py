@@ -61,6 +61,7 @@ Examples:
 
 BOOTSTRAP_EPILOG = f"""\
 Steps:
+  0. (a schema) load it: a bad one stops the run (exit 2) before step 1
   1. discover.py VAULT --json           kept in .graph/orchestrate/discovery.json
   2. generate_schema.py -               the draft, kept in .graph/orchestrate/schema.draft.json
   3. (no schema) write VAULT/schema.json from the draft (journaled; --apply)

@@ -255,11 +255,13 @@ def health_summary(data_of: dict) -> dict:
 def bootstrap_steps(
     root: Path, vault: str, schema: str | None, apply: bool, fail_under: float | None = None, wait: float = 0.0
 ) -> tuple[list[Step], dict]:
-    """``orchestrate.py bootstrap``: discover -> generate_schema -> (install
-    the draft) -> enforce -> dedup -> graph fix -> moc -> health.
+    """``orchestrate.py bootstrap``: (check the schema) -> discover ->
+    generate_schema -> (install the draft) -> enforce -> dedup -> graph fix
+    -> moc -> health.
 
     The schema: ``schema`` (``--schema``) if given, else ``VAULT/schema.json``
-    if it exists; either is used as it is and never overwritten, and the
+    if it exists (a dangling symlink too); either is loaded first (a bad one
+    stops the run, exit 2), used as it is and never overwritten, and the
     draft is only kept under ``.graph/orchestrate/schema.draft.json`` to
     compare.  Without a schema, the later steps use the draft: from
     ``.graph/`` in a dry run (where the ``install_schema`` step only says
@@ -275,7 +277,10 @@ def bootstrap_steps(
     install = source is None and apply
     used = source if source else (_cli(own) if apply else _cli(draft))
     apply_flag = ["--apply"] if apply else []
-    steps = [
+    steps = []
+    if source is not None:  # a bad one stops the run before any step reads the vault
+        steps.append(Step("check_schema", "", [], what=f"load {source}", action=lambda: _check_schema(source)))
+    steps += [
         Step("discover", "discover.py", [vault, "--json"], save="discovery.json"),
         Step("generate_schema", "generate_schema.py", ["-"], stdin=discovery, save="schema.draft.json"),
     ]
@@ -329,6 +334,20 @@ def bootstrap_steps(
         if step.writes and step.action is None and wait:
             step.argv += ["--wait", f"{wait:g}"]
     return steps, {"source": source, "draft": _cli(draft), "used": used, "install": install}
+
+
+def _check_schema(source: str) -> tuple[int, dict]:
+    """Load the schema the steps will use: exit 2 and the reason when it
+    does not load (missing, a dangling symlink, invalid)."""
+    from . import cli
+    from .schema import SchemaError, load_schema
+
+    try:
+        schema = load_schema(None, source)
+    except SchemaError as exc:
+        print(f"orchestrate.py: bad schema: {exc}", file=sys.stderr)
+        return cli.EXIT_USAGE, {}
+    return cli.EXIT_OK, {"types": len(schema.node_types)}
 
 
 def _install(root: Path, draft: Path, wait: float, apply: bool) -> tuple[int, dict]:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import re
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -1009,6 +1010,9 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
     except jsonfile.NotAFile as exc:
         raise SchemaError(str(path), [f"{exc}; give the path of a schema.json file"]) from None
     except FileNotFoundError:
+        if path.is_symlink():
+            why = f"a symlink to {os.readlink(path)}, which does not exist; point it at a schema.json or remove it"
+            raise SchemaError(str(path), [why]) from None
         raise SchemaError(
             str(path), ["file not found; give the path of a schema.json, or leave out --schema"]
         ) from None
