@@ -563,9 +563,9 @@ VALUE = st.one_of(SCALAR, st.lists(SCALAR.filter(lambda v: v is not None), max_s
 @settings(max_examples=400, deadline=None)
 @given(VALUE)
 def test_a_value_written_as_yaml_reads_back(value):
-    text = fm._format_flow(value) if value is not None else ""
+    text = fm.format_flow(value) if value is not None else ""
     parsed = cards.parse_value(text)
-    assert fm._same(parsed, value) or (value == "" and parsed is None), (text, parsed)
+    assert fm.same_value(parsed, value) or (value == "" and parsed is None), (text, parsed)
 
 
 @settings(max_examples=400, deadline=None)
@@ -583,9 +583,9 @@ def test_assignment_splits_at_the_first_equals_sign(name, value):
             cards.parse_assignment(f"{name}={value}")
         return
     got_name, got_value = cards.parse_assignment(f"{name}={value}")
-    assert got_name == name.strip() and fm._same(got_value, expected)
+    assert got_name == name.strip() and fm.same_value(got_value, expected)
     if value.strip(" \t")[:1] not in ("'", '"', "[", "{"):
-        assert fm._same(got_value, fm.resolve_plain(value.strip(" \t")))  # unquoted text is taken whole
+        assert fm.same_value(got_value, fm.resolve_plain(value.strip(" \t")))  # unquoted text is taken whole
 
 
 def test_parse_value_examples():

@@ -413,7 +413,7 @@ def _link_target(vault, value, source: str) -> str | None:
 
 
 def _same(old, new) -> bool:
-    return fm._same(old, new)
+    return fm.same_value(old, new)
 
 
 def _empty(value) -> bool:

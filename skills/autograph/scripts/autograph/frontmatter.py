@@ -61,12 +61,15 @@ __all__ = [
     "FrontmatterError",
     "Placeholder",
     "delete_property",
+    "double_quote",
     "edit_problem",
+    "format_flow",
     "format_property",
     "format_scalar",
     "is_placeholder",
     "loads",
     "parse",
+    "same_value",
     "set_property",
 ]
 
@@ -987,7 +990,7 @@ def format_scalar(value) -> str:
         return str(value)  # written back as it was read: {{date}}
     if _plain_ok(value):
         return value
-    return _double_quote(value)
+    return double_quote(value)
 
 
 def _whole_placeholder(value: str) -> bool:
@@ -1039,7 +1042,9 @@ def _escape(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-def _double_quote(value: str) -> str:
+def double_quote(value: str) -> str:
+    """``value`` as a YAML double-quoted scalar, every character a plain
+    or single-quoted scalar cannot hold escaped (``a"b`` -> ``"a\\"b"``)."""
     return '"' + _ESCAPE.sub(_escape, value) + '"'
 
 
@@ -1050,15 +1055,18 @@ def _flow_scalar(value) -> str:
         return text  # [{{title}}] reads back as the placeholder
     # ": " and "?" read differently in flow context for some YAML 1.1 readers
     if isinstance(value, str) and not text.startswith('"') and any(c in text for c in ",[]{}?:"):
-        return _double_quote(value)
+        return double_quote(value)
     return text
 
 
-def _format_flow(value) -> str:
+def format_flow(value) -> str:
+    """A value (scalar, list or mapping, nested) as YAML flow text on one
+    line, as Obsidian writes a list inline: ``[a, "b: c"]``, ``{k: v}``;
+    None is ``null``."""
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_format_key(k, flow=True)}: {_format_flow(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{_format_key(k, flow=True)}: {format_flow(v)}" for k, v in value.items()) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_format_flow(v) for v in value) + "]"
+        return "[" + ", ".join(format_flow(v) for v in value) + "]"
     text = _flow_scalar(value)
     return text if text else "null"
 
@@ -1141,7 +1149,7 @@ def format_property(
     inner = "quoted" if style == "quoted" else "literal"
     head = prefix if prefix is not None else indent + _format_key(key) + ":"
     if style == "flow" and isinstance(value, (list, tuple)) and value and not _has_block_string(value):
-        return f"{head} {_format_flow(list(value))}{newline}"
+        return f"{head} {format_flow(list(value))}{newline}"
     if isinstance(value, (list, tuple)):
         if not value:
             return f"{head} []{newline}"
@@ -1149,7 +1157,7 @@ def format_property(
         for item in value:
             dash = f"{indent}{list_indent}-"
             if isinstance(item, (list, tuple, dict)):
-                lines.append(f"{dash} {_format_flow(item)}{newline}")
+                lines.append(f"{dash} {format_flow(item)}{newline}")
             elif (block := _block_scalar(item, inner, indent + list_indent, newline)) is not None:
                 lines.append(f"{dash} {block}")
             else:
@@ -1232,7 +1240,7 @@ def set_property(text: str, key: str, value) -> str:
     """
     fm = _editable(text)
     entry = _entry_of(fm, key) if fm is not None else None
-    if entry is not None and _same(fm.properties[entry.key], value):
+    if entry is not None and same_value(fm.properties[entry.key], value):
         return text
     styles = ["literal", "quoted"] if _has_block_string(value) else ["literal"]
     if entry is not None and _written_folded(text, fm, entry):
@@ -1298,7 +1306,7 @@ def _written_flow(text: str, fm: Frontmatter, entry: Entry) -> bool:
 def _reads_back(text: str, key: str, value) -> bool:
     """Whether ``text`` parses and gives ``key`` exactly ``value``."""
     fm = parse(text)
-    return fm is not None and fm.error is None and key in fm.properties and _same(fm.properties[key], value)
+    return fm is not None and fm.error is None and key in fm.properties and same_value(fm.properties[key], value)
 
 
 def _entry_of(fm: Frontmatter, key: str) -> Entry | None:
@@ -1461,7 +1469,7 @@ def _split_lines(block: str) -> list[str]:
     return lines
 
 
-def _same(old, new) -> bool:
+def same_value(old, new) -> bool:
     """Typed equality that does not confuse True with 1 or 1 with 1.0; a
     :class:`Placeholder` is the same as its text."""
     if isinstance(old, str) and isinstance(new, str):
@@ -1469,7 +1477,7 @@ def _same(old, new) -> bool:
     if type(old) is not type(new) and not (isinstance(new, tuple) and isinstance(old, list)):
         return False
     if isinstance(old, dict):
-        return old.keys() == new.keys() and all(_same(old[k], new[k]) for k in old)
+        return old.keys() == new.keys() and all(same_value(old[k], new[k]) for k in old)
     if isinstance(old, list):
-        return len(old) == len(new) and all(_same(a, b) for a, b in zip(old, new, strict=True))
+        return len(old) == len(new) and all(same_value(a, b) for a, b in zip(old, new, strict=True))
     return old == new

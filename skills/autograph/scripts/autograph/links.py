@@ -40,6 +40,7 @@ __all__ = [
     "block_ids",
     "find_heading",
     "code_regions",
+    "heading_lines",
     "headings",
     "outline",
     "property_links",
@@ -305,18 +306,29 @@ def _setext_headings(text: str) -> list[tuple[int, int, str]]:
     return found
 
 
-def outline(text: str, regions: list[tuple[int, int]] | None = None) -> list[tuple[int, str]]:
-    """``(level, text)`` of every heading of a note body, in document order,
-    outside code: ATX headings (level = number of ``#``) and setext headings
-    (``===`` level 1, ``---`` level 2)."""
-    found = _atx_headings(text) if "#" in text else []
+def heading_lines(text: str, regions: list[tuple[int, int]] | None = None) -> list[tuple[int, int, str, bool]]:
+    """``(line start offset, level, text, is ATX)`` of every heading of a
+    note body, in document order, outside code (``regions``, found when
+    None): ATX headings (level = number of ``#``) and setext headings
+    (``===`` level 1, ``---`` level 2), as CommonMark reads them."""
+    found = [(*h, True) for h in _atx_headings(text)] if "#" in text else []
     if "\n=" in text or "\n-" in text or "\n " in text:
-        found += _setext_headings(text)
+        found += [(*h, False) for h in _setext_headings(text)]
     if not found:
         return []
     regions = code_regions(text) if regions is None else regions
     starts = [start for start, _ in regions]
-    return [(level, title.strip()) for start, level, title in sorted(found) if not _inside(regions, starts, start)]
+    return [
+        (start, level, title.strip(), atx)
+        for start, level, title, atx in sorted(found)
+        if not _inside(regions, starts, start)
+    ]
+
+
+def outline(text: str, regions: list[tuple[int, int]] | None = None) -> list[tuple[int, str]]:
+    """``(level, text)`` of every heading of a note body, in document order,
+    outside code (:func:`heading_lines`)."""
+    return [(level, title) for _, level, title, _ in heading_lines(text, regions)]
 
 
 def headings(text: str, regions: list[tuple[int, int]] | None = None) -> list[str]:

@@ -235,7 +235,7 @@ def plan_move(
         if linked:
             raise MoveError(linked)
         try:
-            data = store._read_regular(full)
+            data = store.read_regular(full)
             mtime = os.lstat(full).st_mtime_ns
             keeps = _keeps_meta(full)
         except OSError as exc:

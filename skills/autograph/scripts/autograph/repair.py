@@ -46,7 +46,7 @@ def _quote_colon_value(lines: list[str], index: int) -> bool:
     if not match or match.group(2)[:1] in ("'", '"', "[", "{", "|", ">"):
         return False
     cr = "\r" if lines[index].endswith("\r") else ""
-    lines[index] = f"{match.group(1)} {frontmatter._double_quote(match.group(2))}{cr}"
+    lines[index] = f"{match.group(1)} {frontmatter.double_quote(match.group(2))}{cr}"
     return True
 
 
@@ -65,7 +65,7 @@ def _fix_comment_values(lines: list[str]) -> bool:
             changed = True
         elif key:
             indent, name, value = key.groups()
-            out.append(f"{indent}{name}: {frontmatter._double_quote(value)}{cr}")
+            out.append(f"{indent}{name}: {frontmatter.double_quote(value)}{cr}")
             changed = True
         elif item:
             out.append(f"{item.group(1)}{item.group(2)}{cr}")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from . import frontmatter as fm
-from .links import _atx_headings, _setext_headings
+from .links import heading_lines
 from .regions import code_regions, inside
 
 __all__ = ["append", "find", "flow_text", "headings", "history_line", "items", "newline_of"]
@@ -44,15 +44,7 @@ def _headings(text: str) -> list[tuple[int, int, str, bool]]:
     """``(offset in text, level, title, is ATX)`` of the body's headings
     outside code, in order."""
     offset = _body_offset(text)
-    body = text[offset:]
-    found = [(s, lv, t, True) for s, lv, t in (_atx_headings(body) if "#" in body else [])]
-    if "\n=" in body or "\n-" in body or "\n " in body:
-        found += [(s, lv, t, False) for s, lv, t in _setext_headings(body)]
-    if not found:
-        return []
-    regions = code_regions(body)
-    starts = [start for start, _ in regions]
-    return [(offset + s, lv, t.strip(), atx) for s, lv, t, atx in sorted(found) if not inside(regions, starts, s)]
+    return [(offset + s, lv, t, atx) for s, lv, t, atx in heading_lines(text[offset:])]
 
 
 def headings(text: str) -> list[tuple[int, int, str, bool]]:
@@ -179,7 +171,7 @@ def flow_text(value) -> str:
     ``null`` for None, line breaks escaped inside double quotes."""
     if value is None:
         return "null"
-    return fm._format_flow(value)
+    return fm.format_flow(value)
 
 
 def history_line(day: str, field: str, old, new=None, source: str | None = None) -> str:

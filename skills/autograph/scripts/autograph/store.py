@@ -62,8 +62,9 @@ __all__ = [
     "diff",
     "merge3",
     "merge_note",
-    "recover",
     "new_run_id",
+    "read_regular",
+    "recover",
     "replace_file",
     "write_derived",
     "write_output",
@@ -405,7 +406,7 @@ def sweep_temporary_files(root: Path) -> list[Skipped]:
                     if stat.S_ISREG(os.lstat(path).st_mode) and os.lstat(path).st_mtime < old:
                         os.unlink(path)
                     continue
-                data = _read_regular(path)
+                data = read_regular(path)
                 if digest(data) in known:
                     os.unlink(path)
                     continue
@@ -459,7 +460,7 @@ def _read_fd(fd: int, size_hint: int = 0) -> bytes:
         offset += len(chunk)
 
 
-def _read_regular(path) -> bytes:
+def read_regular(path) -> bytes:
     """The bytes of ``path`` if it is a regular file (never through a
     symlink, never waiting on a FIFO); else OSError."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -725,7 +726,7 @@ def _swap(
                             + (f" (it is at {tmp})" if held else "")
                         )
                     # another writer renamed its file over the path after our last check
-                    late = _read_regular(tmp)
+                    late = read_regular(tmp)
                     raise _LateWrite(target, before, after, late, tmp, swapped_in)
             else:
                 os.replace(tmp, target)
@@ -1328,7 +1329,7 @@ def _verify(root: Path, result: Result, holds: dict[str, bytes], planned) -> lis
         if path not in holds:
             continue  # a move or a trash: checked as it was made
         try:
-            now = _read_regular(_vault_target(root, path))
+            now = read_regular(_vault_target(root, path))
         except (OSError, PathError):
             now = None
         if now != holds[path]:
