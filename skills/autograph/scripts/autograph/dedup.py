@@ -695,7 +695,9 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     block = fm.parse(text)
     props = dict(block.properties) if block is not None else {}
     history: list[str] = []
-    source = link_name(vault, path, member.path)
+    # written as the rewrite of links to the member will leave it (to this
+    # card, the member's name kept as its text), so it is no link to rewrite
+    source = f"{link_name(vault, path, path)}|{link_name(vault, path, member.path)}"
     for key, value in member.properties.items():
         if not isinstance(key, str) or key.lower() == "aliases" or value in _EMPTY:
             continue
