@@ -34,7 +34,6 @@ from pathlib import Path
 from . import frontmatter as fm
 from . import identity as ident
 from . import sections
-from .note import Note
 from .store import Edit
 
 __all__ = [
@@ -533,12 +532,8 @@ def _touched(vault, schema, path: str, data: bytes, today: datetime.date) -> byt
     the new text, so the card is written once.  A note that is no card
     (templates, ``ignore_folders``) is not touched."""
     from . import decay
-    from .vault import Vault
 
-    files = vault.files if path in vault.files else sorted([*vault.files, path])
-    shadow = Vault(vault.root, files)
-    shadow._notes[path] = Note.from_bytes(path, data)  # the new text, as if written
-    plan = decay.plan_touch(shadow, schema, [path], today)
+    plan = decay.plan_touch(vault.with_text(path, data), schema, [path], today)
     return plan.edits[0].after if plan.edits else data
 
 

@@ -192,6 +192,17 @@ class Vault:
         files, warnings = walk(path)
         return cls(path, files, warnings)
 
+    def with_text(self, path: str, data: bytes) -> Vault:
+        """A new view of this vault in which the note ``path`` (added to its
+        files if new) holds ``data``, as if it had been written: for
+        planning further on an edit not written yet.  Nothing is written."""
+        from .note import Note
+
+        files = self.files if path in self.files else sorted([*self.files, path])
+        view = Vault(self.root, files, list(self.warnings))
+        view._notes[path] = Note.from_bytes(path, data)
+        return view
+
     @property
     def notes(self) -> list[str]:
         return [path for path in self.files if path.endswith(".md")]
