@@ -755,3 +755,27 @@ def test_a_merge_merged_again_adds_nothing_and_keeps_every_line(body, other):
     assert dedup.merge_body(once, other, "\n") == once
     kept = {line.strip() for line in once.splitlines()}
     assert {line.strip() for line in (body + other).splitlines() if not line.startswith("#")} - {""} <= kept
+
+
+def test_a_block_id_on_different_lines_in_two_cards_refuses_the_merge(make_vault, capsys):
+    """Merged, the card would hold ^met twice, and [[Dana#^met]] and
+    [[Dana Reyes#^met]] would both reach the first; the same line in both
+    merges once."""
+    dana = {"type": "person", "email": "dana@x.org"}
+    root = make_vault(
+        {
+            "people/Dana Reyes.md": card(dana, "Met at the fair. ^met\n\nShared line. ^same"),
+            "people/Dana.md": card(dana, "Met online. ^MET\n\nShared line. ^same"),
+            "log.md": "[[Dana#^met]] [[Dana Reyes#^met]]\n[[Dana Reyes]]\n",
+        }
+    )
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply")
+    [refused] = report["not_merged"]
+    assert "^met" in refused["reason"] and "rename one" in refused["reason"], refused
+    assert files_of(root) == before
+    (root / "people/Dana.md").write_text(card(dana, "Met online. ^online\n\nShared line. ^same"))
+    code, report = run_json(capsys, root, "--apply")
+    assert code == 0 and report["merged"], report
+    text = (root / "people/Dana Reyes.md").read_text()
+    assert text.count("^same") == 1 and "Met online. ^online" in text and "Met at the fair. ^met" in text

@@ -730,6 +730,12 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     for name, body in ((path, text[at:]), (member.path, moved)):
         if _ends_in_code(body):
             raise ValueError(f"{name} ends inside code or a comment that is never closed (a fence, %%, <!--, $$)")
+    clash = _block_clash(text[at:], moved)
+    if clash is not None:
+        raise ValueError(
+            f"the block id ^{clash} is in {path} and {member.path} on different lines, and a link to it "
+            "must name one block; rename one of them, then merge"
+        )
     text = text[:at] + merge_body(text[at:], moved, sections.newline_of(text))
     recorded = {_history_key(line) for line in text[at:].splitlines()} - {None}
     history = [line for line in history if _history_key(line) not in recorded]  # merged before: once is enough
@@ -763,6 +769,34 @@ def _history_key(line: str) -> str | None:
     its day and source aside; None for another line."""
     match = _HISTORY_LINE.fullmatch(line.rstrip("\r\n"))
     return match.group(1) if match else None
+
+
+_BLOCK_LINE = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
+
+
+def _block_lines(body: str) -> dict[str, set[str]]:
+    """Block id (lower case, outside code) -> the lines that end with it, stripped."""
+    from .links import block_ids
+
+    ids = block_ids(body)
+    found: dict[str, set[str]] = {}
+    for line in body.splitlines() if ids else ():
+        match = _BLOCK_LINE.search(line)
+        if match and match.group(1).lower() in ids:
+            found.setdefault(match.group(1).lower(), set()).add(line.strip())
+    return found
+
+
+def _block_clash(body: str, other: str) -> str | None:
+    """A block id that ``other`` (a member's body) has on a line ``body``
+    (the canonical card's) lacks while ``body`` has it too: merged, the
+    card would hold it twice and links to either block would reach the
+    first (Obsidian).  The same line in both is merged once: no clash."""
+    theirs = _block_lines(other)
+    if not theirs:
+        return None
+    mine = _block_lines(body)
+    return next((name for name in sorted(theirs) if name in mine and theirs[name] - mine[name]), None)
 
 
 def _ends_in_code(body: str) -> bool:
