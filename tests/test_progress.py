@@ -79,12 +79,28 @@ def test_no_progress_for_a_quick_read(vault):
     assert b"reading notes" not in err
 
 
+def _subcommands(help_text: str) -> list[str]:
+    """The subcommands a --help lists: under "positional arguments:", the
+    names indented four spaces (argparse's layout of a COMMAND's choices),
+    up to the next section; not the examples of the epilog."""
+    lines = help_text.splitlines()
+    if "positional arguments:" not in lines:
+        return []
+    names = []
+    for line in lines[lines.index("positional arguments:") + 1 :]:
+        if line and not line.startswith(" "):
+            break
+        if line.startswith("    ") and not line.startswith("     ") and line.split():
+            names.append(line.split()[0])
+    return names
+
+
 def test_every_command_takes_quiet():
     for script in sorted(SCRIPTS.glob("*.py")):
         if script.name == "guard.py":
             continue  # a hook: Claude Code's protocol, no terminal
         proc = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
-        subcommands = [line.split()[0] for line in proc.stdout.splitlines() if line.startswith("    ") and line.split()]
+        subcommands = _subcommands(proc.stdout)
         helps = [proc.stdout]
         for sub in subcommands:
             helps.append(
