@@ -52,7 +52,6 @@ from __future__ import annotations
 import datetime
 import math
 import re
-from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = [
@@ -145,8 +144,7 @@ class Entry(NamedTuple):
     prefix: str  # the key as written, up to and including its colon
 
 
-@dataclass(frozen=True)
-class Frontmatter:
+class Frontmatter(NamedTuple):
     """A frontmatter block located in a note's text (BOM already removed).
 
     Offsets index the text: ``start`` is the first character after the

@@ -14,7 +14,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -39,22 +38,34 @@ def decode(data: bytes) -> tuple[str | None, bool, str | None]:
         return None, bom, f"not valid UTF-8 (byte 0x{data[offset]:02x} at offset {offset}); the file is never rewritten"
 
 
-@dataclass(eq=False)
 class Note:
     """One Markdown note of a vault.
 
     ``path`` is vault-relative with ``/``.  ``text`` excludes the BOM and
     keeps line endings as they are.  ``frontmatter`` is None when the note
     has no block; ``properties`` is ``{}`` when it has none or it is invalid.
+    ``cr``: lone CR line endings (classic Mac), which ``text`` holds as
+    ``\n``.  ``stamp``: ``(size, mtime_ns, ctime_ns)`` as read (read_note's
+    fstat).  Two notes are equal only when they are one object.
     """
 
-    path: str
-    data: bytes
-    text: str | None
-    bom: bool
-    error: str | None = None
-    cr: bool = False  # lone CR line endings (classic Mac): ``text`` holds them as \n
-    stamp: tuple[int, int, int] | None = None  # (size, mtime_ns, ctime_ns) as read (read_note's fstat)
+    # a plain class: dataclasses imports inspect, about 12 ms of the start
+    # of a command that reads notes (a search index built from nothing)
+    def __init__(
+        self,
+        path: str,
+        data: bytes,
+        text: str | None,
+        bom: bool,
+        error: str | None = None,
+        cr: bool = False,
+        stamp: tuple[int, int, int] | None = None,
+    ):
+        self.path, self.data, self.text, self.bom = path, data, text, bom
+        self.error, self.cr, self.stamp = error, cr, stamp
+
+    def __repr__(self) -> str:
+        return f"Note(path={self.path!r}, bytes={len(self.data)}, error={self.error!r})"
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> Note:
