@@ -230,6 +230,50 @@ def test_undo_takes_a_move_back(make_vault, capsys):
     assert snapshot(root) == before
 
 
+def undo(root: Path, run: str) -> tuple[int, dict]:
+    proc = subprocess.run([sys.executable, UNDO, "undo", run, str(root), "--apply", "--json"], capture_output=True)
+    return proc.returncode, json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("after", ["a new note at the old name", "the moved note edited", "a folder at the old name"])
+def test_a_move_is_undone_whole_or_not_at_all(make_vault, capsys, after):
+    """Taking back part of a move would leave links to a stale copy or to
+    nothing (the note trashed while a new one takes its old name; the old
+    copy back while the person's edit stays at the new name): when one file
+    cannot go back, nothing is undone, and each file is named."""
+    root = make_vault({"inbox/Dana.md": "# Dana\n", "a.md": "see [[Dana]] and [[inbox/Dana|D]]\n"})
+    code, out = mv(root, "inbox/Dana.md", "people/Dana.md", "--apply", capsys=capsys)
+    assert code == 0
+    if after == "the moved note edited":
+        with open(root / "people/Dana.md", "a") as handle:
+            handle.write("phone: 555-0100\n")
+    elif after == "a folder at the old name":
+        (root / "inbox/Dana.md").mkdir()
+    else:
+        (root / "inbox/Dana.md").write_text("a new note\n")
+    before = snapshot(root)
+    code, report = undo(root, out["run"])
+    assert code == 4 and snapshot(root) == before
+    named = {item["path"] for item in report["conflicts"]}
+    assert {"inbox/Dana.md", "a.md"} <= named, report["conflicts"]
+    assert report["written"] == []
+
+
+def test_undo_last_is_a_persons_command_not_the_rollback_autograph_made(make_vault, capsys):
+    """A move rolled back by itself: "undo last" names the move (nothing of
+    it is left to undo), never the rollback, which would move it again."""
+    root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
+    os.chmod(root / "t.md", 0o444)
+    code, out = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
+    assert code == 4 and out["rolled_back"]
+    before = snapshot(root)
+    code, report = undo(root, "last")
+    assert report["undone"] == out["run"] and snapshot(root) == before
+    listed = subprocess.run([sys.executable, UNDO, "list", str(root), "--json"], capture_output=True)
+    runs = {item["run"]: item for item in json.loads(listed.stdout)["runs"]}
+    assert runs[out["run"]]["undone_by"] == [out["rolled_back"]]
+
+
 # ---------------------------------------------------------------------------
 # A run killed after each of its writes
 

@@ -41,7 +41,8 @@ Examples:
 """
 
 SHOW_EPILOG = """\
-RUN is a run id from 'undo.py list', or "last" (the newest run).
+RUN is a run id from 'undo.py list', or "last" (the newest run a person
+started: recoveries and rollbacks autograph made by itself are skipped).
 
 JSON keys (--json): run{run, command, args, started, finished, state, undoes,
 files}, changes[{n, op, path, to, result, status}].  op is write, trash or
@@ -58,6 +59,10 @@ Takes RUN back: every file it changed that still holds exactly what the run
 left in it gets its bytes before; a file the run created goes to
 .trash/<undo-run-id>/ (nothing is deleted); moved and trashed files come
 back.  A file changed since the run is a conflict: listed, left as it is.
+A run that created, moved or trashed files (mv, dedup, moc) is undone whole
+or not at all: when one of its files cannot go back (changed since, or
+something now stands at its old name), nothing is undone and every file is
+listed, since a part would leave links to a stale copy or to nothing.
 The undo is itself a journaled run, so it can be undone too.
 
 Kind: changes what people's files hold, so a dry run unless --apply.
@@ -105,10 +110,11 @@ def _find(vault: Vault, name: str) -> journal.Run:
     from autograph import journal
 
     runs = journal.runs(_graph(vault))
-    if name == "last":
-        if not runs:
+    if name == "last":  # the newest command a person gave: not a recovery or a rollback autograph made
+        given = [run for run in runs if not run.automatic]
+        if not given:
             raise cli.UsageError("this vault has no journaled run yet")
-        return runs[0]
+        return given[0]
     for run in runs:
         if run.id == name:
             return run
@@ -123,8 +129,9 @@ def cmd_list(args) -> int:
     vault = Vault.check_folder(args.vault)
     runs = journal.runs(Path(vault).resolve() / store.GRAPH_DIR)
     undone_by: dict[str, list[str]] = {}
+    taken_back = {run.undoes for run in runs if run.automatic}  # an undo killed and recovered undid nothing
     for run in runs:
-        if run.undoes:
+        if run.undoes and run.id not in taken_back:
             undone_by.setdefault(run.undoes, []).append(run.id)
     items = [{**run.summary(), "undone_by": undone_by.get(run.id, [])} for run in runs]
     if args.json:
@@ -235,7 +242,7 @@ def _recover(args):
     # a dead writer's run was rolled back as the lock was taken (cli.writing)
     recovered = [{"undone": run_id or None, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
     for run in journal.unfinished(_graph(vault)):
-        changes, not_undone = plan_undo(Path(vault.root), run)
+        changes, not_undone = plan_undo(Path(vault.root), run, partial=True)
         outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
         outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]
         if cli.writes(args):

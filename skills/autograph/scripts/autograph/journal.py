@@ -97,6 +97,13 @@ class Run:
     undoes: str | None = None
     changes: list[Change] = field(default_factory=list)
 
+    @property
+    def automatic(self) -> bool:
+        """Whether autograph ran this run by itself to take another back: a
+        recovery of a killed run, or the rollback of a move that failed half
+        way (not a command a person gave)."""
+        return self.undoes is not None and (self.command == "recover" or self.command.endswith(" (rolled back)"))
+
     def summary(self) -> dict:
         """``{run, command, args, started, finished, state, undoes, files}``."""
         return {

@@ -304,5 +304,5 @@ def roll_back(root, run_id: str, wait: float = 0.0) -> store.Result:
     from . import journal, undo
 
     run = journal.load(Path(os.path.realpath(root)) / store.GRAPH_DIR, run_id)
-    changes, _ = undo.plan_undo(Path(root), run)
+    changes, _ = undo.plan_undo(Path(root), run, partial=True)
     return store.apply(Path(root), changes, wait=wait, command="graph.py mv (rolled back)", undoes=run_id)

@@ -1473,7 +1473,7 @@ def recover(root: Path) -> list[tuple[str, Result]]:
     for run in journal_mod.unfinished(graph):
         from .undo import plan_undo  # undo plans with store's own kinds of change
 
-        changes, _ = plan_undo(root, run)
+        changes, _ = plan_undo(root, run, partial=True)
         result = apply(root, changes, command="recover", args=["recover", run.id], undoes=run.id)
         mark_run(root, run.id, "rolled-back")
         done.append((run.id, result))

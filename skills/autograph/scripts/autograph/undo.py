@@ -42,14 +42,21 @@ def _read(root: Path, path: str) -> bytes | None:
         return handle.read()
 
 
-def plan_undo(root: Path, run: Run) -> tuple[list, list[dict]]:
+def plan_undo(root: Path, run: Run, partial: bool = False) -> tuple[list, list[dict]]:
     """The store changes that take ``run`` back, and the files that cannot
     go back: ``(changes, conflicts)``, each conflict ``{path, error}``.
 
     Works for a finished run (each change's ``result`` and ``now``) and
     for one that stopped mid-way (no results: a file is rolled back when it
     holds the bytes the run planned, left when it still holds its bytes
-    before).  Raises OSError when the journal's saved bytes cannot be read.
+    before).  A finished run that created, moved or trashed a file is taken
+    back whole or not at all: when one of its files cannot go back (changed
+    since, or something stands where it would go), nothing is undone, since
+    a part would leave links to a stale copy or to nothing (a moved note
+    back at its old name while the note edited at the new one stays).
+    ``partial`` takes back what can be, file by file, as for a run that
+    stopped (a move that failed half way is rolled back so).  Raises
+    OSError when the journal's saved bytes cannot be read.
     """
     changes: list = []
     conflicts: list[dict] = []
@@ -81,9 +88,25 @@ def plan_undo(root: Path, run: Run) -> tuple[list, list[dict]]:
         # merge into the card that kept its text) would leave that text nowhere
         names = ", ".join(f"{c.path} (was at {c.to})" for c in lost)
         why = f"not undone: {names} went away since the run (.trash/ emptied?), so nothing of the run is undone"
-        conflicts += [{"path": step.path, "error": why} for step in changes]
+        conflicts += [{"path": _named(step), "error": why} for step in changes]
+        return [], conflicts
+    done = [c for c in run.changes if c.result not in ("conflict", "failed")]
+    finished = any(c.result is not None for c in run.changes)
+    if conflicts and changes and finished and not partial and any(c.op != "write" or c.before is None for c in done):
+        names = ", ".join(item["path"] for item in conflicts)
+        why = (
+            f"not undone: {names} cannot go back, and the run created, moved or trashed files, so nothing of it "
+            "is undone (a part would leave links to a stale copy or to nothing)"
+        )
+        conflicts += [{"path": _named(step), "error": why} for step in changes]
         return [], conflicts
     return changes, conflicts
+
+
+def _named(step) -> str:
+    """The path a person knows a planned step's file by: where a moved or
+    trashed file would go back, not where it is now (``.trash/...``)."""
+    return step.to if isinstance(step, Move) else step.path
 
 
 def _undo_write(read, run: Run, change: Change):
