@@ -534,6 +534,27 @@ def test_a_link_note_that_cannot_be_written_rolls_the_move_back(make_vault, caps
     assert snapshot(root) == before
 
 
+def test_a_linking_note_edited_before_the_rollback_gets_its_links_pointed_back(make_vault):
+    """The rollback cannot take back a linking note someone edited after the
+    move rewrote it: its links are pointed back at the old name on the text
+    it now holds, so the edit stays and no link is left broken."""
+    from autograph import moves, store
+    from autograph.schema import load_schema
+
+    root = make_vault({"inbox/Dana.md": "# Dana\n", "a.md": "see [[inbox/Dana|D]]\n", "b.md": "[[inbox/Dana]]\n"})
+    vault = Vault.open(root)
+    plan = moves.plan_move(vault, {"inbox/Dana.md": "people/Dana.md"}, load_schema(root))
+    result = store.apply(root, plan.changes, command="graph.py mv")
+    assert (root / "a.md").read_text() == "see [[people/Dana|D]]\n"
+    with open(root / "a.md", "a") as handle:
+        handle.write("a line typed meanwhile\n")
+    undone = moves.roll_back(root, result.run_id, moves=plan.moves)
+    assert (root / "inbox/Dana.md").exists() and not (root / "people/Dana.md").exists()
+    assert (root / "a.md").read_text() == "see [[inbox/Dana|D]]\na line typed meanwhile\n"
+    assert (root / "b.md").read_text() == "[[inbox/Dana]]\n"
+    assert undone.conflicts == [] and "a.md" in undone.written
+
+
 @pytest.mark.parametrize("form", ["NFD", "NFC"])
 def test_a_name_that_differs_only_in_unicode_normalisation_is_refused(make_vault, capsys, form):
     """F22: ``Café`` decomposed and composed are one name to Obsidian's

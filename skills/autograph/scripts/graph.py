@@ -239,7 +239,10 @@ error}] (the parts of the move that could not be made: a new name not
 written, an old name someone edited meanwhile, a linking note not
 rewritten), rolled_back (the id of the run that then took the whole move
 back, so that no link leads to a stale copy or to nothing, else null; the
-exit code is then 4; a person's edit stays where they made it).
+exit code is then 4; a person's edit stays where they made it: a linking
+note edited meanwhile gets its links pointed back on the text it holds),
+not_rolled_back[{path, error, copy}] (files the rollback could not take
+back; graph.py health shows what they left).
 
 Kind: changes what people wrote, so a dry run unless --apply.  One
 autograph writer per vault at a time: --wait SECONDS waits for another.
@@ -449,6 +452,13 @@ def cmd_report(args) -> int:
     return cli.EXIT_OK
 
 
+def _listed(items: list[str], most: int = 5) -> str:
+    """The first ``most`` of ``items``, "; "-joined, and how many more: one
+    line of stderr stays readable when hundreds of notes are named."""
+    more = f"; and {len(items) - most} more" if len(items) > most else ""
+    return "; ".join(items[:most]) + more
+
+
 def _show(rows: list[str]) -> None:
     for row in rows[:SHOWN]:
         print(f"  {cli.printable(row)}")
@@ -551,18 +561,26 @@ def _mv(args):
     cli.warn(plan.warnings)
     outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
     outcome["rolled_back"] = None
+    outcome["not_rolled_back"] = []
     outcome["not_moved"] = moves.unfinished(plan, outcome) if outcome["run"] else []
     if outcome["not_moved"]:
         # a part of the move was not made (a new name not written, an old name someone edited meanwhile, a link
         # note not rewritten): the links would lead to a stale copy or nowhere, so the whole run is taken back
-        undone = moves.roll_back(vault.root, outcome["run"], args.wait)
+        undone = moves.roll_back(vault.root, outcome["run"], args.wait, plan.moves)
         outcome["rolled_back"] = undone.run_id
-        why = "; ".join(f"{item['path']}: {item['error']}" for item in outcome["not_moved"])
+        outcome["not_rolled_back"] = [item.as_dict() for item in undone.conflicts + undone.failed]
+        why = _listed([f"{item['path']}: {item['error']}" for item in outcome["not_moved"]])
+        if outcome["not_rolled_back"]:
+            left = _listed([f"{item['path']}: {item['error']}" for item in outcome["not_rolled_back"]])
+            told = (
+                f"rolled back but for {cli.plural(len(outcome['not_rolled_back']), 'file')} ({left}); "
+                "graph.py health shows what that left, graph.py fix repairs links"
+            )
+        else:
+            told = "rolled back: no file moved, every link as before, a person's edit kept where they made it"
         print(
-            f"graph.py mv: the move could not be completed ({why}); the run {outcome['run']} was rolled back: "
-            "no file moved, every link as before, a person's edit kept where they made it"
-            + (" (some files could not go back: undo.py show " + undone.run_id + ")" if undone.skipped else "")
-            + "; run it again once the notes are not being edited",
+            f"graph.py mv: the move could not be completed ({why}); the run {outcome['run']} was {told}; "
+            "run it again once the notes are not being edited",
             file=sys.stderr,
         )
     code = cli.outcome_code(outcome)

@@ -298,11 +298,58 @@ def moves_not_made(plan: MovePlan, outcome: dict) -> list[str]:
     return [item["path"] for item in unfinished(plan, outcome)]
 
 
-def roll_back(root, run_id: str, wait: float = 0.0) -> store.Result:
-    """Take back the run ``run_id`` (as ``undo.py undo`` does), as its own
-    journaled run.  Used when a move's new name could not be written."""
+def roll_back(root, run_id: str, wait: float = 0.0, moves: dict[str, str] | None = None) -> store.Result:
+    """Take back the run ``run_id`` (as ``undo.py undo`` does, file by
+    file), as its own journaled run.  Used when a part of a move could not
+    be made.  A linking note someone edited after the move rewrote it
+    cannot go back as a whole: with ``moves`` (old -> new path), its links
+    to a moved file are then pointed back at the old name on the text it
+    now holds (a second journaled run), so the edit stays and every link
+    resolves as before.  The result lists what still did not go back."""
     from . import journal, undo
 
     run = journal.load(Path(os.path.realpath(root)) / store.GRAPH_DIR, run_id)
-    changes, _ = undo.plan_undo(Path(root), run, partial=True)
-    return store.apply(Path(root), changes, wait=wait, command="graph.py mv (rolled back)", undoes=run_id)
+    changes, not_undone = undo.plan_undo(Path(root), run, partial=True)
+    command = "graph.py mv (rolled back)"
+    result = store.apply(Path(root), changes, wait=wait, command=command, undoes=run_id)
+    stuck = [store.Skipped(item["path"], item["error"]) for item in not_undone] + result.conflicts
+    result.conflicts = stuck
+    if moves and stuck:
+        back = _links_back(root, moves, [item.path for item in stuck])
+        if back:
+            again = store.apply(Path(root), back, wait=wait, command=command, undoes=run_id)
+            fixed = set(again.written)
+            result.written += again.written
+            result.conflicts = [item for item in stuck if item.path not in fixed] + again.conflicts
+            result.failed += again.failed
+    return result
+
+
+def _links_back(root, moves: dict[str, str], paths: list[str]) -> list:
+    """Edits of the notes ``paths`` (as they are now) whose links lead to a
+    new name of ``moves`` while the file is back at its old one: each such
+    link rewritten to reach the old name again (:func:`relink.retarget_text`)."""
+    from .links import Resolver
+    from .note import read_note
+    from .vault import walk
+
+    files, _ = walk(Path(root))
+    now = set(files)
+    back = {new: old for old, new in moves.items() if old in now and new not in now}
+    if not back:
+        return []
+    as_moved = Resolver(sorted((now - set(back.values())) | set(back)))  # where the links lead
+    resolver = Resolver(files)
+    settings = relink.link_settings(root)
+    edits = []
+    for path in sorted(set(paths) & now):
+        try:
+            note = read_note(str(root), path)
+        except OSError:
+            continue
+        if note.text is None or not path.endswith(".md"):
+            continue
+        text, found = relink.retarget_text(note.text, path, as_moved, back, False, resolver, settings)
+        if found and note.encode(text) != note.data:
+            edits.append(store.Edit(path, note.data, note.encode(text), "its links follow the move taken back"))
+    return edits
