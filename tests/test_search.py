@@ -198,6 +198,14 @@ def test_raw_fts_mode_works_and_bad_syntax_is_a_clear_error(hostile_index, tmp_p
     assert proc.returncode == 2 and "bad FTS5 query" in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_limit_out_of_range_is_a_usage_error_not_a_traceback(make_vault):
+    vault = make_vault({"a.md": "alpha\n"})
+    for limit in ("0", "-1", "9223372036854775807", "1e3", "x"):
+        proc = run("alpha", "--vault", str(vault), "--limit", limit)
+        assert proc.returncode == 2 and "--limit" in proc.stderr and "Traceback" not in proc.stderr, limit
+    assert found(vault, "alpha", limit=2**70) == ["a.md"]
+
+
 def test_cli_no_hits_is_exit_0_with_an_empty_list(make_vault):
     vault = make_vault({"a.md": "alpha\n"})
     data = query_json(vault, "zzzz")

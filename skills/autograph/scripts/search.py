@@ -110,6 +110,9 @@ def _answer(args, search, index, vault, schema) -> int:
     return cli.EXIT_OK
 
 
+MAX_LIMIT = 100_000  # hits; SQLite takes no integer past 2**63, and no vault needs more
+
+
 def positive(text: str) -> int:
     import argparse
 
@@ -117,8 +120,8 @@ def positive(text: str) -> int:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to {MAX_LIMIT:,}")
     return value
 
 

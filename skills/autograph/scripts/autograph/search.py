@@ -1050,10 +1050,9 @@ def search(
     weights = ", ".join(str(w) for w in WEIGHTS)
     join = " JOIN docs ON docs.id = fts.rowid" if where else ""  # for the filters only: 10-15% of a query
     sql = (
-        f"SELECT fts.rowid, bm25(fts, {weights}) AS rank FROM fts{join} "
-        f"WHERE fts MATCH ?{where} ORDER BY rank LIMIT ?"
+        f"SELECT fts.rowid, bm25(fts, {weights}) AS rank FROM fts{join} WHERE fts MATCH ?{where} ORDER BY rank LIMIT ?"
     )
-    depth = limit * RERANK_DEPTH
+    depth = min(limit, 1 << 40) * RERANK_DEPTH  # SQLite takes no integer past 2**63
     try:
         narrow = None if raw else _without_common(index.con, text)
         rows = index.con.execute(sql, [narrow, *params, depth]).fetchall() if narrow else []
