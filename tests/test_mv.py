@@ -571,6 +571,27 @@ def test_a_name_that_differs_only_in_unicode_normalisation_is_refused(make_vault
         assert snapshot(root) == before
 
 
+@pytest.mark.parametrize(
+    "dest", ["people/Dana | Pipe.md", "people/Dana #1.md", "people/Dana^2.md", "[Dana].md", "people/Dana.md.md",
+             "people/ Dana.md", "people/Dana .md", "te#am/Dana.md", "people/Da\nna.md"],
+)  # fmt: skip
+def test_a_name_no_link_can_reach_is_refused(make_vault, capsys, dest):
+    """Obsidian ends a link's target at # ^ [ ] |, trims it, and reads
+    [[x.md]] as the note x.md: a move to such a name would leave every link
+    to the note broken, so it is refused before anything is written."""
+    root = make_vault({"inbox/Dana.md": "x\n", "l.md": "[[Dana]] [[inbox/Dana|D]]\n"})
+    before = snapshot(root)
+    assert graph.main(["mv", str(root), "inbox/Dana.md", dest, "--apply"]) == 2
+    assert "no link can reach" in capsys.readouterr().err
+    assert snapshot(root) == before
+
+
+def test_a_folder_whose_name_holds_a_hash_moves_when_the_name_is_kept(make_vault, capsys):
+    root = make_vault({"C#/x.md": "x\n", "l.md": "[[x]]\n"})
+    code, out = mv(root, "C#/x.md", "C#/y.md", "--apply", capsys=capsys)
+    assert code == 0 and (root / "C#/y.md").exists() and (root / "l.md").read_text() == "[[y]]\n"
+
+
 def test_a_hard_linked_note_is_refused_and_kept_whole(make_vault, capsys, tmp_path):
     """F12: a copy under the new name would split the file's hard links (as
     the store refuses to replace such a file): the move is refused."""

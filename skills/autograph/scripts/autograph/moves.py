@@ -24,6 +24,7 @@ all of that.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import unicodedata
 from dataclasses import dataclass, field
@@ -119,6 +120,12 @@ def paths_of(vault, old: str, new: str, cwd: str | None = None) -> dict[str, str
     if source in files:
         if source.endswith(".md") and not target.lower().endswith(".md"):
             target += ".md"
+    kept = set(source.split("/"))
+    for name in target.split("/"):
+        why = None if name in kept else _unreachable(name)
+        if why:
+            raise MoveError(f"{new!r}: no link can reach a file or folder whose name {why}; choose another name")
+    if source in files:
         mapping = {source: target}
     else:
         if target == source or target.startswith(source + "/"):
@@ -130,6 +137,25 @@ def paths_of(vault, old: str, new: str, cwd: str | None = None) -> dict[str, str
     if refused:
         raise MoveError(refused[0]["error"])
     return mapping
+
+
+_LINK_ENDS = re.compile(r"[#^\[\]|\r\n]")
+
+
+def _unreachable(name: str) -> str | None:
+    """Why a wikilink cannot name a file or folder called ``name`` (None:
+    it can).  Obsidian's rule: ``#``, ``^``, ``[``, ``]`` and ``|`` end a
+    link's target (it refuses them in a file name it makes); a target is
+    trimmed, so a name that starts or ends with a space is another name; a
+    note ``x.md.md`` is reached by ``[[x.md]]``, which names ``x.md``."""
+    if _LINK_ENDS.search(name):
+        return "holds #, ^, [, ], | or a line break (they end a link's target)"
+    stem = name[:-3] if name.lower().endswith(".md") else name
+    if name != name.strip() or stem != stem.strip():
+        return "starts or ends with a space (a link's target is trimmed)"
+    if name.lower().endswith(".md.md"):
+        return "ends in .md.md (a link to it would name another note)"
+    return None
 
 
 def check_mapping(vault, mapping: dict[str, str]) -> tuple[dict[str, str], list[dict]]:
