@@ -684,16 +684,16 @@ def pair_vault(tmp_path: Path, **extra: str) -> Path:
 
 
 def test_a_member_stays_when_its_merge_is_not_written(tmp_path, capsys):
-    """F1: the canonical card is read-only: the member is not trashed."""
+    """F1: the canonical card is read-only: the member is not trashed (the
+    group is refused before anything is written, exit 1: found, not merged)."""
     root = pair_vault(tmp_path, other="[[Alex Old]]\n")
     (root / "people" / "Alex Old.md").chmod(0o444)
     code, report = run_json(capsys, root, "--apply", "--today", TODAY)
-    assert code == 4
+    assert code == 1
     assert (root / "people" / "Alex.md").read_text() == MEMBER
     assert (root / "people" / "Alex Old.md").read_text() == CANONICAL
-    errors = {item["path"]: item["error"] for item in report["failed"]}
-    assert "people/Alex Old.md it goes with was not written" in errors["people/Alex.md"]
-    assert report["written"] == []
+    assert "read-only" in report["not_merged"][0]["reason"]
+    assert report["written"] == [] and report["failed"] == []
 
 
 def test_a_member_stays_when_a_link_to_it_is_not_rewritten(tmp_path, capsys):
@@ -779,3 +779,29 @@ def test_a_block_id_on_different_lines_in_two_cards_refuses_the_merge(make_vault
     assert code == 0 and report["merged"], report
     text = (root / "people/Dana Reyes.md").read_text()
     assert text.count("^same") == 1 and "Met online. ^online" in text and "Met at the fair. ^met" in text
+
+
+@pytest.mark.parametrize("how", ["read-only member", "read-only canonical", "hard-linked canonical"])
+def test_a_card_the_store_would_not_replace_refuses_its_group_before_any_write(make_vault, capsys, tmp_path, how):
+    """Half a merge (links retargeted to a card that never got the merged
+    text, or a member left beside it) is never written: the group is refused."""
+    dana = {"type": "person", "email": "dana@x.org"}
+    root = make_vault(
+        {
+            "people/Dana Reyes.md": card(dana, "Canonical."),
+            "people/Dana.md": card(dana, "Member."),
+            "a.md": "[[Dana Reyes]] [[Dana Reyes]] [[Dana]]\n",
+            "b.md": "[[Dana Reyes]]\n",
+        }
+    )
+    if how == "read-only member":
+        os.chmod(root / "people/Dana.md", 0o444)
+    elif how == "read-only canonical":
+        os.chmod(root / "people/Dana Reyes.md", 0o444)
+    else:
+        os.link(root / "people/Dana Reyes.md", tmp_path / "elsewhere.md")
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply")
+    assert report["merged"] == [] and report["written"] == [] and files_of(root) == before
+    [refused] = report["not_merged"]
+    assert ("read-only" in refused["reason"]) != (how == "hard-linked canonical"), refused

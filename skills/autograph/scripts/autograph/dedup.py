@@ -64,6 +64,7 @@ other member, in path order, into the canonical card:
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -824,11 +825,18 @@ def _aliases(props: dict) -> list:
 
 
 def _member_notes(vault, paths: list[str]) -> tuple[list, str | None]:
+    """The notes of a group, or why it cannot be merged: one that is never
+    rewritten, or that the store would not replace (read-only, hard links):
+    the merge would be half made, its links retargeted to a card that
+    never got the merged text, or a member left beside it."""
+    from .store import would_refuse
+
     notes = []
     for path in paths:
         note = vault.note(path)
-        if note.unwritable:
-            return [], f"{path}: {note.unwritable}"
+        why = note.unwritable or would_refuse(os.path.join(vault.root, path))
+        if why:
+            return [], f"{path}: {why}"
         notes.append(note)
     return notes, None
 

@@ -65,6 +65,7 @@ __all__ = [
     "new_run_id",
     "read_regular",
     "recover",
+    "would_refuse",
     "replace_file",
     "write_derived",
     "write_output",
@@ -431,6 +432,24 @@ def sweep_temporary_files(root: Path) -> list[Skipped]:
 
 def _signature(info: os.stat_result) -> tuple:
     return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def would_refuse(path) -> str | None:
+    """Why :func:`apply` would refuse to replace the existing file ``path``
+    whatever it held (a symlink, not a regular file, several hard links, no
+    write permission), or None.  For planning: a change of several files
+    that must all be written can be refused whole, before any is written."""
+    try:
+        info = _check_target(Path(path), follow_symlinks=False)
+    except TargetError as exc:
+        return str(exc)
+    if info is None:
+        return None
+    if info.st_nlink > 1:
+        return f"has {info.st_nlink} hard links; replacing it would split them"
+    if not _may_write(info):
+        return "is read-only (no write permission for this user)"
+    return None
 
 
 def _may_write(info: os.stat_result) -> bool:
