@@ -805,3 +805,22 @@ def test_a_card_the_store_would_not_replace_refuses_its_group_before_any_write(m
     assert report["merged"] == [] and report["written"] == [] and files_of(root) == before
     [refused] = report["not_merged"]
     assert ("read-only" in refused["reason"]) != (how == "hard-linked canonical"), refused
+
+
+def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys):
+    """The member goes to .trash: its YAML comment on a value the canonical
+    card holds otherwise is kept in the History line, as written."""
+    root = make_vault(
+        {
+            "people/Dana Reyes.md": "---\ntype: person\nemail: d@x.org\nrole: CEO\nteam: Ops\n---\nBody.\n",
+            "people/Dana.md": "---\ntype: person\nemail: d@x.org\n"
+            'role: CTO  # promoted in May, ask Kim\nteam: "R #2"\n---\n',
+            "a.md": "[[Dana Reyes]]\n",
+        }
+    )
+    code, report = run_json(capsys, root, "--apply", "--today", TODAY)
+    assert code == 0, report
+    assert report["merged"][0]["history"] == [
+        "- 2026-12-01: role: CTO  # promoted in May, ask Kim (from [[Dana Reyes|Dana]])",
+        '- 2026-12-01: team: "R #2" (from [[Dana Reyes|Dana]])',  # quoted: its # is no comment
+    ]

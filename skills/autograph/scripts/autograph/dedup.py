@@ -714,7 +714,11 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
             if extra:
                 text = fm.set_property(text, own, old + extra)
         elif not _same_value(key, current, value, settings.kinds, settings):
-            history.append(sections.history_line(day, own, value, None, source))
+            line = sections.history_line(day, own, value, None, source)
+            comment = _comment_of(member, key, value)
+            if comment:  # the person's note on the value goes with it, as written in YAML
+                line = line.replace(" (from [[", f"  # {comment} (from [[", 1)
+            history.append(line)
         props = fm.parse(text).properties
     aliases = _aliases(props)
     taken = {_fold(a) for a in aliases} | {_fold(vault_stem(path))}
@@ -742,6 +746,23 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     history = [line for line in history if _history_key(line) not in recorded]  # merged before: once is enough
     text = sections.append(text, "History", history)
     return text, history, added
+
+
+def _comment_of(note, key: str, value) -> str | None:
+    """The YAML comment after ``key: value`` on its one line in ``note``'s
+    frontmatter (``role: CTO  # since May`` -> ``since May``), else None.
+    Taken only where the text before `` #`` reads back as ``value``, so a
+    ``#`` inside a quoted value is never one."""
+    block = note.frontmatter
+    entry = next((e for e in block.entries if e.key == key), None) if block is not None else None
+    if entry is None or entry.end - entry.start != 1:
+        return None
+    line = note.text[block.start : block.end].split("\n")[entry.start].rstrip("\r")
+    rest = line[len(entry.prefix) :]
+    at = rest.find(" #")
+    if at < 0 or fm.resolve_plain(rest[:at].strip(" \t")) != value:
+        return None
+    return rest[at + 2 :].strip() or None
 
 
 def _relocated_body(vault, member, path: str) -> str:
