@@ -611,3 +611,15 @@ def test_a_renamed_file_is_reported_under_its_old_name_with_its_new_one(make_vau
     assert graph.main(["mv", str(root), "a.md", "b.md", "--apply"]) == 0
     out = capsys.readouterr().out
     assert "a.md  moved to b.md" in out and "moved from a.md" not in out
+
+
+def test_a_symlink_to_a_moved_note_is_named_and_keeps_its_folder_from_being_empty(make_vault, capsys):
+    root = make_vault({"inbox/Dana.md": "# Dana\n", "l.md": "[[Dana]]\n"})
+    os.symlink("inbox/Dana.md", root / "Dana-alias.md")
+    os.symlink("Dana.md", root / "inbox" / "D.md")
+    code, out = mv(root, "inbox/Dana.md", "people/", "--apply", capsys=capsys)
+    assert code == 0
+    assert out["warnings"] == [
+        "Dana-alias.md is a symlink to a file that moves to people/Dana.md; it is left leading nowhere",
+        "inbox/D.md is a symlink to a file that moves to people/Dana.md; it is left leading nowhere",
+    ]

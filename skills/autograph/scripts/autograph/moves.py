@@ -281,9 +281,43 @@ def plan_move(
     rewrites = [edit for edit in details.edits if edit.path not in mapping]
     plan.changes = renames + creates + in_place + rewrites + trashes
     folders = {old.rsplit("/", 1)[0] for old in mapping if "/" in old}
-    emptied = sorted(f for f in folders if not any(p.startswith(f + "/") for p in vault.files if p not in mapping))
-    plan.warnings += [f"{folder}/ is left empty (autograph removes no folder)" for folder in emptied]
+    plan.warnings += [
+        f"{folder}/ is left empty (autograph removes no folder)" for folder in _emptied(vault, folders, mapping)
+    ]
+    plan.warnings += _symlinks_to(vault.root, mapping)
     return plan
+
+
+def _emptied(vault, folders: set[str], mapping: dict[str, str]) -> list[str]:
+    """The ``folders`` that hold nothing but moved files, as the disk has
+    them (a symlink or a hidden file the vault's walk leaves out counts)."""
+    found = []
+    for folder in sorted(folders):
+        try:
+            names = os.listdir(os.path.join(vault.root, folder))
+        except OSError:
+            continue
+        if all(f"{folder}/{name}" in mapping for name in names):
+            found.append(folder)
+    return found
+
+
+def _symlinks_to(root, mapping: dict[str, str]) -> list[str]:
+    """A warning for each symlink in the vault that leads to a moved file:
+    it is not rewritten (a symlink is no link of Obsidian's), so after the
+    move it leads nowhere."""
+    real_root = os.path.realpath(root)
+    moved = {os.path.join(real_root, old): new for old, new in mapping.items()}
+    warnings = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            full = os.path.join(folder, name)
+            if os.path.islink(full) and os.path.realpath(full) in moved:
+                link = os.path.relpath(full, root).replace(os.sep, "/")
+                new = moved[os.path.realpath(full)]
+                warnings.append(f"{link} is a symlink to a file that moves to {new}; it is left leading nowhere")
+    return sorted(warnings)
 
 
 def unfinished(plan: MovePlan, outcome: dict) -> list[dict]:
