@@ -824,3 +824,23 @@ def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys)
         "- 2026-12-01: role: CTO  # promoted in May, ask Kim (from [[Dana Reyes|Dana]])",
         '- 2026-12-01: team: "R #2" (from [[Dana Reyes|Dana]])',  # quoted: its # is no comment
     ]
+
+
+def test_an_immutable_card_refuses_its_group_before_any_write(make_vault, capsys):
+    """chattr +i shows in no mode bit: the store reads Linux's file flags."""
+    import shutil
+    import subprocess
+
+    dana = {"type": "person", "email": "dana@x.org"}
+    root = make_vault({"people/Dana Reyes.md": card(dana, "Canonical."), "people/Dana.md": card(dana, "Member.")})
+    member = root / "people/Dana.md"
+    chattr = shutil.which("chattr")
+    if chattr is None or subprocess.run([chattr, "+i", str(member)], capture_output=True).returncode != 0:
+        pytest.skip("this file system or user cannot make a file immutable")
+    try:
+        before = files_of(root)
+        code, report = run_json(capsys, root, "--apply")
+        assert report["written"] == [] and files_of(root) == before
+        assert "immutable" in report["not_merged"][0]["reason"]
+    finally:
+        subprocess.run([chattr, "-i", str(member)], check=True)

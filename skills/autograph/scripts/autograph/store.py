@@ -449,7 +449,33 @@ def would_refuse(path) -> str | None:
         return f"has {info.st_nlink} hard links; replacing it would split them"
     if not _may_write(info):
         return "is read-only (no write permission for this user)"
+    if _locked_by_flag(path):
+        return "is immutable or append-only (chattr +i or +a)"
     return None
+
+
+_FS_IOC_GETFLAGS = 0x80086601  # Linux's _IOR('f', 1, long)
+_FS_NO_REPLACE = 0x10 | 0x20  # FS_IMMUTABLE_FL, FS_APPEND_FL
+
+
+def _locked_by_flag(path) -> bool:
+    """Whether Linux's file flags forbid replacing ``path`` (``chattr +i``
+    or ``+a``): no mode bit shows them.  False where they cannot be read."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import fcntl
+
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        flags = fcntl.ioctl(fd, _FS_IOC_GETFLAGS, bytes(8))
+    except OSError:  # a file system without flags
+        return False
+    finally:
+        os.close(fd)
+    return bool(int.from_bytes(flags[:4], sys.byteorder) & _FS_NO_REPLACE)
 
 
 def _may_write(info: os.stat_result) -> bool:
