@@ -380,3 +380,46 @@ def test_diff_of_a_move_or_trash_names_where_the_file_goes():
 
     assert diff(Move("a.md", "b/a.md", b"x")) == "rename a.md -> b/a.md\n"
     assert diff(Trash("a.md", b"x")) == "move a.md -> .trash/<run-id>/a.md\n"
+
+
+def test_a_line_appended_after_the_write_keeps_the_edit_and_undo_keeps_the_line(tmp_path):
+    """A person appends to a note the run already wrote, before the run
+    ends: the file holds our edit and their line, so it counts as merged
+    (not "saved over"), and an undo puts back their version without ours."""
+    import threading
+    import time
+
+    from autograph import journal
+    from autograph.undo import plan_undo
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    names = [f"n{k:03}.md" for k in range(300)]
+    for name in names:
+        (root / name).write_bytes(b"---\nstatus: draft\n---\nline one\nline two\n")
+    before = (root / names[0]).read_bytes()
+    after = before.replace(b"draft", b"active")
+    seen = threading.Event()
+
+    def person():
+        deadline = time.time() + 30
+        while time.time() < deadline and (root / names[0]).read_bytes() != after:
+            time.sleep(0.001)
+        with open(root / names[0], "ab") as handle:
+            handle.write(b"a line typed meanwhile\n")
+        seen.set()
+
+    thread = threading.Thread(target=person)
+    thread.start()
+    result = apply(root, [Edit(name, before, after) for name in names])
+    thread.join()
+    assert seen.is_set()
+    assert names[0] in result.written and result.conflicts == []
+    assert (root / names[0]).read_bytes() == after + b"a line typed meanwhile\n"
+    run = journal.load(root / ".graph", result.run_id)
+    assert [c.result for c in run.changes if c.path == names[0]] == ["merged"]
+    changes, conflicts = plan_undo(root, run)
+    assert conflicts == []
+    apply(root, changes)
+    assert (root / names[0]).read_bytes() == before + b"a line typed meanwhile\n"
+    assert (root / names[1]).read_bytes() == before

@@ -1232,7 +1232,13 @@ def apply(
                     look_again(*watched.pop(0))
         for n, edit, swap in watched:
             look_again(n, edit, swap)
-        for n in _verify(root, result, holds, planned):
+        for n, change, now in _changed_after(root, result, holds, planned):
+            theirs = _edited_on_top(change, now)
+            if theirs is not None:  # a person added to what we wrote: both are in the file
+                holds[change.path] = now
+                outcomes[n] = {"n": n, "result": "merged", "now": digest(now), "restore": list(journal.keep(theirs))}
+                continue
+            _call_changed_again(result, change.path)
             outcomes[n] = {"n": n, "result": "conflict", "now": None}
         _open_runs[key].discard(result.run_id)  # every change tried: nothing for a next writer to roll back
         try:
@@ -1364,12 +1370,11 @@ def _rename_noreplace(a: str, b: str) -> bool:
     raise OSError(err, os.strerror(err), a)
 
 
-def _verify(root: Path, result: Result, holds: dict[str, bytes], planned) -> list[int]:
-    """Move every written path that no longer holds its bytes to conflicts;
-    returns the change number of each."""
-    numbers = {change.path: n for n, (change, _) in enumerate(planned, 1)}
-    reported = {item.path for item in result.conflicts}
-    moved = []
+def _changed_after(root: Path, result: Result, holds: dict[str, bytes], planned) -> list[tuple]:
+    """``(change number, change, bytes now or None)`` of every written path
+    that no longer holds the bytes written (another writer came after)."""
+    numbers = {change.path: (n, change) for n, (change, _) in enumerate(planned, 1)}
+    found = []
     for path in list(result.written):
         if path not in holds:
             continue  # a move or a trash: checked as it was made
@@ -1378,17 +1383,35 @@ def _verify(root: Path, result: Result, holds: dict[str, bytes], planned) -> lis
         except (OSError, PathError):
             now = None
         if now != holds[path]:
-            result.written.remove(path)
-            moved.append(numbers[path])
-            again = "changed again after it was written (an editor saved over it); this edit is not in it"
-            if path not in reported:
-                result.conflicts.append(Skipped(path, again))
-            else:
-                result.conflicts[:] = [
-                    Skipped(c.path, f"{c.error}; then it {again}", c.copy) if c.path == path else c
-                    for c in result.conflicts
-                ]
-    return moved
+            found.append((*numbers[path], now))
+    return found
+
+
+def _edited_on_top(change, now: bytes | None) -> bytes | None:
+    """When ``now`` is our edit with another writer's on top (lines they
+    changed apart from ours: an appended line), their version without ours
+    (what an undo puts back); else None.  Our edit is in the file then."""
+    if now is None or not isinstance(change, Edit) or change.before is None:
+        return None
+    if now.startswith(change.after):  # appended to: the most common edit on top, and one merge3 refuses when it
+        return change.before + now[len(change.after) :]  # touches our last changed line
+    theirs = merge3(change.after, change.before, now)
+    if theirs is None or merge3(change.before, change.after, theirs) != now:
+        return None
+    return theirs
+
+
+def _call_changed_again(result: Result, path: str) -> None:
+    """Move ``path`` from written to conflicts: another writer replaced what
+    was written (an editor saving its own copy over it)."""
+    result.written.remove(path)
+    again = "changed again after it was written (an editor saved over it); this edit is not in it"
+    if path not in {item.path for item in result.conflicts}:
+        result.conflicts.append(Skipped(path, again))
+    else:
+        result.conflicts[:] = [
+            Skipped(c.path, f"{c.error}; then it {again}", c.copy) if c.path == path else c for c in result.conflicts
+        ]
 
 
 class _JournalWriter:
