@@ -259,6 +259,32 @@ def test_a_move_is_undone_whole_or_not_at_all(make_vault, capsys, after):
     assert report["written"] == []
 
 
+def test_a_file_the_undo_could_not_write_stops_it_before_it_starts(make_vault, capsys):
+    """A linking note made read-only after the move would be skipped half
+    way through the undo: the whole undo is refused up front."""
+    root = make_vault({"inbox/Dana.md": "# Dana\n", "a.md": "[[inbox/Dana|D]]\n", "b.md": "[[inbox/Dana]]\n"})
+    code, out = mv(root, "inbox/Dana.md", "people/Dana.md", "--apply", capsys=capsys)
+    os.chmod(root / "a.md", 0o444)
+    before = snapshot(root)
+    code, report = undo(root, out["run"])
+    assert code == 4 and snapshot(root) == before
+    assert any("read-only" in item["error"] for item in report["conflicts"] if item["path"] == "a.md")
+
+
+def test_undo_last_skips_an_undo_that_was_killed_and_rolled_back(make_vault, capsys):
+    root = make_vault({"inbox/Dana.md": "# Dana\n", "a.md": "[[inbox/Dana|D]]\n", "b.md": "[[inbox/Dana]]\n"})
+    before = snapshot(root)
+    code, out = mv(root, "inbox/Dana.md", "people/Dana.md", "--apply", capsys=capsys)
+    killed = subprocess.run(
+        [sys.executable, str(HELPERS / "kill_after.py"), "1", UNDO, "undo", out["run"], str(root), "--apply"],
+        capture_output=True,
+    )
+    assert killed.returncode == 137
+    assert subprocess.run([sys.executable, UNDO, "recover", str(root)], capture_output=True).returncode == 0
+    code, report = undo(root, "last")
+    assert code == 0 and report["undone"] == out["run"] and snapshot(root) == before
+
+
 def test_undo_last_is_a_persons_command_not_the_rollback_autograph_made(make_vault, capsys):
     """A move rolled back by itself: "undo last" names the move (nothing of
     it is left to undo), never the rollback, which would move it again."""

@@ -42,7 +42,8 @@ Examples:
 
 SHOW_EPILOG = """\
 RUN is a run id from 'undo.py list', or "last" (the newest run a person
-started: recoveries and rollbacks autograph made by itself are skipped).
+started: recoveries and rollbacks autograph made by itself are skipped, and
+so are runs killed and rolled back, which left nothing to undo).
 
 JSON keys (--json): run{run, command, args, started, finished, state, undoes,
 files}, changes[{n, op, path, to, result, status}].  op is write, trash or
@@ -111,7 +112,7 @@ def _find(vault: Vault, name: str) -> journal.Run:
 
     runs = journal.runs(_graph(vault))
     if name == "last":  # the newest command a person gave: not a recovery or a rollback autograph made
-        given = [run for run in runs if not run.automatic]
+        given = [run for run in runs if not run.automatic and run.state != "rolled-back"]
         if not given:
             raise cli.UsageError("this vault has no journaled run yet")
         return given[0]

@@ -92,7 +92,15 @@ def plan_undo(root: Path, run: Run, partial: bool = False) -> tuple[list, list[d
         return [], conflicts
     done = [c for c in run.changes if c.result not in ("conflict", "failed")]
     finished = any(c.result is not None for c in run.changes)
-    if conflicts and changes and finished and not partial and any(c.op != "write" or c.before is None for c in done):
+    whole = finished and not partial and any(c.op != "write" or c.before is None for c in done)
+    if whole:  # a file the store would refuse to write would stop the undo half way
+        from .store import would_refuse
+
+        for step in changes:
+            why = would_refuse(os.path.join(root, step.path)) if isinstance(step, Edit) else None
+            if why:
+                conflicts.append({"path": step.path, "error": f"{why}; it cannot go back"})
+    if conflicts and changes and whole:
         names = ", ".join(item["path"] for item in conflicts)
         why = (
             f"not undone: {names} cannot go back, and the run created, moved or trashed files, so nothing of it "
