@@ -599,7 +599,8 @@ def test_a_name_that_differs_only_in_unicode_normalisation_is_refused(make_vault
 
 @pytest.mark.parametrize(
     "dest", ["people/Dana | Pipe.md", "people/Dana #1.md", "people/Dana^2.md", "[Dana].md", "people/Dana.md.md",
-             "people/ Dana.md", "people/Dana .md", "te#am/Dana.md", "people/Da\nna.md"],
+             "people/ Dana.md", "people/Dana .md", "te#am/Dana.md", "people/Da\nna.md", "a`b.md", "a$b.md",
+             "a%%b.md", "a<!--b.md", "a\\b.md", "a:b.md", "a\u2028b.md", "a\x85b.md"],
 )  # fmt: skip
 def test_a_name_no_link_can_reach_is_refused(make_vault, capsys, dest):
     """Obsidian ends a link's target at # ^ [ ] |, trims it, and reads

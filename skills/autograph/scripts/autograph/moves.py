@@ -139,7 +139,10 @@ def paths_of(vault, old: str, new: str, cwd: str | None = None) -> dict[str, str
     return mapping
 
 
-_LINK_ENDS = re.compile(r"[#^\[\]|\r\n]")
+_LINK_ENDS = re.compile(r"[#^\[\]|\r\n\x85\u2028\u2029]")
+# Obsidian refuses \ and : in a file name; a backtick, $, %% or <!-- in two
+# links on one line makes code, math or a comment of the text between them
+_LINK_BREAKS = re.compile(r"[\\:`$]|%%|<!--")
 
 
 def _unreachable(name: str) -> str | None:
@@ -150,6 +153,11 @@ def _unreachable(name: str) -> str | None:
     note ``x.md.md`` is reached by ``[[x.md]]``, which names ``x.md``."""
     if _LINK_ENDS.search(name):
         return "holds #, ^, [, ], | or a line break (they end a link's target)"
+    if _LINK_BREAKS.search(name):
+        return (
+            "holds \\, :, a backtick, $, %% or <!-- (Obsidian refuses the first two; the others make code, "
+            "math or a comment of a line with two links)"
+        )
     stem = name[:-3] if name.lower().endswith(".md") else name
     if name != name.strip() or stem != stem.strip():
         return "starts or ends with a space (a link's target is trimmed)"
@@ -372,16 +380,20 @@ def roll_back(root, run_id: str, wait: float = 0.0, moves: dict[str, str] | None
     changes, not_undone = undo.plan_undo(Path(root), run, partial=True)
     command = "graph.py mv (rolled back)"
     result = store.apply(Path(root), changes, wait=wait, command=command, undoes=run_id)
-    stuck = [store.Skipped(item["path"], item["error"]) for item in not_undone] + result.conflicts
-    result.conflicts = stuck
-    if moves and stuck:
-        back = _links_back(root, moves, [item.path for item in stuck])
-        if back:
-            again = store.apply(Path(root), back, wait=wait, command=command, undoes=run_id)
-            fixed = set(again.written)
-            result.written += again.written
-            result.conflicts = [item for item in stuck if item.path not in fixed] + again.conflicts
-            result.failed += again.failed
+    result.conflicts = [store.Skipped(item["path"], item["error"]) for item in not_undone] + result.conflicts
+    for _ in range(3) if moves else ():  # a note edited again meanwhile is read afresh, a few times
+        back = _links_back(root, moves, [item.path for item in result.conflicts])
+        if not back:
+            break
+        again = store.apply(Path(root), back, wait=wait, command=command, undoes=run_id)
+        fixed = set(again.written)
+        result.written += again.written
+        tried = {edit.path for edit in back}
+        result.conflicts = [c for c in result.conflicts if c.path not in fixed and c.path not in tried]
+        result.conflicts += again.conflicts
+        result.failed += again.failed
+        if not again.conflicts:
+            break
     return result
 
 
