@@ -808,13 +808,17 @@ def test_a_card_the_store_would_not_replace_refuses_its_group_before_any_write(m
 
 
 def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys):
-    """The member goes to .trash: its YAML comment on a value the canonical
-    card holds otherwise is kept in the History line, as written."""
+    """The member goes to .trash: every YAML comment of its frontmatter is
+    kept in the canonical card, as written: with a value that goes to
+    History, with a value the card already holds, or on a line of its own;
+    one the card gets copied with its line keeps it there."""
     root = make_vault(
         {
-            "people/Dana Reyes.md": "---\ntype: person\nemail: d@x.org\nrole: CEO\nteam: Ops\n---\nBody.\n",
-            "people/Dana.md": "---\ntype: person\nemail: d@x.org\n"
-            'role: CTO  # promoted in May, ask Kim\nteam: "R #2"\n---\n',
+            "people/Dana Reyes.md": "---\ntype: person\nemail: d@x.org\nrole: CEO\nteam: Ops\ncity: Berlin\n"
+            "---\nBody.\n",
+            "people/Dana.md": "---\ntype: person\nemail: d@x.org\n# met at the 2024 offsite\n"
+            'role: CTO  # promoted in May, ask Kim\nteam: "R #2"\ncity: Berlin  # since 2019\n'
+            "phone: '+1 555'  # work\n---\n",
             "a.md": "[[Dana Reyes]]\n",
         }
     )
@@ -823,7 +827,12 @@ def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys)
     assert report["merged"][0]["history"] == [
         "- 2026-12-01: role: CTO  # promoted in May, ask Kim (from [[Dana Reyes|Dana]])",
         '- 2026-12-01: team: "R #2" (from [[Dana Reyes|Dana]])',  # quoted: its # is no comment
+        "- 2026-12-01: city: Berlin  # since 2019 (from [[Dana Reyes|Dana]])",
+        "- 2026-12-01: # met at the 2024 offsite (from [[Dana Reyes|Dana]])",
     ]
+    assert "phone: '+1 555'  # work\n" in (root / "people/Dana Reyes.md").read_text()
+    code, again = run_json(capsys, root, "--apply", "--today", "2026-12-02")
+    assert again["merged"] == [] and code == 0
 
 
 def test_an_immutable_card_refuses_its_group_before_any_write(make_vault, capsys):

@@ -699,13 +699,16 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     # written as the rewrite of links to the member will leave it (to this
     # card, the member's name kept as its text), so it is no link to rewrite
     source = f"{link_name(vault, path, path)}|{link_name(vault, path, member.path)}"
+    comments, loose = _comments(member)  # a YAML comment is kept with its value, or in History
     for key, value in member.properties.items():
         if not isinstance(key, str) or key.lower() == "aliases" or value in _EMPTY:
             continue
         own = find_key(props, key)
         current = props.get(own) if own is not None else None
+        comment = comments.pop(key, None)
         if own is None:
-            text = _copy_entry(text, key, value, member)
+            text = _copy_entry(text, key, value, member)  # its lines as written, its comment too
+            comment = None
         elif current in _EMPTY:
             text = fm.set_property(text, own, value)
         elif isinstance(current, list) or isinstance(value, list):
@@ -714,12 +717,15 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
             if extra:
                 text = fm.set_property(text, own, old + extra)
         elif not _same_value(key, current, value, settings.kinds, settings):
-            line = sections.history_line(day, own, value, None, source)
-            comment = _comment_of(member, key, value)
-            if comment:  # the person's note on the value goes with it, as written in YAML
-                line = line.replace(" (from [[", f"  # {comment} (from [[", 1)
-            history.append(line)
+            history.append(_with_comment(sections.history_line(day, own, value, None, source), comment))
+            comment = None
+        if comment and comment not in text:  # the value is kept; the person's note on it would be lost
+            history.append(_with_comment(sections.history_line(day, own or key, value, None, source), comment))
         props = fm.parse(text).properties
+    for key, comment in comments.items():  # on an empty value or aliases
+        if comment not in text:
+            history.append(_with_comment(f"- {day}: {key}: (from [[{source}]])", comment))
+    history += [f"- {day}: # {comment} (from [[{source}]])" for comment in loose if comment not in text]
     aliases = _aliases(props)
     taken = {_fold(a) for a in aliases} | {_fold(vault_stem(path))}
     added = []
@@ -748,21 +754,62 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     return text, history, added
 
 
-def _comment_of(note, key: str, value) -> str | None:
-    """The YAML comment after ``key: value`` on its one line in ``note``'s
-    frontmatter (``role: CTO  # since May`` -> ``since May``), else None.
-    Taken only where the text before `` #`` reads back as ``value``, so a
-    ``#`` inside a quoted value is never one."""
+def _with_comment(line: str, comment: str | None) -> str:
+    """A History line with a YAML comment before its source, as written in YAML."""
+    return line.replace(" (from [[", f"  # {comment} (from [[", 1) if comment else line
+
+
+def _comments(note) -> tuple[dict[str, str], list[str]]:
+    """The YAML comments of ``note``'s frontmatter: ``({key: comment}`` after
+    a one-line entry's value, ``[comment]`` on lines of their own``)``.  A
+    ``#`` counts only where the line without it reads back as the same
+    value (never one inside quotes)."""
     block = note.frontmatter
-    entry = next((e for e in block.entries if e.key == key), None) if block is not None else None
-    if entry is None or entry.end - entry.start != 1:
-        return None
-    line = note.text[block.start : block.end].split("\n")[entry.start].rstrip("\r")
-    rest = line[len(entry.prefix) :]
-    at = rest.find(" #")
-    if at < 0 or fm.resolve_plain(rest[:at].strip(" \t")) != value:
-        return None
-    return rest[at + 2 :].strip() or None
+    if block is None or not block.valid or "#" not in note.text[block.start : block.end]:
+        return {}, []
+    lines = note.text[block.start : block.end].split("\n")
+    after: dict[str, str] = {}
+    for entry in block.entries:
+        if entry.end - entry.start != 1 or "#" not in lines[entry.start]:
+            continue
+        line = lines[entry.start].rstrip("\r")
+        at = _comment_at(line, len(entry.prefix))
+        if at is None or not line[at + 1 :].strip():
+            continue
+        try:
+            same = fm.loads(line[:at]) == fm.loads(line)
+        except fm.FrontmatterError:
+            continue
+        if same:
+            after[entry.key] = line[at + 1 :].strip()
+    loose = [line.strip()[1:].strip() for line in lines if line.lstrip().startswith("#") and line.strip()[1:].strip()]
+    return after, loose
+
+
+def _comment_at(line: str, start: int) -> int | None:
+    """Offset of the ``#`` that starts a YAML comment in ``line`` at or
+    after ``start`` (after a space or tab, outside quotes), else None."""
+    quote = None
+    i = start
+    while i < len(line):
+        ch = line[i]
+        if quote == '"':
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quote = None
+        elif quote == "'":
+            if ch == "'":
+                if line.startswith("''", i):
+                    i += 1
+                else:
+                    quote = None
+        elif ch in "\"'" and line[start:i].strip(" \t[{,") == "" or ch in "\"'" and line[i - 1] in " \t[{,":
+            quote = ch
+        elif ch == "#" and line[i - 1] in " \t":
+            return i
+        i += 1
+    return None
 
 
 def _relocated_body(vault, member, path: str) -> str:
