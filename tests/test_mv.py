@@ -581,6 +581,30 @@ def test_a_linking_note_edited_before_the_rollback_gets_its_links_pointed_back(m
     assert undone.conflicts == [] and "a.md" in undone.written
 
 
+@pytest.mark.parametrize("private", [False, True], ids=["copied", "renamed"])
+def test_a_moved_note_edited_before_the_rollback_stays_moved_and_every_link_follows_it(make_vault, private):
+    """The rollback cannot take the moved note back (edited at its new
+    name): it stays there, its old name is not brought back beside it, and
+    every link, taken back or not, leads to it."""
+    from autograph import moves, store
+    from autograph.schema import load_schema
+
+    root = make_vault({"inbox/Dana.md": "# Dana\n", "a.md": "see [[inbox/Dana|D]]\n", "b.md": "[[inbox/Dana]]\n"})
+    if private:
+        os.chmod(root / "inbox/Dana.md", 0o600)
+    vault = Vault.open(root)
+    plan = moves.plan_move(vault, {"inbox/Dana.md": "people/Dana.md"}, load_schema(root))
+    result = store.apply(root, plan.changes, command="graph.py mv")
+    with open(root / "people/Dana.md", "a") as handle:
+        handle.write("phone: 555-0100\n")
+    undone = moves.roll_back(root, result.run_id, moves=plan.moves, notes=[c.path for c in plan.links])
+    assert not (root / "inbox/Dana.md").exists()
+    assert (root / "people/Dana.md").read_text() == "# Dana\nphone: 555-0100\n"
+    assert len(undone.conflicts) == 1 and undone.conflicts[0].path in ("people/Dana.md", "inbox/Dana.md")
+    resolved = resolved_links(root)
+    assert resolved["a.md"] == ["people/Dana.md"] and resolved["b.md"] == ["people/Dana.md"], resolved
+
+
 @pytest.mark.parametrize("form", ["NFD", "NFC"])
 def test_a_name_that_differs_only_in_unicode_normalisation_is_refused(make_vault, capsys, form):
     """F22: ``Café`` decomposed and composed are one name to Obsidian's

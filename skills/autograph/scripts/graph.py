@@ -566,7 +566,7 @@ def _mv(args):
     if outcome["not_moved"]:
         # a part of the move was not made (a new name not written, an old name someone edited meanwhile, a link
         # note not rewritten): the links would lead to a stale copy or nowhere, so the whole run is taken back
-        undone = moves.roll_back(vault.root, outcome["run"], args.wait, plan.moves)
+        undone = moves.roll_back(vault.root, outcome["run"], args.wait, plan.moves, [c.path for c in plan.links])
         outcome["rolled_back"] = undone.run_id
         outcome["not_rolled_back"] = [item.as_dict() for item in undone.conflicts + undone.failed]
         why = _listed([f"{item['path']}: {item['error']}" for item in outcome["not_moved"]])

@@ -366,23 +366,33 @@ def moves_not_made(plan: MovePlan, outcome: dict) -> list[str]:
     return [item["path"] for item in unfinished(plan, outcome)]
 
 
-def roll_back(root, run_id: str, wait: float = 0.0, moves: dict[str, str] | None = None) -> store.Result:
+def roll_back(
+    root, run_id: str, wait: float = 0.0, moves: dict[str, str] | None = None, notes: list[str] = ()
+) -> store.Result:
     """Take back the run ``run_id`` (as ``undo.py undo`` does, file by
     file), as its own journaled run.  Used when a part of a move could not
-    be made.  A linking note someone edited after the move rewrote it
-    cannot go back as a whole: with ``moves`` (old -> new path), its links
-    to a moved file are then pointed back at the old name on the text it
-    now holds (a second journaled run), so the edit stays and every link
-    resolves as before.  The result lists what still did not go back."""
+    be made.  A file can stay where the move put it, or a linking note
+    keep the move's rewrite, when someone edited it meanwhile: with
+    ``moves`` (old -> new path) and ``notes`` (the notes whose links the
+    move rewrote), every link of those notes and of the files not taken
+    back is then pointed at where each moved file now is, on the text it
+    holds (a second journaled run), so edits stay and no link is left
+    broken.  The result lists what did not go back."""
     from . import journal, undo
 
     run = journal.load(Path(os.path.realpath(root)) / store.GRAPH_DIR, run_id)
     changes, not_undone = undo.plan_undo(Path(root), run, partial=True)
+    if moves:
+        # a moved file that cannot go back (edited at its new name) stays there, its old name
+        # in .trash: bringing that back too would make two copies, the edit in the one no link names
+        held = {item["path"] for item in not_undone}
+        staying = {old for old, new in moves.items() if new in held}
+        changes = [c for c in changes if not (isinstance(c, store.Move) and c.to in staying)]
     command = "graph.py mv (rolled back)"
     result = store.apply(Path(root), changes, wait=wait, command=command, undoes=run_id)
     result.conflicts = [store.Skipped(item["path"], item["error"]) for item in not_undone] + result.conflicts
     for _ in range(3) if moves else ():  # a note edited again meanwhile is read afresh, a few times
-        back = _links_back(root, moves, [item.path for item in result.conflicts])
+        back = _links_back(root, moves, sorted({*notes, *moves, *moves.values(), *(c.path for c in result.conflicts)}))
         if not back:
             break
         again = store.apply(Path(root), back, wait=wait, command=command, undoes=run_id)
@@ -399,8 +409,10 @@ def roll_back(root, run_id: str, wait: float = 0.0, moves: dict[str, str] | None
 
 def _links_back(root, moves: dict[str, str], paths: list[str]) -> list:
     """Edits of the notes ``paths`` (as they are now) whose links lead to a
-    new name of ``moves`` while the file is back at its old one: each such
-    link rewritten to reach the old name again (:func:`relink.retarget_text`)."""
+    name of a file of ``moves`` it is not at: the file back at its old name
+    while the link names the new one, or left at the new one (edited
+    meanwhile) while the link names the old: each such link rewritten to
+    reach the file where it is (:func:`relink.retarget_text`)."""
     from .links import Resolver
     from .note import read_note
     from .vault import walk
@@ -408,6 +420,7 @@ def _links_back(root, moves: dict[str, str], paths: list[str]) -> list:
     files, _ = walk(Path(root))
     now = set(files)
     back = {new: old for old, new in moves.items() if old in now and new not in now}
+    back |= {old: new for old, new in moves.items() if new in now and old not in now}
     if not back:
         return []
     as_moved = Resolver(sorted((now - set(back.values())) | set(back)))  # where the links lead
