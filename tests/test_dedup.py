@@ -781,6 +781,20 @@ def test_a_block_id_on_different_lines_in_two_cards_refuses_the_merge(make_vault
     assert text.count("^same") == 1 and "Met online. ^online" in text and "Met at the fair. ^met" in text
 
 
+def test_a_block_line_both_cards_hold_under_different_headings_refuses_the_group(make_vault, capsys):
+    dana = {"type": "person", "email": "dana@x.org"}
+    root = make_vault(
+        {
+            "people/Dana Reyes.md": card(dana, "## Notes\n- met at the offsite ^m1"),
+            "people/Dana.md": card(dana, "## Log\n- met at the offsite ^m1\n- second meeting"),
+            "a.md": "[[Dana Reyes#^m1]]\n",
+        }
+    )
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply")
+    assert "^m1" in report["not_merged"][0]["reason"] and files_of(root) == before
+
+
 @pytest.mark.parametrize("how", ["read-only member", "read-only canonical", "hard-linked canonical"])
 def test_a_card_the_store_would_not_replace_refuses_its_group_before_any_write(make_vault, capsys, tmp_path, how):
     """Half a merge (links retargeted to a card that never got the merged

@@ -747,7 +747,15 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
             f"the block id ^{clash} is in {path} and {member.path} on different lines, and a link to it "
             "must name one block; rename one of them, then merge"
         )
-    text = text[:at] + merge_body(text[at:], moved, sections.newline_of(text))
+    merged = merge_body(text[at:], moved, sections.newline_of(text))
+    had = _block_counts(text[at:])
+    twice = sorted(name for name, count in _block_counts(merged).items() if count > max(had.get(name, 0), 1))
+    if twice:  # the same line under two headings is kept under each
+        raise ValueError(
+            f"the block id ^{twice[0]} would be in {path} twice (the two cards hold its line under different "
+            "headings), and a link to it must name one block; move or rename one of them, then merge"
+        )
+    text = text[:at] + merged
     recorded = {_history_key(line) for line in text[at:].splitlines()} - {None}
     history = [line for line in history if _history_key(line) not in recorded]  # merged before: once is enough
     text = sections.append(text, "History", history)
@@ -854,6 +862,19 @@ def _block_lines(body: str) -> dict[str, set[str]]:
         if match and match.group(1).lower() in ids:
             found.setdefault(match.group(1).lower(), set()).add(line.strip())
     return found
+
+
+def _block_counts(body: str) -> dict[str, int]:
+    """Block id (lower case, outside code) -> how many lines end with it."""
+    from .links import block_ids
+
+    ids = block_ids(body)
+    counts: dict[str, int] = {}
+    for line in body.splitlines() if ids else ():
+        match = _BLOCK_LINE.search(line)
+        if match and match.group(1).lower() in ids:
+            counts[match.group(1).lower()] = counts.get(match.group(1).lower(), 0) + 1
+    return counts
 
 
 def _block_clash(body: str, other: str) -> str | None:
