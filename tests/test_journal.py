@@ -447,3 +447,15 @@ def test_undo_changes_nothing_when_a_trashed_file_is_gone(tmp_path):
     proc = run(UNDO, "undo", result.run_id, root, "--apply", check=None)
     assert (root / "keep.md").read_bytes() == b"k\nmember text\n"
     assert proc.returncode == 4
+
+
+def test_an_unknown_run_is_a_usage_error_that_leaves_no_graph_folder(tmp_path):
+    """'undo.py undo VAULT' (the run left out) takes VAULT for the run and
+    the current folder for the vault: exit 2, and no .graph/ made there."""
+    folder = tmp_path / "not a vault"
+    folder.mkdir()
+    proc = subprocess.run(
+        [sys.executable, str(UNDO), "undo", str(tmp_path)], capture_output=True, text=True, cwd=folder, timeout=60
+    )
+    assert proc.returncode == 2 and "no run" in proc.stderr
+    assert list(folder.iterdir()) == []

@@ -101,10 +101,11 @@ be rolled back.
 """
 
 
-def _graph(vault: Vault) -> Path:
+def _graph(vault: Vault | Path) -> Path:
     from autograph import store
 
-    return Path(vault.root).resolve() / store.GRAPH_DIR
+    root = vault if isinstance(vault, Path) else vault.root  # a Path's own .root is "/"
+    return Path(root).resolve() / store.GRAPH_DIR
 
 
 def _find(vault: Vault, name: str) -> journal.Run:
@@ -201,6 +202,9 @@ def cmd_show(args) -> int:
 
 
 def cmd_undo(args) -> int:
+    from autograph.vault import Vault
+
+    _find(Vault.check_folder(args.vault), args.run)  # an unknown RUN: exit 2 before the lock makes .graph/ anywhere
     with cli.writing(args, "undo.py undo"):
         report = _undo(args)
     return report()
