@@ -1393,8 +1393,10 @@ def _edited_on_top(change, now: bytes | None) -> bytes | None:
     (what an undo puts back); else None.  Our edit is in the file then."""
     if now is None or not isinstance(change, Edit) or change.before is None:
         return None
-    if now.startswith(change.after):  # appended to: the most common edit on top, and one merge3 refuses when it
-        return change.before + now[len(change.after) :]  # touches our last changed line
+    # appended to: the most common edit on top, and one merge3 refuses when
+    # it touches our last changed line
+    if change.after and now.startswith(change.after):
+        return change.before + now[len(change.after) :]
     theirs = merge3(change.after, change.before, now)
     if theirs is None or merge3(change.before, change.after, theirs) != now:
         return None
