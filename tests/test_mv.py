@@ -674,3 +674,36 @@ def test_a_symlink_to_a_moved_note_is_named_and_keeps_its_folder_from_being_empt
         "Dana-alias.md is a symlink to a file that moves to people/Dana.md; it is left leading nowhere",
         "inbox/D.md is a symlink to a file that moves to people/Dana.md; it is left leading nowhere",
     ]
+
+
+def test_a_line_added_to_the_moved_note_during_the_run_stays_in_it_and_the_move_completes(make_vault):
+    """The note is written under its new name first; a person appends to it
+    while the links are still being rewritten: their line is kept on top of
+    the copy, the move completes and every link leads to it."""
+    import threading
+    import time
+
+    files = {"inbox/Kim.md": "# Kim\n\nKim's text.\n"}
+    files |= {f"notes/n{k:03}.md": "Met [[Kim]] and [[inbox/Kim|K]].\n" for k in range(300)}
+    root = make_vault(files)
+    proc = subprocess.Popen(
+        [sys.executable, GRAPH, "mv", str(root), "inbox/Kim.md", "people/Kim.md", "--apply", "--json"],
+        stdout=subprocess.PIPE,
+    )
+
+    def person():
+        while proc.poll() is None and not (root / "people/Kim.md").exists():
+            time.sleep(0.0002)
+        if proc.poll() is None:
+            with open(root / "people/Kim.md", "a") as handle:
+                handle.write("a line typed meanwhile\n")
+
+    thread = threading.Thread(target=person)
+    thread.start()
+    out, _ = proc.communicate(timeout=120)
+    thread.join()
+    report = json.loads(out)
+    assert proc.returncode == 0 and report["not_moved"] == [] and report["rolled_back"] is None, report
+    assert not (root / "inbox/Kim.md").exists()
+    assert (root / "people/Kim.md").read_text() == "# Kim\n\nKim's text.\na line typed meanwhile\n"
+    assert (root / "notes/n000.md").read_text() == "Met [[Kim]] and [[people/Kim|K]].\n"

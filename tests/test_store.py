@@ -382,10 +382,12 @@ def test_diff_of_a_move_or_trash_names_where_the_file_goes():
     assert diff(Trash("a.md", b"x")) == "move a.md -> .trash/<run-id>/a.md\n"
 
 
-def test_a_line_appended_after_the_write_keeps_the_edit_and_undo_keeps_the_line(tmp_path):
-    """A person appends to a note the run already wrote, before the run
-    ends: the file holds our edit and their line, so it counts as merged
-    (not "saved over"), and an undo puts back their version without ours."""
+@pytest.mark.parametrize("theirs", ["appended", "next line edited"])
+def test_an_edit_on_top_of_ours_after_the_write_keeps_both_and_undo_keeps_theirs(tmp_path, theirs):
+    """A person edits a note the run already wrote, before the run ends
+    (a line appended, or the line next to ours changed): the file holds
+    our edit and theirs, so it counts as merged (not "saved over"), and an
+    undo puts back their version without ours."""
     import threading
     import time
 
@@ -396,17 +398,22 @@ def test_a_line_appended_after_the_write_keeps_the_edit_and_undo_keeps_the_line(
     root.mkdir()
     names = [f"n{k:03}.md" for k in range(300)]
     for name in names:
-        (root / name).write_bytes(b"---\nstatus: draft\n---\nline one\nline two\n")
+        (root / name).write_bytes(b"---\ndescription: a note\nstatus: draft\n---\nline one\nline two\n")
     before = (root / names[0]).read_bytes()
     after = before.replace(b"draft", b"active")
+
+    def edit(data: bytes) -> bytes:
+        if theirs == "appended":
+            return data + b"a line typed meanwhile\n"
+        return data.replace(b"a note", b"a note, edited")
+
     seen = threading.Event()
 
     def person():
         deadline = time.time() + 30
         while time.time() < deadline and (root / names[0]).read_bytes() != after:
             time.sleep(0.001)
-        with open(root / names[0], "ab") as handle:
-            handle.write(b"a line typed meanwhile\n")
+        (root / names[0]).write_bytes(edit(after))
         seen.set()
 
     thread = threading.Thread(target=person)
@@ -415,11 +422,11 @@ def test_a_line_appended_after_the_write_keeps_the_edit_and_undo_keeps_the_line(
     thread.join()
     assert seen.is_set()
     assert names[0] in result.written and result.conflicts == []
-    assert (root / names[0]).read_bytes() == after + b"a line typed meanwhile\n"
+    assert (root / names[0]).read_bytes() == edit(after)
     run = journal.load(root / ".graph", result.run_id)
     assert [c.result for c in run.changes if c.path == names[0]] == ["merged"]
     changes, conflicts = plan_undo(root, run)
     assert conflicts == []
     apply(root, changes)
-    assert (root / names[0]).read_bytes() == before + b"a line typed meanwhile\n"
+    assert (root / names[0]).read_bytes() == edit(before)
     assert (root / names[1]).read_bytes() == before

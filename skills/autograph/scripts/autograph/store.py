@@ -1236,7 +1236,9 @@ def apply(
             theirs = _edited_on_top(change, now)
             if theirs is not None:  # a person added to what we wrote: both are in the file
                 holds[change.path] = now
-                outcomes[n] = {"n": n, "result": "merged", "now": digest(now), "restore": list(journal.keep(theirs))}
+                outcomes[n] = {"n": n, "result": "merged", "now": digest(now)}
+                if change.before is not None:
+                    outcomes[n]["restore"] = list(journal.keep(theirs))
                 continue
             _call_changed_again(result, change.path)
             outcomes[n] = {"n": n, "result": "conflict", "now": None}
@@ -1388,19 +1390,49 @@ def _changed_after(root: Path, result: Result, holds: dict[str, bytes], planned)
 
 
 def _edited_on_top(change, now: bytes | None) -> bytes | None:
-    """When ``now`` is our edit with another writer's on top (lines they
-    changed apart from ours: an appended line), their version without ours
-    (what an undo puts back); else None.  Our edit is in the file then."""
-    if now is None or not isinstance(change, Edit) or change.before is None:
+    """When ``now`` holds our edit with another writer's on top, their
+    version without ours (what an undo puts back; ``b""`` for a file we
+    created, which has none); else None.  Our edit is in the file when it
+    is our bytes with a tail appended (the most common edit on top), or
+    when each line run our edit changed is found once in ``now`` and
+    putting the old lines back there, then our edit again, gives ``now``
+    (their edit apart from ours, next to it too, which :func:`merge3`
+    refuses)."""
+    if now is None or not isinstance(change, Edit) or not change.after:
         return None
-    # appended to: the most common edit on top, and one merge3 refuses when
-    # it touches our last changed line
-    if change.after and now.startswith(change.after):
-        return change.before + now[len(change.after) :]
-    theirs = merge3(change.after, change.before, now)
-    if theirs is None or merge3(change.before, change.after, theirs) != now:
+    if now.startswith(change.after):
+        return b"" if change.before is None else change.before + now[len(change.after) :]
+    if change.before is None:
+        return None
+    theirs = _without_ours(change.before, change.after, now)
+    if theirs is None or _without_ours(change.after, change.before, theirs) != now:
         return None
     return theirs
+
+
+def _without_ours(before: bytes, after: bytes, now: bytes) -> bytes | None:
+    """``now`` with each run of lines that ``after`` has instead of
+    ``before`` put back as it was in ``before``, when each such run is
+    found exactly once in ``now`` (in order); else None."""
+    import difflib
+
+    old, new, lines = before.splitlines(True), after.splitlines(True), now.splitlines(True)
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    out: list[bytes] = []
+    at = 0
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        if j1 == j2:
+            return None  # a deletion leaves nothing to find
+        run = new[j1:j2]
+        found = [k for k in range(at, len(lines) - len(run) + 1) if lines[k : k + len(run)] == run]
+        if len(found) != 1 or any(lines[k : k + len(run)] == run for k in range(0, at - len(run) + 1)):
+            return None
+        k = found[0]
+        out += lines[at:k] + old[i1:i2]
+        at = k + len(run)
+    return b"".join(out + lines[at:])
 
 
 def _call_changed_again(result: Result, path: str) -> None:

@@ -128,6 +128,8 @@ def _undo_write(read, run: Run, change: Change):
             return "changed since the run stopped; left as it is"
         return "changed since the run; left as it is" if current is not None else "deleted since the run"
     if change.before is None:
+        if change.result == "merged":
+            return "created by the run, then another writer added to it; left as it is"
         return Trash(change.path, current, "created by the run")
     where = change.restore if change.result == "merged" else (change.offset, change.length)
     if change.result == "merged" and change.restore is None:
