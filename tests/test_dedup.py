@@ -849,6 +849,28 @@ def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys)
     assert again["merged"] == [] and code == 0
 
 
+@pytest.mark.parametrize(
+    ("member", "kept"),
+    [
+        (
+            "tags:  # from the CRM\n  - a  # first tag\n  - z  # added by Kim\n",
+            ["tags: [a, z]  # from the CRM", "tags: - a  # first tag", "tags: - z  # added by Kim"],
+        ),
+        ("role: CEO  # work\ncity: Berlin\n# Berlin\n", ["role: CEO  # work", "# Berlin"]),
+        ("notes: |\n  # step one\n  done\n", ['notes: "# step one\\ndone\\n"']),  # a block scalar's text
+        ("role: a 'b # c'\n", ["role: a 'b  # c'"]),  # YAML: a plain value, then a comment
+    ],
+)
+def test_every_frontmatter_comment_of_a_member_is_kept_once(make_vault, capsys, member, kept):
+    canonical = "---\ntype: person\nemail: d@x.org\nrole: CEO\ntags: [a]\nnotes: other\n---\nI work in Berlin.\n"
+    root = make_vault(
+        {"people/Dana Reyes.md": canonical, "people/Dana.md": "---\ntype: person\nemail: d@x.org\n" + member + "---\n"}
+    )
+    code, report = run_json(capsys, root, "--apply", "--today", TODAY)
+    assert code == 0, report
+    assert report["merged"][0]["history"] == [f"- 2026-12-01: {line} (from [[Dana Reyes|Dana]])" for line in kept]
+
+
 def test_an_immutable_card_refuses_its_group_before_any_write(make_vault, capsys):
     """chattr +i shows in no mode bit: the store reads Linux's file flags."""
     import shutil

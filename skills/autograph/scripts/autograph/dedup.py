@@ -719,13 +719,12 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
         elif not _same_value(key, current, value, settings.kinds, settings):
             history.append(_with_comment(sections.history_line(day, own, value, None, source), comment))
             comment = None
-        if comment and comment not in text:  # the value is kept; the person's note on it would be lost
+        if comment:  # the value is kept; the person's note on it would be lost (a rerun adds it once)
             history.append(_with_comment(sections.history_line(day, own or key, value, None, source), comment))
         props = fm.parse(text).properties
     for key, comment in comments.items():  # on an empty value or aliases
-        if comment not in text:
-            history.append(_with_comment(f"- {day}: {key}: (from [[{source}]])", comment))
-    history += [f"- {day}: # {comment} (from [[{source}]])" for comment in loose if comment not in text]
+        history.append(_with_comment(f"- {day}: {key}: (from [[{source}]])", comment))
+    history += [f"- {day}: {line} (from [[{source}]])" for line in loose]
     aliases = _aliases(props)
     taken = {_fold(a) for a in aliases} | {_fold(vault_stem(path))}
     added = []
@@ -768,56 +767,47 @@ def _with_comment(line: str, comment: str | None) -> str:
 
 
 def _comments(note) -> tuple[dict[str, str], list[str]]:
-    """The YAML comments of ``note``'s frontmatter: ``({key: comment}`` after
-    a one-line entry's value, ``[comment]`` on lines of their own``)``.  A
-    ``#`` counts only where the line without it reads back as the same
-    value (never one inside quotes)."""
+    """The YAML comments of ``note``'s frontmatter: ``{key: comment}`` for a
+    comment after a one-line entry's value, and as whole lines, in order,
+    the others (``# met at the offsite`` on a line of its own; ``tags: - a
+    # first tag`` for one after an item of ``tags``).  A ``#`` is a comment
+    only where taking it and what follows off the line, or the line off the
+    block, leaves every property as it was: never one inside quotes or in a
+    block scalar's text."""
     block = note.frontmatter
     if block is None or not block.valid or "#" not in note.text[block.start : block.end]:
         return {}, []
     lines = note.text[block.start : block.end].split("\n")
-    after: dict[str, str] = {}
-    for entry in block.entries:
-        if entry.end - entry.start != 1 or "#" not in lines[entry.start]:
-            continue
-        line = lines[entry.start].rstrip("\r")
-        at = _comment_at(line, len(entry.prefix))
-        if at is None or not line[at + 1 :].strip():
-            continue
+    want = block.properties
+
+    def same(changed: list[str]) -> bool:
         try:
-            same = fm.loads(line[:at]) == fm.loads(line)
+            return fm.same_value(fm.loads("\n".join(changed))[0], want)
         except fm.FrontmatterError:
+            return False
+
+    first = {entry.start: entry.key for entry in block.entries}
+    owner = {i: entry.key for entry in block.entries for i in range(entry.start, entry.end)}
+    after: dict[str, str] = {}
+    loose: list[str] = []
+    for i, raw in enumerate(lines):
+        line = raw.rstrip("\r")
+        if "#" not in line:
             continue
-        if same:
-            after[entry.key] = line[at + 1 :].strip()
-    loose = [line.strip()[1:].strip() for line in lines if line.lstrip().startswith("#") and line.strip()[1:].strip()]
+        if line.lstrip().startswith("#"):
+            if line.strip("# \t") and same(lines[:i] + lines[i + 1 :]):
+                loose.append(line.strip())
+            continue
+        for match in re.finditer(r"[ \t]#", line):
+            cut = line[: match.start()].rstrip(" \t")
+            comment = line[match.end() :].strip()
+            if comment and same([*lines[:i], cut, *lines[i + 1 :]]):
+                if i in first:
+                    after[first[i]] = comment
+                elif i in owner:
+                    loose.append(f"{owner[i]}: {cut.strip()}  # {comment}")
+                break
     return after, loose
-
-
-def _comment_at(line: str, start: int) -> int | None:
-    """Offset of the ``#`` that starts a YAML comment in ``line`` at or
-    after ``start`` (after a space or tab, outside quotes), else None."""
-    quote = None
-    i = start
-    while i < len(line):
-        ch = line[i]
-        if quote == '"':
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                quote = None
-        elif quote == "'":
-            if ch == "'":
-                if line.startswith("''", i):
-                    i += 1
-                else:
-                    quote = None
-        elif ch in "\"'" and line[start:i].strip(" \t[{,") == "" or ch in "\"'" and line[i - 1] in " \t[{,":
-            quote = ch
-        elif ch == "#" and line[i - 1] in " \t":
-            return i
-        i += 1
-    return None
 
 
 def _relocated_body(vault, member, path: str) -> str:
