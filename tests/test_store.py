@@ -382,10 +382,10 @@ def test_diff_of_a_move_or_trash_names_where_the_file_goes():
     assert diff(Trash("a.md", b"x")) == "move a.md -> .trash/<run-id>/a.md\n"
 
 
-@pytest.mark.parametrize("theirs", ["appended", "next line edited"])
+@pytest.mark.parametrize("theirs", ["appended", "a line apart edited"])
 def test_an_edit_on_top_of_ours_after_the_write_keeps_both_and_undo_keeps_theirs(tmp_path, theirs):
     """A person edits a note the run already wrote, before the run ends
-    (a line appended, or the line next to ours changed): the file holds
+    (a line appended, or a line apart from ours changed): the file holds
     our edit and theirs, so it counts as merged (not "saved over"), and an
     undo puts back their version without ours."""
     import threading
@@ -405,7 +405,7 @@ def test_an_edit_on_top_of_ours_after_the_write_keeps_both_and_undo_keeps_theirs
     def edit(data: bytes) -> bytes:
         if theirs == "appended":
             return data + b"a line typed meanwhile\n"
-        return data.replace(b"a note", b"a note, edited")
+        return data.replace(b"line two", b"line two, edited")
 
     seen = threading.Event()
 
@@ -430,3 +430,31 @@ def test_an_edit_on_top_of_ours_after_the_write_keeps_both_and_undo_keeps_theirs
     apply(root, changes)
     assert (root / names[0]).read_bytes() == edit(before)
     assert (root / names[1]).read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "now"),
+    [
+        # they typed over our line, while the same text stands on another line
+        (b"---\nstatus: draft\n---\nTemplate:\nstatus: active\n",
+         b"---\nstatus: active\n---\nTemplate:\nstatus: active\n",
+         b"---\nstatus: done\n---\nTemplate:\nstatus: active\n"),
+        # their line next to ours, among blank lines a diff could place elsewhere
+        (b"a\n\n\n\nb\n", b"a\nX\n\n\nb\n", b"a\nX\n\nP\n\nb\n"),
+    ],
+)  # fmt: skip
+def test_an_edit_that_cannot_be_told_apart_from_ours_is_a_conflict_and_undo_leaves_it(tmp_path, before, after, now):
+    """An undo must never change a line nobody edited: when their edit
+    touches ours, or a line diff could place it on another line, the note is
+    a conflict, left as they made it."""
+    from autograph.store import _edited_on_top
+
+    assert _edited_on_top(Edit("x.md", before, after), now) is None
+
+
+def test_a_line_appended_to_a_note_without_a_final_newline_stays_a_line_of_its_own():
+    from autograph.store import _edited_on_top
+
+    before = b"## Related\n- [[A]]\n- [[Gone]]"
+    after = b"## Related\n- [[A]]\n"
+    assert _edited_on_top(Edit("x.md", before, after), after + b"- [[B]]\n") == before + b"\n- [[B]]\n"

@@ -1392,54 +1392,61 @@ def _changed_after(root: Path, result: Result, holds: dict[str, bytes], planned)
 def _edited_on_top(change, now: bytes | None) -> bytes | None:
     """When ``now`` holds our edit with another writer's on top, their
     version without ours (what an undo puts back; ``b""`` for a file we
-    created, which has none); else None.  Our edit is in the file when it
-    is our bytes with a tail appended (the most common edit on top), or
-    when each line run our edit changed is found once in ``now`` and
-    putting the old lines back there, then our edit again, gives ``now``
-    (their edit apart from ours, next to it too, which :func:`merge3`
-    refuses)."""
+    created, which has none); else None (a conflict).
+
+    Two cases are told apart with certainty: lines appended to what we
+    wrote (the most common edit on top), and an edit on lines apart from
+    ours, with a line of context between (:func:`merge3` both ways: taking
+    ours out of ``now``, then putting it back, gives ``now``).  Anything
+    closer is a conflict: with repeated lines a line diff can place their
+    edit on the wrong line, and an undo must not change a line nobody
+    edited."""
     if now is None or not isinstance(change, Edit) or not change.after:
         return None
-    if now.startswith(change.after):
-        return b"" if change.before is None else change.before + now[len(change.after) :]
-    if change.before is None:
+    before, after = change.before, change.after
+    if now.startswith(after):
+        if before is None:
+            return b""
+        tail = now[len(after) :]
+        if before and not before.endswith((b"\n", b"\r")) and after.endswith((b"\n", b"\r")):
+            before += b"\r\n" if after.endswith(b"\r\n") else after[-1:]  # their line starts a line
+        return before + tail
+    if before is None or _slides(before, after) or _slides(after, now):
         return None
-    theirs = _without_ours(change.before, change.after, now)
-    if theirs is None or _without_ours(change.after, change.before, theirs) != now:
+    theirs = merge3(after, before, now)
+    if theirs is None or merge3(before, after, theirs) != now:
         return None
     return theirs
 
 
-def _without_ours(before: bytes, after: bytes, now: bytes) -> bytes | None:
-    """``now`` with each run of lines that ``after`` has instead of
-    ``before`` put back as it was in ``before``, when each such run is
-    found exactly once in ``now`` (in order); else None."""
+def _slides(old: bytes, new: bytes) -> bool:
+    """Whether a change from ``old`` to ``new`` could be placed one line up
+    or down (the lines it adds or removes repeat the line beside them, as
+    blank lines do): a line diff then picks one place of several, and a
+    merge built on it could move an edit to a line its writer never touched."""
     import difflib
 
-    old, new, lines = before.splitlines(True), after.splitlines(True), now.splitlines(True)
-    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    out: list[bytes] = []
-    at = 0
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    a, b = old.splitlines(True), new.splitlines(True)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             continue
-        if j1 == j2:
-            return None  # a deletion leaves nothing to find
-        run = new[j1:j2]
-        found = [k for k in range(at, len(lines) - len(run) + 1) if lines[k : k + len(run)] == run]
-        if len(found) != 1 or any(lines[k : k + len(run)] == run for k in range(0, at - len(run) + 1)):
-            return None
-        k = found[0]
-        out += lines[at:k] + old[i1:i2]
-        at = k + len(run)
-    return b"".join(out + lines[at:])
+        for lines, start, stop in ((a, i1, i2), (b, j1, j2)):
+            if start < stop and (
+                (start > 0 and lines[start - 1] == lines[stop - 1])
+                or (stop < len(lines) and lines[stop] == lines[start])
+            ):
+                return True
+    return False
 
 
 def _call_changed_again(result: Result, path: str) -> None:
     """Move ``path`` from written to conflicts: another writer replaced what
     was written (an editor saving its own copy over it)."""
     result.written.remove(path)
-    again = "changed again after it was written (an editor saved over it); this edit is not in it"
+    again = (
+        "changed again after it was written, by another writer whose edit is not apart from ours; "
+        "left as it is now (undo.py leaves it too)"
+    )
     if path not in {item.path for item in result.conflicts}:
         result.conflicts.append(Skipped(path, again))
     else:
