@@ -707,3 +707,13 @@ def test_a_line_added_to_the_moved_note_during_the_run_stays_in_it_and_the_move_
     assert not (root / "inbox/Kim.md").exists()
     assert (root / "people/Kim.md").read_text() == "# Kim\n\nKim's text.\na line typed meanwhile\n"
     assert (root / "notes/n000.md").read_text() == "Met [[Kim]] and [[people/Kim|K]].\n"
+
+
+def test_a_folder_is_not_called_left_empty_when_the_move_was_rolled_back(make_vault, capsys):
+    root = make_vault({"inbox/Dana.md": "# Dana\n", "s.md": "[[inbox/Dana]]\n", "t.md": "[x](inbox/Dana.md)\n"})
+    os.chmod(root / "t.md", 0o444)
+    code, out = mv(root, "inbox/Dana.md", "people/", "--apply", capsys=capsys)
+    assert code == 4 and out["rolled_back"] and (root / "inbox/Dana.md").exists()
+    assert out["warnings"] == []
+    code, dry = mv(root, "inbox/Dana.md", "people/", capsys=capsys)
+    assert dry["warnings"] == ["inbox/ is left empty (autograph removes no folder)"]

@@ -219,7 +219,7 @@ def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tupl
         plan = moves.plan_move(vault, mapping, schema, texts=texts)
     except moves.MoveError as exc:
         raise cli.UsageError(str(exc)) from None
-    cli.warn(plan.warnings)
+    cli.warn(plan.told(made=True))
     changes = []
     for change in plan.changes:
         if isinstance(change, store.Edit):

@@ -558,7 +558,6 @@ def _mv(args):
         raise cli.UsageError(str(exc)) from None
     if not args.dry_run:
         index.save()
-    cli.warn(plan.warnings)
     outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
     outcome["rolled_back"] = None
     outcome["not_rolled_back"] = []
@@ -583,6 +582,8 @@ def _mv(args):
             "run it again once the notes are not being edited",
             file=sys.stderr,
         )
+    warnings = plan.told(made=not outcome["rolled_back"])
+    cli.warn(warnings)
     code = cli.outcome_code(outcome)
     links = [change._asdict() for change in plan.links]
 
@@ -594,7 +595,7 @@ def _mv(args):
                     "moves": [{"from": a, "to": b} for a, b in plan.moves.items()],
                     "links": links,
                     "left": plan.left,
-                    "warnings": plan.warnings,
+                    "warnings": warnings,
                     "changes": [_change_row(c) for c in plan.changes],
                     **outcome,
                 }

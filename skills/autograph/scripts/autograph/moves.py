@@ -56,14 +56,22 @@ class MovePlan:
     ``changes`` the store changes in the order they run; ``links`` every
     rewritten link (:class:`relink.Change`); ``left`` links that will not
     resolve to their file after the move (see :func:`relink.plan_details`);
-    ``warnings`` what a person should know (a mode that changes, a folder
-    left empty)."""
+    ``warnings`` what a person should know (a symlink left leading
+    nowhere); ``emptied`` the folders the move leaves empty (told only once
+    the move is made)."""
 
     moves: dict[str, str]
     changes: list = field(default_factory=list)
     links: list = field(default_factory=list)
     left: list[dict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    emptied: list[str] = field(default_factory=list)
+
+    def told(self, made: bool) -> list[str]:
+        """The warnings to tell: with the folders left empty unless the
+        move was not ``made`` (refused or rolled back: nothing was emptied)."""
+        empty = [f"{folder}/ is left empty (autograph removes no folder)" for folder in self.emptied]
+        return self.warnings + (empty if made else [])
 
 
 def vault_path(root: Path, text: str, cwd: str | None = None) -> str:
@@ -289,9 +297,7 @@ def plan_move(
     rewrites = [edit for edit in details.edits if edit.path not in mapping]
     plan.changes = renames + creates + in_place + rewrites + trashes
     folders = {old.rsplit("/", 1)[0] for old in mapping if "/" in old}
-    plan.warnings += [
-        f"{folder}/ is left empty (autograph removes no folder)" for folder in _emptied(vault, folders, mapping)
-    ]
+    plan.emptied = _emptied(vault, folders, mapping)
     plan.warnings += _symlinks_to(vault.root, mapping)
     return plan
 
