@@ -859,6 +859,7 @@ def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys)
         ("role: CEO  # work\ncity: Berlin\n# Berlin\n", ["role: CEO  # work", "# Berlin"]),
         ("notes: |\n  # step one\n  done\n", ['notes: "# step one\\ndone\\n"']),  # a block scalar's text
         ("role: a 'b # c'\n", ["role: a 'b  # c'"]),  # YAML: a plain value, then a comment
+        ("company:   # not sure\n", ["company: null  # not sure"]),  # on an empty value
     ],
 )
 def test_every_frontmatter_comment_of_a_member_is_kept_once(make_vault, capsys, member, kept):

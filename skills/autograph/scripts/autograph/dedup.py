@@ -232,9 +232,7 @@ def read_card(note, schema, settings: Settings) -> Card | None:
         inferred = schema.infer_type(note.path)
         kind = inferred.lower() if inferred else None
     domain = _text_of(props.get("domain")) or schema.infer_domain(note.path)
-    card = Card(note.path, kind, domain.lower() if domain else None, values, sha256(note.data))
-    card.newer = card_date(props, settings.zone)
-    return card
+    return Card(note.path, kind, domain.lower() if domain else None, values, sha256(note.data))
 
 
 def conflicts_between(a: Card, b: Card, ignored: set[str] = frozenset()) -> list[str]:
@@ -386,7 +384,7 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
 
         graph = linkgraph.build(vault, index)
     for members in found:
-        group = _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots)
+        group = _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots, settings)
         report.groups.append(group)
     report.groups.sort(key=lambda g: g.canonical)
     return report
@@ -401,7 +399,7 @@ def _clash(left: list[str], right: list[str], cards: dict[str, Card], ignored: s
     return None
 
 
-def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots) -> Group:
+def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots, settings) -> Group:
     inside = set(members)
     for path in members:
         card = cards[path]
@@ -409,6 +407,7 @@ def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, gra
         card.backlinks = len(sources)
         props = props_of[path]
         card.richness = (sum(1 for v in props.values() if v not in (None, "", [], {})), bodies[path])
+        card.newer = card_date(props, settings.zone)
     ranked = sorted(members, key=lambda p: rank_key(cards[p]))
     evidence = []
     for name_value in sorted({k for p in members for n, vs in cards[p].values.items() for k in _keys(n, vs)}):
@@ -723,7 +722,8 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
             history.append(_with_comment(sections.history_line(day, own or key, value, None, source), comment))
         props = fm.parse(text).properties
     for key, comment in comments.items():  # on an empty value or aliases
-        history.append(_with_comment(f"- {day}: {key}: (from [[{source}]])", comment))
+        value = member.properties.get(key)
+        history.append(_with_comment(sections.history_line(day, key, value, None, source), comment))
     history += [f"- {day}: {line} (from [[{source}]])" for line in loose]
     aliases = _aliases(props)
     taken = {_fold(a) for a in aliases} | {_fold(vault_stem(path))}
@@ -747,8 +747,8 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
             "must name one block; rename one of them, then merge"
         )
     merged = merge_body(text[at:], moved, sections.newline_of(text))
-    had = _block_counts(text[at:])
-    twice = sorted(name for name, count in _block_counts(merged).items() if count > max(had.get(name, 0), 1))
+    had = _block_lines(text[at:])
+    twice = sorted(name for name, lines in _block_lines(merged).items() if len(lines) > max(len(had.get(name, [])), 1))
     if twice:  # the same line under two headings is kept under each
         raise ValueError(
             f"the block id ^{twice[0]} would be in {path} twice (the two cards hold its line under different "
@@ -838,33 +838,14 @@ def _history_key(line: str) -> str | None:
     return match.group(1) if match else None
 
 
-_BLOCK_LINE = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9-]+)[ \t]*$")
-
-
-def _block_lines(body: str) -> dict[str, set[str]]:
+def _block_lines(body: str) -> dict[str, list[str]]:
     """Block id (lower case, outside code) -> the lines that end with it, stripped."""
-    from .links import block_ids
+    from .links import block_lines
 
-    ids = block_ids(body)
-    found: dict[str, set[str]] = {}
-    for line in body.splitlines() if ids else ():
-        match = _BLOCK_LINE.search(line)
-        if match and match.group(1).lower() in ids:
-            found.setdefault(match.group(1).lower(), set()).add(line.strip())
+    found: dict[str, list[str]] = {}
+    for key, line in block_lines(body):
+        found.setdefault(key, []).append(line)
     return found
-
-
-def _block_counts(body: str) -> dict[str, int]:
-    """Block id (lower case, outside code) -> how many lines end with it."""
-    from .links import block_ids
-
-    ids = block_ids(body)
-    counts: dict[str, int] = {}
-    for line in body.splitlines() if ids else ():
-        match = _BLOCK_LINE.search(line)
-        if match and match.group(1).lower() in ids:
-            counts[match.group(1).lower()] = counts.get(match.group(1).lower(), 0) + 1
-    return counts
 
 
 def _block_clash(body: str, other: str) -> str | None:
@@ -876,7 +857,7 @@ def _block_clash(body: str, other: str) -> str | None:
     if not theirs:
         return None
     mine = _block_lines(body)
-    return next((name for name in sorted(theirs) if name in mine and theirs[name] - mine[name]), None)
+    return next((name for name in sorted(theirs) if name in mine and set(theirs[name]) - set(mine[name])), None)
 
 
 def _ends_in_code(body: str) -> bool:

@@ -38,6 +38,7 @@ __all__ = [
     "Resolver",
     "anchor_key",
     "block_ids",
+    "block_lines",
     "find_heading",
     "code_regions",
     "heading_lines",
@@ -338,18 +339,30 @@ def headings(text: str, regions: list[tuple[int, int]] | None = None) -> list[st
 
 def block_ids(text: str, regions: list[tuple[int, int]] | None = None) -> set[str]:
     """Block ids (``^id`` at the end of a line) of a note body, lower-cased."""
+    return {key for key, _ in block_lines(text, regions)}
+
+
+def block_lines(text: str, regions: list[tuple[int, int]] | None = None) -> list[tuple[str, str]]:
+    """``(id, line)`` of each block id (``^id`` at the end of a line, after
+    a space, a tab or nothing) of a note body outside code, in order: the
+    id lower-cased, its whole line stripped."""
     if "^" not in text:
-        return set()
+        return []
     found = [
         (m.start(1), m.group(1).lower())
         for m in _BLOCK_ID.finditer(text)
         if m.start() == 0 or text[m.start() - 1] in " \t\n"
     ]
     if not found:
-        return set()
+        return []
     regions = code_regions(text) if regions is None else regions
     starts = [start for start, _ in regions]
-    return {key for start, key in found if not _inside(regions, starts, start)}
+    lines = []
+    for start, key in found:
+        if not _inside(regions, starts, start):
+            end = text.find("\n", start)
+            lines.append((key, text[text.rfind("\n", 0, start) + 1 : len(text) if end < 0 else end].strip()))
+    return lines
 
 
 def scan_body(text: str, offset: int = 0, first_line: int = 1):
