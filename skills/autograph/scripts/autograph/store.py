@@ -65,8 +65,8 @@ __all__ = [
     "new_run_id",
     "read_regular",
     "recover",
-    "would_refuse",
     "replace_file",
+    "would_refuse",
     "write_derived",
     "write_output",
     "writer_lock",
@@ -445,12 +445,18 @@ def would_refuse(path) -> str | None:
         return str(exc)
     if info is None:
         return None
+    why = _refused(info)
+    if why is None and _locked_by_flag(path):
+        why = "is immutable or append-only (chattr +i or +a)"
+    return why
+
+
+def _refused(info: os.stat_result) -> str | None:
+    """Why a file with ``info`` must not be replaced, by what stat shows."""
     if info.st_nlink > 1:
         return f"has {info.st_nlink} hard links; replacing it would split them"
     if not _may_write(info):
         return "is read-only (no write permission for this user)"
-    if _locked_by_flag(path):
-        return "is immutable or append-only (chattr +i or +a)"
     return None
 
 
@@ -728,10 +734,9 @@ def _swap(
         return _create(target, after, durable, mtime_ns)
     if before is None:
         raise Conflict("created by someone else since the plan was made; not written")
-    if info.st_nlink > 1:
-        raise TargetError(f"has {info.st_nlink} hard links; replacing it would split them, so it was not written")
-    if not _may_write(info):
-        raise TargetError("is read-only (no write permission for this user); not written")
+    why = _refused(info)
+    if why is not None:
+        raise TargetError(f"{why}; not written")
     fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         opened = os.fstat(fd)
