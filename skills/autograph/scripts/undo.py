@@ -17,7 +17,6 @@ from autograph import cli  # noqa: E402  (the rest when the command runs: --help
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autograph import journal
-    from autograph.vault import Vault
 
 DESCRIPTION = """\
 Every run that writes a vault (enforce.py --apply, engine.py init --apply,
@@ -101,17 +100,16 @@ be rolled back.
 """
 
 
-def _graph(vault: Vault | Path) -> Path:
+def _graph(root: Path) -> Path:
     from autograph import store
 
-    root = vault if isinstance(vault, Path) else vault.root  # a Path's own .root is "/"
     return Path(root).resolve() / store.GRAPH_DIR
 
 
-def _find(vault: Vault, name: str) -> journal.Run:
+def _find(root: Path, name: str) -> journal.Run:
     from autograph import journal
 
-    runs = journal.runs(_graph(vault))
+    runs = journal.runs(_graph(root))
     if name == "last":  # the newest command a person gave: not a recovery or a rollback autograph made
         given = [run for run in runs if not run.automatic and run.state != "rolled-back"]
         if not given:
@@ -121,15 +119,15 @@ def _find(vault: Vault, name: str) -> journal.Run:
         if run.id == name:
             return run
     hint = f"; the newest is {runs[0].id}" if runs else "; this vault has no journaled run yet"
-    raise cli.UsageError(f"no run {name!r} in {_graph(vault) / journal.FOLDER}{hint} (undo.py list shows them)")
+    raise cli.UsageError(f"no run {name!r} in {_graph(root) / journal.FOLDER}{hint} (undo.py list shows them)")
 
 
 def cmd_list(args) -> int:
-    from autograph import journal, store
+    from autograph import journal
     from autograph.vault import Vault
 
     vault = Vault.check_folder(args.vault)
-    runs = journal.runs(Path(vault).resolve() / store.GRAPH_DIR)
+    runs = journal.runs(_graph(vault))
     undone_by: dict[str, list[str]] = {}
     taken_back = {run.undoes for run in runs if run.automatic}  # an undo killed and recovered undid nothing
     for run in runs:
@@ -174,7 +172,7 @@ def cmd_show(args) -> int:
     from autograph.vault import Vault
 
     vault = Vault.open(args.vault)
-    run = _find(vault, args.run)
+    run = _find(vault.root, args.run)
     changes = [
         {
             "n": c.n,
@@ -215,7 +213,7 @@ def _undo(args):
     from autograph.vault import Vault
 
     vault = Vault.open(args.vault)
-    run = _find(vault, args.run)
+    run = _find(vault.root, args.run)
     changes, not_undone = plan_undo(Path(vault.root), run)
     outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py undo", undoes=run.id)
     outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]
@@ -246,7 +244,7 @@ def _recover(args):
     vault = Vault.open(args.vault)
     # a dead writer's run was rolled back as the lock was taken (cli.writing)
     recovered = [{"undone": run_id or None, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
-    for run in journal.unfinished(_graph(vault)):
+    for run in journal.unfinished(_graph(vault.root)):
         changes, not_undone = plan_undo(Path(vault.root), run, partial=True)
         outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
         outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]

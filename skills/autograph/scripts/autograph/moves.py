@@ -397,8 +397,9 @@ def roll_back(
     command = "graph.py mv (rolled back)"
     result = store.apply(Path(root), changes, wait=wait, command=command, undoes=run_id)
     result.conflicts = [store.Skipped(item["path"], item["error"]) for item in not_undone] + result.conflicts
-    for _ in range(3) if moves else ():  # a note edited again meanwhile is read afresh, a few times
-        back = _links_back(root, moves, sorted({*notes, *moves, *moves.values(), *(c.path for c in result.conflicts)}))
+    where = _where_files_are(root, moves) if moves else None
+    for _ in range(3) if where else ():  # a note edited again meanwhile is read afresh, a few times
+        back = _links_back(root, where, sorted({*notes, *moves, *moves.values(), *(c.path for c in result.conflicts)}))
         if not back:
             break
         again = store.apply(Path(root), back, wait=wait, command=command, undoes=run_id)
@@ -413,24 +414,33 @@ def roll_back(
     return result
 
 
-def _links_back(root, moves: dict[str, str], paths: list[str]) -> list:
-    """Edits of the notes ``paths`` (as they are now) whose links lead to a
-    name of a file of ``moves`` it is not at: the file back at its old name
-    while the link names the new one, or left at the new one (edited
-    meanwhile) while the link names the old: each such link rewritten to
-    reach the file where it is (:func:`relink.retarget_text`)."""
+def _where_files_are(root, moves: dict[str, str]) -> tuple | None:
+    """``(retarget, resolver as the links see the files, resolver now, the
+    vault's files)`` for the files of ``moves`` not where a link to them
+    may lead: one back at its old name (links name the new one) or left at
+    the new one, edited meanwhile (links name the old); None when every
+    moved file is at one name only as planned."""
     from .links import Resolver
-    from .note import read_note
     from .vault import walk
 
     files, _ = walk(Path(root))
     now = set(files)
-    back = {new: old for old, new in moves.items() if old in now and new not in now}
-    back |= {old: new for old, new in moves.items() if new in now and old not in now}
-    if not back:
-        return []
-    as_moved = Resolver(sorted((now - set(back.values())) | set(back)))  # where the links lead
-    resolver = Resolver(files)
+    retarget = {new: old for old, new in moves.items() if old in now and new not in now}
+    retarget |= {old: new for old, new in moves.items() if new in now and old not in now}
+    if not retarget:
+        return None
+    as_linked = Resolver(sorted((now - set(retarget.values())) | set(retarget)))
+    return retarget, as_linked, Resolver(files), now
+
+
+def _links_back(root, where: tuple, paths: list[str]) -> list:
+    """Edits of the notes ``paths`` (as they are now) whose links lead to a
+    name of a moved file it is not at (``where``: :func:`_where_files_are`),
+    each such link rewritten to reach the file where it is
+    (:func:`relink.retarget_text`)."""
+    from .note import read_note
+
+    retarget, as_linked, resolver, now = where
     settings = relink.link_settings(root)
     edits = []
     for path in sorted(set(paths) & now):
@@ -440,7 +450,7 @@ def _links_back(root, moves: dict[str, str], paths: list[str]) -> list:
             continue
         if note.text is None or not path.endswith(".md"):
             continue
-        text, found = relink.retarget_text(note.text, path, as_moved, back, False, resolver, settings)
+        text, found = relink.retarget_text(note.text, path, as_linked, retarget, False, resolver, settings)
         if found and note.encode(text) != note.data:
             edits.append(store.Edit(path, note.data, note.encode(text), "its links follow the move taken back"))
     return edits
