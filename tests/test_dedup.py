@@ -757,6 +757,16 @@ def test_a_merge_merged_again_adds_nothing_and_keeps_every_line(body, other):
     assert {line.strip() for line in (body + other).splitlines() if not line.startswith("#")} - {""} <= kept
 
 
+def refused_whole(root: Path, capsys) -> str:
+    """Run dedup --apply on a vault whose one group must be refused before
+    any write: check nothing changed and nothing merged; the reason."""
+    before = files_of(root)
+    code, report = run_json(capsys, root, "--apply")
+    assert report["merged"] == [] and report["written"] == [] and files_of(root) == before, report
+    [refused] = report["not_merged"]
+    return refused["reason"]
+
+
 def test_a_block_id_on_different_lines_in_two_cards_refuses_the_merge(make_vault, capsys):
     """Merged, the card would hold ^met twice, and [[Dana#^met]] and
     [[Dana Reyes#^met]] would both reach the first; the same line in both
@@ -769,11 +779,8 @@ def test_a_block_id_on_different_lines_in_two_cards_refuses_the_merge(make_vault
             "log.md": "[[Dana#^met]] [[Dana Reyes#^met]]\n[[Dana Reyes]]\n",
         }
     )
-    before = files_of(root)
-    code, report = run_json(capsys, root, "--apply")
-    [refused] = report["not_merged"]
-    assert "^met" in refused["reason"] and "rename one" in refused["reason"], refused
-    assert files_of(root) == before
+    reason = refused_whole(root, capsys)
+    assert "^met" in reason and "rename one" in reason, reason
     (root / "people/Dana.md").write_text(card(dana, "Met online. ^online\n\nShared line. ^same"))
     code, report = run_json(capsys, root, "--apply")
     assert code == 0 and report["merged"], report
@@ -790,9 +797,7 @@ def test_a_block_line_both_cards_hold_under_different_headings_refuses_the_group
             "a.md": "[[Dana Reyes#^m1]]\n",
         }
     )
-    before = files_of(root)
-    code, report = run_json(capsys, root, "--apply")
-    assert "^m1" in report["not_merged"][0]["reason"] and files_of(root) == before
+    assert "^m1" in refused_whole(root, capsys)
 
 
 @pytest.mark.parametrize("how", ["read-only member", "read-only canonical", "hard-linked canonical"])
@@ -814,11 +819,8 @@ def test_a_card_the_store_would_not_replace_refuses_its_group_before_any_write(m
         os.chmod(root / "people/Dana Reyes.md", 0o444)
     else:
         os.link(root / "people/Dana Reyes.md", tmp_path / "elsewhere.md")
-    before = files_of(root)
-    code, report = run_json(capsys, root, "--apply")
-    assert report["merged"] == [] and report["written"] == [] and files_of(root) == before
-    [refused] = report["not_merged"]
-    assert ("read-only" in refused["reason"]) != (how == "hard-linked canonical"), refused
+    reason = refused_whole(root, capsys)
+    assert ("read-only" in reason) != (how == "hard-linked canonical"), reason
 
 
 def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys):
@@ -884,9 +886,6 @@ def test_an_immutable_card_refuses_its_group_before_any_write(make_vault, capsys
     if chattr is None or subprocess.run([chattr, "+i", str(member)], capture_output=True).returncode != 0:
         pytest.skip("this file system or user cannot make a file immutable")
     try:
-        before = files_of(root)
-        code, report = run_json(capsys, root, "--apply")
-        assert report["written"] == [] and files_of(root) == before
-        assert "immutable" in report["not_merged"][0]["reason"]
+        assert "immutable" in refused_whole(root, capsys)
     finally:
         subprocess.run([chattr, "-i", str(member)], check=True)
