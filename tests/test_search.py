@@ -275,6 +275,7 @@ def test_words_half_the_notes_hold_leave_the_best_hits_as_they_were(monkeypatch)
     schema = load_schema(root)
     index = search.open_index(v, schema, use_disk=False)
     queries = ["daily notes template", "how to make notes", "obsidian notes plugin", "plugin for notes", "notes"]
+    queries += ["obsidian notes", "notes obsidian", "of the", "the notes of obsidian"]  # every word common
     sizes = (3, 10, 60)
 
     def hits():

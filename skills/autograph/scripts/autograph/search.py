@@ -1078,7 +1078,12 @@ def _without_common(con, text: str) -> str | None:
     obsidian-hub is in 3,659 of 6,571 notes, and a query holding it took 10
     ms instead of 1.  A note holding only such words scores below every note
     holding another word, so the best rows are the same; :func:`search` runs
-    the whole query when this one finds fewer rows than it needs."""
+    the whole query when this one finds fewer rows than it needs.
+
+    When every word is that common, the phrase of them all is the query, if
+    fewer than half the notes hold it (its IDF is then positive, and a note
+    holding it scores above every note that does not): "obsidian notes" in
+    obsidian-hub, 23 ms to 4."""
     terms = query_terms(text)
     single = [tokens for tokens in terms if len(tokens) == 1 and not _has_cjk(tokens[0])]
     if len(terms) < 2 or not single:
@@ -1086,8 +1091,11 @@ def _without_common(con, text: str) -> str | None:
     notes = con.execute("SELECT count(*) FROM docs").fetchone()[0]
     count = "SELECT count(*) FROM fts WHERE fts MATCH ?"
     common = frozenset(t for t in single if 2 * con.execute(count, [_quote(t[0])]).fetchone()[0] >= notes)
-    if not common or len(common) == len(terms):
+    if not common:
         return None
+    if len(common) == len(terms):
+        phrase = _quote(" ".join(tokens[0] for tokens in terms))
+        return phrase if 2 * con.execute(count, [phrase]).fetchone()[0] < notes else None
     return fts_query(text, common)
 
 
