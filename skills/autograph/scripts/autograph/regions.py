@@ -300,22 +300,25 @@ def code_regions(text: str) -> list[tuple[int, int]]:
             if end < 0:
                 pos = start + (2 if text.startswith("$$", start) else 1)
         elif start == pct or start == html:
-            # comments often come in runs: take each one before the next
-            # other marker in an inner loop
-            opener, closer = ("%%", "%%") if start == pct else ("<!--", "-->")
-            limit = min(tick, tilde, dollar, html if start == pct else pct)
-            at = start
-            while at < limit:
-                close = find(closer, at + len(opener))
-                pos = size if close < 0 else close + len(closer)
-                regions.append((at, pos))
-                at = find(opener, pos)
-                if at < 0:
-                    at = size
-            if start == pct:
-                pct = at
-            else:
-                html = at
+            # comments often come in runs, of both kinds mixed (a template's
+            # "%% ... %%" notes between "<!-- -->" blocks): take each one
+            # before the next other marker in an inner loop
+            limit = min(tick, tilde, dollar)
+            while start < limit:
+                if start == pct:
+                    close = find("%%", start + 2)
+                    pos = size if close < 0 else close + 2
+                else:
+                    close = find("-->", start + 4)
+                    pos = size if close < 0 else close + 3
+                regions.append((start, pos))
+                if pct < pos:
+                    pct = find("%%", pos)
+                    pct = size if pct < 0 else pct
+                if html < pos:
+                    html = find("<!--", pos)
+                    html = size if html < 0 else html
+                start = pct if pct < html else html
         elif start and text[start - 1] == "\\" and _escaped(text, start):
             pos = start + 1  # \` is a literal backtick (or tilde); the rest of the run may open code
         else:
