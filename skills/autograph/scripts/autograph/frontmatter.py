@@ -868,17 +868,23 @@ def _simple_scalar(text: str):
 
 
 def _simple(source: str) -> tuple[dict, list[Entry]] | None:
-    """Parse flat frontmatter quickly; None when the full parser is needed."""
+    """Parse flat frontmatter quickly; None when the full parser is needed.
+
+    A key's entry is made once its last line is known (the next key, or
+    the end), not again at each item of its list."""
     if "\t" in source:
         return None
     result: dict = {}
     entries: list[Entry] = []
+    key = None  # the last key: its entry spans lines start to end, key as written in prefix
+    start = end = 0
+    prefix = ""
     items: list | None = None  # the list a "key:" line may open
     item_indent = -1
     lines = source.split("\n")
+    if "\r" in source:
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     for i, line in enumerate(lines):
-        if line.endswith("\r"):
-            line = line[:-1]
         stripped = line.lstrip(" ")
         if not stripped or stripped[0] == "#":
             continue
@@ -894,16 +900,17 @@ def _simple(source: str) -> tuple[dict, list[Entry]] | None:
             if value is _NO:
                 return None
             if not items:
-                result[entries[-1].key] = items
+                result[key] = items
             items.append(value)
-            entry = entries[-1]
-            entries[-1] = Entry(entry.key, entry.start, i + 1, entry.prefix)
+            end = i + 1
             continue
         if line is not stripped and line[0] == " ":
             return None
         match = _SIMPLE_KEY.match(line)
         if match is None:
             return None
+        if key is not None:
+            entries.append(Entry(key, start, end, prefix))
         key = match.group(1)
         if key in result:
             return None
@@ -912,8 +919,10 @@ def _simple(source: str) -> tuple[dict, list[Entry]] | None:
         if value is _NO:
             return None
         result[key] = value
-        entries.append(Entry(key, i, i + 1, line[: line.index(":", len(key)) + 1]))
+        start, end, prefix = i, i + 1, line[: line.index(":", len(key)) + 1]
         items, item_indent = ([] if not rest else None), -1
+    if key is not None:
+        entries.append(Entry(key, start, end, prefix))
     return result, entries
 
 
