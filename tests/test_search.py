@@ -394,6 +394,50 @@ def test_unwritable_graph_folder_searches_in_memory(make_vault):
     assert (vault / ".graph").read_text(encoding="utf-8") == "a file where the folder should be"
 
 
+@pytest.mark.parametrize("suffix", ["", "-wal", "-shm", "-journal"])
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_note_hard_linked_into_graph_is_never_written(make_vault, suffix, dry_run):
+    # SQLite writes its files in place: through a hard link that would be the note
+    vault = make_vault({"a.md": "apple\n", "b.md": "banana notes\n"})
+    query_json(vault, "apple")
+    for extra in ("-wal", "-shm", "-journal"):
+        (vault / ".graph" / f"search.sqlite{extra}").unlink(missing_ok=True)
+    target = vault / ".graph" / f"search.sqlite{suffix}"
+    target.unlink(missing_ok=True)
+    os.link(vault / "b.md", target)
+    before = (vault / "b.md").read_bytes()
+    for _ in range(2):
+        proc = run("apple", "--vault", str(vault), "--json", *(["--dry-run"] if dry_run else []))
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(proc.stdout)
+        assert data["index"]["memory"] is True and [h["path"] for h in data["hits"]] == ["a.md"]
+        assert f"search.sqlite{suffix} is a file with 2 names (hard links)" in proc.stderr
+        assert "remove it" in proc.stderr
+    assert (vault / "b.md").read_bytes() == before
+    target.unlink()
+    assert query_json(vault, "banana")["hits"][0]["path"] == "b.md"  # removed: an index on disk again
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+@pytest.mark.parametrize("kind", ["fifo", "symlink"])
+def test_a_fifo_or_symlink_beside_the_index_neither_hangs_nor_is_followed(make_vault, tmp_path, suffix, kind):
+    vault = make_vault({"a.md": "apple\n"})
+    query_json(vault, "apple")
+    target = vault / ".graph" / f"search.sqlite{suffix}"
+    target.unlink(missing_ok=True)
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"keep")
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to(outside)
+    proc = run("apple", "--vault", str(vault), "--json")  # a FIFO opened blocking would hang: run's timeout
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["hits"][0]["path"] == "a.md"
+    assert f"search.sqlite{suffix} is a {'FIFO' if kind == 'fifo' else 'symlink'}" in proc.stderr
+    assert outside.read_bytes() == b"keep"
+
+
 def test_dry_run_writes_nothing(make_vault):
     vault = make_vault({"a.md": "apple\n"})
     assert query_json(vault, "apple", "--dry-run")["index"]["memory"] is True

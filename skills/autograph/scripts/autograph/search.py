@@ -65,6 +65,7 @@ __all__ = [
     "open_index",
     "open_vault",
     "search",
+    "unusable",
 ]
 
 INDEX_NAME = "search.sqlite"
@@ -452,7 +453,7 @@ def _remove(root) -> None:
     data, rebuilt next), through store."""
     from . import store
 
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in SUFFIXES:
         store.discard_derived(root, INDEX_NAME + suffix)
 
 
@@ -467,6 +468,38 @@ def _existing(root) -> str | None:
             return path
     except OSError:
         pass
+    return None
+
+
+SUFFIXES = ("", "-wal", "-shm", "-journal")  # the index file and the files SQLite keeps beside it
+
+
+def unusable(root) -> str | None:
+    """Why ``.graph/search.sqlite`` and its ``-wal``, ``-shm`` and
+    ``-journal`` files cannot be used, else None (absent ones are fine).
+
+    SQLite writes these files in place, so a hard link (another name for a
+    note, say) would have that file overwritten with pages of the index; it
+    opens the journal blocking, so a FIFO there would hang every query; a
+    symlink would take its writes elsewhere."""
+    folder = os.path.join(os.path.realpath(root), ".graph")
+    for suffix in SUFFIXES:
+        name = INDEX_NAME + suffix
+        try:
+            info = os.lstat(os.path.join(folder, name))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f".graph/{name}: {exc.strerror}"
+        if not stat.S_ISREG(info.st_mode):
+            from .jsonfile import file_kind
+
+            kind = file_kind(info.st_mode)
+        elif info.st_nlink > 1:
+            kind = f"a file with {info.st_nlink} names (hard links), which the index would overwrite"
+        else:
+            continue
+        return f".graph/{name} is {kind}; remove it and the index is made again"
     return None
 
 
@@ -512,7 +545,11 @@ def _early(vault, schema, stamps):
 
 
 def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
-    if use_disk:
+    why = unusable(vault.root)
+    if why is not None:  # neither opened in place nor copied: SQLite would write, or wait, there
+        warnings.append(f"{why}; searched with an index in memory")
+        use_disk = False
+    elif use_disk:
         con = None
         try:
             path = _index_path(vault.root)
