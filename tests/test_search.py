@@ -383,6 +383,39 @@ def test_a_damaged_index_is_rebuilt_with_a_warning(make_vault):
     assert query_json(vault, "apple")["index"]["reread"] == 0
 
 
+def _zero_page_of(path, table: str) -> None:
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    page = con.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    with open(path, "r+b") as handle:
+        handle.seek((page - 1) * size)
+        handle.write(bytes(size))
+
+
+@pytest.mark.parametrize("damage", ["fts_config page zeroed", "docs of another shape"])
+def test_an_index_damaged_where_only_a_query_reads_is_rebuilt_before_it(make_vault, damage):
+    import sqlite3
+
+    vault = make_vault({"a.md": "apple\n", "b.md": "banana\n"})
+    query_json(vault, "apple")
+    path = vault / ".graph" / "search.sqlite"
+    if damage.startswith("fts_config"):
+        _zero_page_of(path, "fts_config")
+    else:
+        con = sqlite3.connect(path)
+        con.executescript("DROP TABLE docs; CREATE TABLE docs (path TEXT, other TEXT);")
+        con.close()
+    proc = run("apple", "--vault", str(vault), "--json")
+    assert proc.returncode == 0, proc.stderr
+    assert "damaged search index" in proc.stderr and "rebuilt it" in proc.stderr
+    assert [h["path"] for h in json.loads(proc.stdout)["hits"]] == ["a.md"]
+    again = query_json(vault, "banana")
+    assert again["index"]["reread"] == 0 and again["hits"][0]["path"] == "b.md"
+
+
 def test_unwritable_graph_folder_searches_in_memory(make_vault):
     vault = make_vault({"a.md": "apple\n"})
     (vault / ".graph").write_text("a file where the folder should be", encoding="utf-8")

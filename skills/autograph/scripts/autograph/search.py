@@ -397,6 +397,15 @@ CREATE INDEX IF NOT EXISTS links_name ON links(name);
 """
 
 
+_SHAPE = (
+    "SELECT key, value FROM meta LIMIT 0",
+    "SELECT id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, inlinks, near_hub "
+    "FROM docs LIMIT 0",
+    "SELECT src, target, name, dst FROM links LIMIT 0",
+    f"SELECT rowid, {', '.join(COLUMNS)} FROM fts WHERE fts MATCH 'x' LIMIT 0",
+)
+
+
 def _schema_stamp(schema) -> str:
     """The schema as the index was built for it (its whole text: any change rebuilds)."""
     return json.dumps(schema.data, sort_keys=True, ensure_ascii=True, default=str)
@@ -423,6 +432,10 @@ def _why_rebuild(con: sqlite3.Connection, schema) -> str | None:
         return "new"
     if not {"meta", "docs", "links", "fts"} <= tables:
         return "incomplete"
+    # every column a query reads, and FTS5's own tables: a damaged or foreign
+    # table raises here, where the file is rebuilt, not in the query
+    for statement in _SHAPE:
+        con.execute(statement).fetchall()
     meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('version', 'schema')"))
     if meta.get("version") != str(INDEX_VERSION):
         return "index version"
