@@ -416,6 +416,31 @@ def test_an_index_damaged_where_only_a_query_reads_is_rebuilt_before_it(make_vau
     assert again["index"]["reread"] == 0 and again["hits"][0]["path"] == "b.md"
 
 
+def test_an_index_another_process_is_still_filling_is_not_answered_from(make_vault, monkeypatch):
+    # a build makes the tables, then fills them in a second transaction: a
+    # query meanwhile found them empty and answered "no results"
+    vault = make_vault({"a.md": "apple\n", "b.md": "banana\n"})
+    v, schema = Vault.open(vault), load_schema(vault)
+    (vault / ".graph").mkdir()
+    builder = search._connect(str(vault / ".graph" / "search.sqlite"))
+    builder.execute("BEGIN IMMEDIATE")
+    search._create(builder, schema)
+    builder.execute("COMMIT")
+    builder.execute("BEGIN IMMEDIATE")  # filling
+    monkeypatch.setattr(search, "BUSY_SECONDS", 0.2)
+    try:
+        index = search.open_index(v, schema)
+        try:
+            assert [h.path for h in search.search(index, v, schema, "apple")] == ["a.md"]
+            assert index.as_dict()["memory"] is True and not index.stale
+            assert any("another process is writing the search index" in w for w in index.warnings)
+        finally:
+            index.close()
+    finally:
+        builder.execute("ROLLBACK")
+        builder.close()
+
+
 def test_unwritable_graph_folder_searches_in_memory(make_vault):
     vault = make_vault({"a.md": "apple\n"})
     (vault / ".graph").write_text("a file where the folder should be", encoding="utf-8")

@@ -585,7 +585,7 @@ def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
             if con is not None:
                 con.close()
             if isinstance(exc, sqlite3.OperationalError) and _locked(exc):
-                warnings.append("another process held the search index too long; searched with an index in memory")
+                warnings.append("another process is writing the search index; searched with an index in memory")
             else:
                 copied = _readonly_copy(vault, schema, warnings, stamps)
                 if copied is not None:
@@ -842,7 +842,7 @@ def _refresh(index: Index, vault, schema, stamps) -> None:
     try:
         con.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
-        if not _locked(exc):
+        if not _locked(exc) or meta.get("stamps") is None:  # never filled yet: no answer to give from it
             raise
         index.stale = True
         index.warnings.append("another process is updating the search index; answered from the index as it was")
