@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -298,6 +299,24 @@ def test_words_half_the_notes_hold_leave_the_best_hits_as_they_were(monkeypatch)
                     assert (a.path, a.fields, a.line, a.snippet) == (b.path, b.fields, b.line, b.snippet), (key, k)
     finally:
         index.close()
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_notes_that_tie_come_by_path_whatever_the_index_went_through(make_vault, limit):
+    # ten notes with the same text, and an eleventh made after the index:
+    # it has the highest id, and a LIMIT took tied rows by id
+    vault = make_vault({f"z{k}.md": "meeting notes about alpha\n" for k in range(10)})
+    for k in range(4):
+        (vault / f"other{k}.md").write_text(f"unrelated {k}\n", encoding="utf-8")
+    query_json(vault, "alpha")
+    (vault / "z3.md").rename(vault / "a.md")  # renamed: a new id, last of all
+    kept = query_json(vault, "alpha", "--limit", str(limit))
+    fresh = vault.parent / "fresh"
+    shutil.copytree(vault, fresh, ignore=shutil.ignore_patterns(".graph"))
+    built = query_json(fresh, "alpha", "--limit", str(limit))
+    assert kept["index"]["reread"] == 1 and built["index"]["rebuilt"] == "new"
+    want = ["a.md", "z0.md"][:limit]
+    assert [h["path"] for h in kept["hits"]] == [h["path"] for h in built["hits"]] == want
 
 
 def test_a_build_from_nothing_stamps_each_note_as_read_and_the_next_query_reads_none(make_vault):

@@ -74,6 +74,7 @@ MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 BUSY_SECONDS = 5.0
 COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body", "cjk")
 WEIGHTS = (10.0, 10.0, 5.0, 3.0, 3.0, 2.0, 1.0, 2.0)
+_WEIGHTS = ", ".join(str(w) for w in WEIGHTS)  # as bm25() takes them
 RERANK_DEPTH = 4  # rows fetched per hit asked for, then reranked
 
 # CJK runs: compiled on first use through re's cache (this class alone
@@ -1110,17 +1111,16 @@ def search(
     if not query.strip() or limit <= 0:
         return []
     where, params = _filters(kind, status, folder)
-    weights = ", ".join(str(w) for w in WEIGHTS)
     join = " JOIN docs ON docs.id = fts.rowid" if where else ""  # for the filters only: 10-15% of a query
     sql = (
-        f"SELECT fts.rowid, bm25(fts, {weights}) AS rank FROM fts{join} WHERE fts MATCH ?{where} ORDER BY rank LIMIT ?"
+        f"SELECT fts.rowid, bm25(fts, {_WEIGHTS}) AS rank FROM fts{join} WHERE fts MATCH ?{where} ORDER BY rank LIMIT ?"
     )
     depth = min(limit, 1 << 40) * RERANK_DEPTH  # SQLite takes no integer past 2**63
     try:
         narrow = None if raw else _without_common(index.con, text)
-        rows = index.con.execute(sql, [narrow, *params, depth]).fetchall() if narrow else []
+        rows = _best(index.con, sql, narrow, params, depth) if narrow else []
         if len(rows) < depth:
-            rows = index.con.execute(sql, [query, *params, depth]).fetchall()
+            rows = _best(index.con, sql, query, params, depth)
     except sqlite3.Error as exc:
         if raw and not _locked(exc):
             hint = "leave out --fts to search for the words as typed"
@@ -1129,6 +1129,24 @@ def search(
     ranked = rerank(index, schema, rows, vault)[:limit]
     terms = [fold(" ".join(t)) for t in query_terms(text)] if not raw else [fold(w) for w in _WORD.findall(text)]
     return [_hit(index, vault, doc_id, score, bm, rel, terms, snippets) for doc_id, score, bm, rel in ranked]
+
+
+def _best(con, sql: str, query: str, params: list, depth: int) -> list[tuple]:
+    """The ``(doc id, bm25)`` rows of ``sql`` (a ranked FTS query, its
+    ``LIMIT`` last) for ``query``: the best ``depth``, and every row whose
+    bm25 ties with the last of them.  Which of tied rows a ``LIMIT`` keeps
+    depends on their ids, that is on the index's history (a renamed note
+    gets a new id); with all of them the hits depend on the notes alone."""
+    rows = con.execute(sql, [query, *params, depth + 1]).fetchall()
+    if len(rows) <= depth:
+        return rows
+    last = rows[depth - 1][1]
+    if rows[depth][1] != last:
+        return rows[:depth]
+    tied = sql.replace(" ORDER BY rank LIMIT ?", f" AND bm25(fts, {_WEIGHTS}) = ?")
+    found = dict(rows[:depth])
+    found.update(con.execute(tied, [query, *params, last]).fetchall())
+    return list(found.items())
 
 
 def _without_common(con, text: str) -> str | None:
@@ -1182,6 +1200,7 @@ def rerank(index: Index, schema, rows, vault=None) -> list[tuple]:
     ).fetchall()
     out = []
     clock = cards = None
+    paths = {row[0]: row[1] for row in found}
     for doc_id, path, hub_self, superseded, props, inlinks, near_hub in found:
         bm = bm25[doc_id]
         rel = None
@@ -1202,7 +1221,7 @@ def rerank(index: Index, schema, rows, vault=None) -> list[tuple]:
         if superseded:
             score *= 0.5
         out.append((doc_id, score, -bm, rel))
-    out.sort(key=lambda item: (-item[1], item[0]))
+    out.sort(key=lambda item: (-item[1], paths[item[0]]))  # ties by path: the same hits for the same notes
     return out
 
 
