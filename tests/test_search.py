@@ -319,15 +319,37 @@ def test_notes_that_tie_come_by_path_whatever_the_index_went_through(make_vault,
     assert [h["path"] for h in kept["hits"]] == [h["path"] for h in built["hits"]] == want
 
 
+def test_a_note_search_cannot_read_as_text_is_found_by_its_name_and_words(make_vault, monkeypatch):
+    # not UTF-8: indexed as Obsidian shows it, U+FFFD for a byte that does
+    # not decode; too large to read: by its name.  Both were in the index
+    # with every column empty, so nothing found them.
+    from autograph import vault as vault_mod
+
+    vault = make_vault({"other.md": "nothing here\n"})
+    (vault / "Dana Reyes.md").write_bytes(b"\xef\xbb\xbfRole: CTO at Acme\nCaf\xe9 meeting on Monday\n")
+    (vault / "Huge Export.md").write_bytes(b"word " * 400)
+    monkeypatch.setattr(vault_mod, "MAX_NOTE_BYTES", 1000)
+    v, schema = Vault.open(vault), load_schema(vault)
+    index = search.open_index(v, schema, use_disk=False)
+    try:
+        assert [h.path for h in search.search(index, v, schema, "dana")] == ["Dana Reyes.md"]
+        (hit,) = search.search(index, v, schema, "meeting monday")
+        assert (hit.path, hit.line, hit.snippet) == ("Dana Reyes.md", 2, "Caf\ufffd meeting on Monday")
+        assert [h.path for h in search.search(index, v, schema, "huge export")] == ["Huge Export.md"]
+        assert search.search(index, v, schema, "word") == []  # not read: its words are unknown
+    finally:
+        index.close()
+
+
 def test_a_build_from_nothing_stamps_each_note_as_read_and_the_next_query_reads_none(make_vault):
     # no index file: the walk stats nothing, each note's stamp comes from
     # reading it (a note that is not UTF-8 too)
     vault = make_vault({f"n{i}.md": f"apple {i}\n" for i in range(5)})
     (vault / "latin1.md").write_bytes(b"caf\xe9 apple\n")
     first = query_json(vault, "apple")
-    assert first["index"]["rebuilt"] == "new" and first["index"]["reread"] == 6 and first["count"] == 5
+    assert first["index"]["rebuilt"] == "new" and first["index"]["reread"] == 6 and first["count"] == 6
     again = query_json(vault, "apple")
-    assert again["index"]["reread"] == 0 and again["count"] == 5
+    assert again["index"]["reread"] == 0 and again["count"] == 6
     (vault / "n1.md").write_text("apple pie\n")
     assert query_json(vault, "apple")["index"]["reread"] == 1
 

@@ -69,7 +69,8 @@ __all__ = [
 ]
 
 INDEX_NAME = "search.sqlite"
-INDEX_VERSION = 4  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by
+INDEX_VERSION = 5  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
+# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 BUSY_SECONDS = 5.0
 COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body", "cjk")
@@ -91,6 +92,7 @@ def _has_cjk(text: str) -> bool:
     return any(not line.isascii() and re.search(_CJK_RUN, line) for line in text.split("\n"))
 
 
+_BOM = b"\xef\xbb\xbf"  # note.BOM, here so that a query need not import note
 _WORD = re.compile(r"\w+")
 _DATED = re.compile(r'"(?:last_accessed|updated|created)"', re.I)  # decay.DATE_KEYS, as stored in props
 _SURROGATE = "[\ud800-\udfff]"  # patterns kept as text are compiled on first use (re's cache)
@@ -288,11 +290,18 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     ``index.note_links`` finds them), resolved against every file later."""
     links = _links()
     stem = note.stem
-    if note.text is None:
-        return (nfc(stem), None, None, 0, 0, "{}", 1, ("",) * len(COLUMNS)), []
-    block = note.frontmatter
-    props = block.properties if block is not None and block.valid else {}
-    text, offset = note.text, note.body_offset
+    text = note.text
+    if text is None:
+        # not UTF-8, or too large to read: indexed as Obsidian shows such a
+        # file (U+FFFD for each byte that does not decode), all body, so that
+        # its name and words still find it
+        text, props, offset = note.data.decode("utf-8", "replace"), {}, 0
+        if note.data.startswith(_BOM):
+            text = text[1:]
+    else:
+        block = note.frontmatter
+        props = block.properties if block is not None and block.valid else {}
+        offset = note.body_offset
     body = text[offset:] if offset else text
     line = text.count("\n", 0, offset) + 1 if offset else 1
     regions = ()
@@ -1266,8 +1275,8 @@ def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
 
 
 def _text_of(vault, path: str) -> str | None:
-    """The text of a note as :class:`note.Note` reads it (strict UTF-8, the
-    BOM left off, lone-CR line ends as ``\n``; a FIFO or a note over
+    """The text of a note as :func:`document` indexed it (UTF-8, U+FFFD for
+    a byte that does not decode, the BOM left off, lone-CR line ends as ``\n``; a FIFO or a note over
     ``vault.MAX_NOTE_BYTES`` is not read), None when it cannot be read.
     Here so that a query does not load the frontmatter parser for its
     snippets: the body's first line was stored when the note was indexed."""
@@ -1278,8 +1287,8 @@ def _text_of(vault, path: str) -> str | None:
             if not stat.S_ISREG(info.st_mode) or info.st_size > 32 << 20:
                 return None
             data = handle.read()
-        text = data[3:].decode("utf-8") if data.startswith(b"\xef\xbb\xbf") else data.decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = (data[3:] if data.startswith(_BOM) else data).decode("utf-8", "replace")  # as indexed (document)
+    except OSError:
         return None
     if "\r" in text and "\n" not in text:
         text = text.replace("\r", "\n")
