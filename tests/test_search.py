@@ -537,6 +537,30 @@ def test_a_fifo_or_symlink_beside_the_index_neither_hangs_nor_is_followed(make_v
     assert outside.read_bytes() == b"keep"
 
 
+def test_query_words_that_look_like_options(make_vault):
+    vault = make_vault({"a.md": "the --dry flag and -v2 of apple\n"})
+    proc = run("--dry", "--vault", str(vault))  # not a prefix of --dry-run: an answer with no query was silent
+    assert proc.returncode == 2 and "unrecognized arguments: --dry" in proc.stderr
+    proc = run("--vault", str(vault), "--json", "--", "--dry", "-v2")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert [h["path"] for h in data["hits"]] == ["a.md"] and data["query"] == "--dry -v2"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--identity", "email="], "give FIELD=VALUE"),
+        (["--identity", "email=  "], "give FIELD=VALUE"),
+        (["--identity", "email=a@b.c", "dana"], "leave out the query words"),
+    ],
+)
+def test_identity_without_a_value_or_with_query_words_is_a_usage_error(make_vault, argv, message):
+    vault = make_vault({"a.md": "apple\n"})
+    proc = run(*argv, "--vault", str(vault))
+    assert proc.returncode == 2 and message in proc.stderr and not proc.stdout
+
+
 def test_dry_run_writes_nothing(make_vault):
     vault = make_vault({"a.md": "apple\n"})
     assert query_json(vault, "apple", "--dry-run")["index"]["memory"] is True

@@ -26,7 +26,8 @@ superseded cards (references/search.md has the formula and an example).
 
 Any text is a safe query: each word is quoted (POL-358, AND, NEAR(, "x, *,
 emoji are plain words); words are OR-joined, so notes with more of them
-rank higher.  Accents and letter case do not matter (cafe finds Café);
+rank higher.  Words that start with "-" go after "--", which ends the
+options: search.py --vault ~/vault -- -v2 --force.  Accents and letter case do not matter (cafe finds Café);
 Chinese, Japanese and Korean words are found by character bigrams.  --fts
 passes FTS5 query syntax as is (a bad query is an error, exit 2).
 
@@ -83,8 +84,10 @@ def _answer(args, search, index, vault, schema) -> int:
     cli.warn(index.warnings)
     if args.identity is not None:
         field, _, value = args.identity.partition("=")
-        if not field.strip() or not _:
+        if not field.strip() or not _ or not value.strip():
             raise cli.UsageError(f"--identity {args.identity!r}: give FIELD=VALUE, like email=alice@example.com")
+        if args.query:
+            raise cli.UsageError("--identity looks up one identity: leave out the query words, or search without it")
         found = search.lookup_identity(index, vault, schema, field, value)
         if args.json:
             cli.print_json({**found, "count": len(found["matches"]), "index": index.as_dict()})
@@ -141,6 +144,7 @@ def build_parser():
         "--identity", metavar="FIELD=VALUE", help="the cards that carry this identity (email, handle, phone, ...)"
     )
     parser.set_defaults(func=cmd_search)
+    parser.allow_abbrev = False  # a query word like --dry is not taken for --dry-run
     return parser
 
 
