@@ -537,6 +537,33 @@ def test_a_fifo_or_symlink_beside_the_index_neither_hangs_nor_is_followed(make_v
     assert outside.read_bytes() == b"keep"
 
 
+def test_folder_is_matched_as_the_vault_spells_it(make_vault):
+    nfd = unicodedata.normalize("NFD", "Réunions")  # as macOS writes a folder name
+    vault = make_vault(
+        {
+            f"{nfd}/lundi.md": "apple pie\n",
+            "people/ann.md": "apple tart\n",
+            "peoplex/bob.md": "apple cake\n",  # "people" is not a prefix of its folder
+            "top.md": "apple\n",
+        }
+    )
+
+    def paths(*argv):
+        proc = run("apple", "--vault", str(vault), "--json", *argv)
+        assert proc.returncode == 0, proc.stderr
+        return sorted(h["path"] for h in json.loads(proc.stdout)["hits"]), proc.stderr
+
+    assert paths("--folder", "Réunions") == ([f"{nfd}/lundi.md"], "")
+    assert paths("--folder", nfd + "/") == ([f"{nfd}/lundi.md"], "")
+    assert paths("--folder", "./people/") == (["people/ann.md"], "")
+    assert paths("--folder", "people//") == (["people/ann.md"], "")
+    assert paths("--folder", ".")[0] == sorted(
+        f"{p}" for p in (f"{nfd}/lundi.md", "people/ann.md", "peoplex/bob.md", "top.md")
+    )
+    hits, err = paths("--folder", "nowhere")
+    assert hits == [] and "--folder 'nowhere': no note is in that folder" in err
+
+
 def test_query_words_that_look_like_options(make_vault):
     vault = make_vault({"a.md": "the --dry flag and -v2 of apple\n"})
     proc = run("--dry", "--vault", str(vault))  # not a prefix of --dry-run: an answer with no query was silent

@@ -81,8 +81,8 @@ def cmd_search(args) -> int:
 
 
 def _answer(args, search, index, vault, schema) -> int:
-    cli.warn(index.warnings)
     if args.identity is not None:
+        cli.warn(index.warnings)
         field, _, value = args.identity.partition("=")
         if not field.strip() or not _ or not value.strip():
             raise cli.UsageError(f"--identity {args.identity!r}: give FIELD=VALUE, like email=alice@example.com")
@@ -99,6 +99,7 @@ def _answer(args, search, index, vault, schema) -> int:
         return cli.EXIT_OK
     text = " ".join(args.query)
     hits = search.search(index, vault, schema, text, args.limit, args.type, args.status, args.folder, raw=args.fts)
+    cli.warn(index.warnings)  # the index's, and the search's (a --folder no note is in)
     if args.json:
         cli.print_json(
             {"query": text, "count": len(hits), "hits": [h.as_dict() for h in hits], "index": index.as_dict()}

@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import posixpath
 import re
 import sqlite3
 import stat
@@ -59,6 +60,7 @@ __all__ = [
     "SearchUnavailable",
     "check_sqlite",
     "fold",
+    "folder_prefixes",
     "fts_query",
     "lookup_identity",
     "name_key",
@@ -1086,7 +1088,35 @@ class Hit:
         }
 
 
-def _filters(kind, status, folder) -> tuple[str, list]:
+def folder_prefixes(vault, folder: str | None) -> list[str] | None:
+    """The folder ``folder`` (``--folder``) as the vault's note paths spell
+    it, each ending in ``/``: None for no folder (the whole vault); ``[]``
+    when no note lies in it.  ``./people/`` is ``people``; names compare in
+    NFC, so ``Réunions`` typed on Linux finds the folder macOS wrote
+    decomposed (NFD), as a query finds its words."""
+    if folder is None:
+        return None
+    name = nfc(posixpath.normpath(folder.strip().replace("\\", "/"))).strip("/")
+    if name in ("", "."):
+        return None
+    prefix = name + "/"
+    found = set()
+    for path in vault.notes:
+        head = path[: path.rfind("/") + 1]
+        if head and (head if head.isascii() else nfc(head)).startswith(prefix):
+            found.add(head[: len(prefix)] if head.isascii() else _raw_prefix(head, prefix))
+    return sorted(found)
+
+
+def _raw_prefix(head: str, prefix: str) -> str:
+    """The start of ``head`` (a raw folder path) whose NFC form is ``prefix``."""
+    for end in range(len(prefix), len(head) + 1):
+        if head[end - 1] == "/" and nfc(head[:end]) == prefix:
+            return head[:end]
+    return prefix
+
+
+def _filters(kind, status, prefixes) -> tuple[str, list]:
     sql, params = [], []
     if kind:
         sql.append("docs.type = ?")
@@ -1094,10 +1124,9 @@ def _filters(kind, status, folder) -> tuple[str, list]:
     if status:
         sql.append("docs.status = ?")
         params.append(status.strip().lower())
-    if folder and folder.strip("/"):
-        prefix = folder.strip("/") + "/"
-        sql.append("substr(docs.path, 1, ?) = ?")
-        params += [len(prefix), prefix]
+    if prefixes:
+        sql.append("(" + " OR ".join(["substr(docs.path, 1, ?) = ?"] * len(prefixes)) + ")")
+        params += [item for prefix in prefixes for item in (len(prefix), prefix)]
     return "".join(" AND " + s for s in sql), params
 
 
@@ -1117,9 +1146,12 @@ def search(
     ``raw``: ``text`` is FTS5 syntax; a bad one raises :class:`UsageError`."""
     text, kind, status, folder = (_text(value) for value in (text, kind, status, folder))
     query = strip_marks(text) if raw else fts_query(text)
-    if not query.strip() or limit <= 0:
+    prefixes = folder_prefixes(vault, folder)
+    if prefixes == []:
+        index.warnings.append(f"--folder {folder!r}: no note is in that folder")
+    if not query.strip() or limit <= 0 or prefixes == []:
         return []
-    where, params = _filters(kind, status, folder)
+    where, params = _filters(kind, status, prefixes)
     join = " JOIN docs ON docs.id = fts.rowid" if where else ""  # for the filters only: 10-15% of a query
     sql = (
         f"SELECT fts.rowid, bm25(fts, {_WEIGHTS}) AS rank FROM fts{join} WHERE fts MATCH ?{where} ORDER BY rank LIMIT ?"
