@@ -139,6 +139,22 @@ def test_br28_merge_undoes_byte_for_byte(case, capsys):
     assert files_of(root) == before
 
 
+def test_one_phone_number_in_two_spellings_is_no_conflict(make_vault, capsys):
+    """A card with "+49 (0)30 ..." and one with "+49 30 ..." that share an
+    email are one person: they were refused as a conflict, never merged."""
+    root = make_vault(
+        {
+            "people/Dana Reyes.md": '---\ntype: person\nemail: dana@acme.com\nphone: "+49 (0)30 1234567"\n---\nA\n',
+            "people/D Reyes.md": '---\ntype: person\nemail: Dana@Acme.com\nphone: "tel:+49301234567"\n---\nB\n',
+        }
+    )
+    code, report = run_json(capsys, root)
+    assert code == 1 and report["refused"] == []  # 1: a dry run with merges to make
+    [group] = report["groups"]
+    assert sorted(m["path"] for m in group["members"]) == ["people/D Reyes.md", "people/Dana Reyes.md"]
+    assert {e["key"] for e in group["evidence"]} == {"email:dana@acme.com", "phone:+49301234567"}
+
+
 def test_br28_different_identity_value_refuses_the_merge(case, capsys):
     """Item 3: a different non-empty phone means two people."""
     root = case("BR-28") / "vault"

@@ -645,6 +645,20 @@ def test_sqlite_version_is_checked(monkeypatch):
         ("", "handle", None, None),
         (True, "exact", None, None),
         (4930123, "phone", None, "4930123"),
+        # spellings of one number a card and an agent write differently
+        ("+49 (0)30 1234567", "phone", None, "+49301234567"),  # the home-only trunk 0 after +49/+43/+41/+44
+        ("0044 (0)20 7946 0000", "phone", None, "+442079460000"),
+        ("tel:+15551234567", "phone", None, "+15551234567"),
+        ("1 555 123 4567", "phone", "+1", "+15551234567"),  # North America's trunk prefix is 1
+        ("555 123 4567", "phone", "US", "+15551234567"),
+        ("06 1234 5678", "phone", "IT", "+390612345678"),  # Italian numbers keep their 0
+        ("8 495 123-45-67", "phone", "RU", "+74951234567"),
+        ("+49 30 1234567 ext. 12", "phone", None, "+49301234567;ext=12"),  # not the digits 4930123456712
+        ("+49 30 1234567;ext=12", "phone", None, "+49301234567;ext=12"),
+        ("+49 30 1234567 x12", "phone", None, "+49301234567;ext=12"),
+        ("dana@acme.com\u200b", "email", None, "dana@acme.com"),  # a zero-width space pasted along
+        ("@dana\u200b", "handle", None, "dana"),
+        ("a\u200db", "exact", None, "a\u200db"),  # exact: as written
     ],
 )
 def test_identity_normaliser(value, kind, country, expected):
@@ -657,6 +671,9 @@ def test_identity_values_split_a_text_of_several_addresses():
     assert identity.values_of({"email": ["a@x.com; b@y.org", "c@z.net"]}, "email") == ["a@x.com", "b@y.org", "c@z.net"]
     assert identity.values_of({"email": "Smith, Jo <jo@x.com>"}, "email") == ["Smith, Jo <jo@x.com>"]
     assert identity.values_of({"phone": "+49 30 1, ext. 2"}, "phone") == ["+49 30 1, ext. 2"]
+    two = "+49 30 1234567, +1 (555) 123-4567"
+    assert identity.values_of({"phone": two}, "phone") == ["+49 30 1234567", "+1 (555) 123-4567"]
+    assert identity.values_of({"id": "12, 34"}, "id") == ["12, 34"]  # too short for phone numbers
 
 
 def test_identity_lookup_reads_the_spellings_of_an_address(make_vault):

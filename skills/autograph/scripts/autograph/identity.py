@@ -14,20 +14,29 @@ of property names (the kind of each comes from :data:`WELL_KNOWN`, else
   leading ``mailto:`` dropped;
 * ``handle``: trimmed, a leading ``@`` dropped, lower case;
 * ``phone``: digits only, with ``+`` and the country code kept when the
-  number has them (``+`` or ``00``); a national number (no country code)
-  gets ``identity.default_country``'s code when that key is set (its one
-  leading trunk ``0`` dropped), else it stays national and matches only a
-  national number with the same digits;
+  number has them (``+`` or ``00``; a ``tel:`` before it dropped, and the
+  ``(0)`` written after the country code in Germany, Austria, Switzerland
+  and Britain); a national number (no country code) gets
+  ``identity.default_country``'s code when that key is set, its trunk
+  prefix dropped (``0``; ``1`` in North America, ``8`` in Russia and
+  Kazakhstan, none in Italy, whose numbers keep their ``0``), else it stays
+  national and matches only a national number with the same digits.  An
+  extension (``ext. 12``, ``x12``, ``;ext=12``) is kept as ``;ext=12``:
+  two people may share a switchboard, never an extension;
 * ``exact``: trimmed, NFC-normalised, otherwise as written.
+
+Invisible format characters (a zero-width space pasted with an address)
+are dropped from emails, handles and phones.
 
 Values in ``identity.ignore_values`` (compared trimmed and in lower case)
 are no identity at all.
 
 A card may hold several values of a field as a list, or as one text of
-addresses or handles separated by commas or semicolons (``"a@x.com,
-b@y.org"``): :func:`values_of` gives each of them.  Such a text is split
-only when every piece holds an ``@`` (so ``Smith, Jo <jo@x.com>`` stays one
-value, and so does a phone number or a name with a comma).
+addresses, handles or phone numbers separated by commas or semicolons
+(``"a@x.com, b@y.org"``): :func:`values_of` gives each of them.  Such a
+text is split only when every piece holds an ``@``, or every piece is a
+phone number (so ``Smith, Jo <jo@x.com>`` stays one value, and so do a
+name with a comma and ``+49 30 1, ext. 2``).
 """
 
 from __future__ import annotations
@@ -40,6 +49,7 @@ __all__ = [
     "DEFAULT_FIELDS",
     "DEFAULT_IGNORE",
     "KINDS",
+    "TRUNK_PREFIXES",
     "WELL_KNOWN",
     "country_code",
     "field_kinds",
@@ -101,6 +111,10 @@ _CALLING = re.compile(r"\+?[1-9][0-9]{0,3}")
 _NOT_DIGIT = re.compile(r"[^0-9]")
 _BRACKETED = re.compile(r"<([^<>]*@[^<>]*)>")  # the address of "Name <address>"
 _SEPARATOR = re.compile(r"[,;]")
+_PHONE_LIKE = re.compile(r"\+?[0-9 ()./-]*[0-9][0-9 ()./-]*")
+_EXTENSION = re.compile(r"\s*(?:;\s*ext=|(?:ext(?:ension)?\.?|x|#)\s*)([0-9]+)\s*$", re.I)
+_TRUNK_ZERO = re.compile(r"^((?:\+|00)(?:49|43|41|44)[ .-]*)\(0\)")  # "+49 (0)30 ...": the 0 is dialled at home only
+TRUNK_PREFIXES = {"1": "1", "7": "8", "39": "", "378": "", "379": ""}  # else "0"
 
 
 def country_code(value) -> str | None:
@@ -133,6 +147,8 @@ def normalise(value, kind: str, default_country: str | None = None, ignore=DEFAU
     text = unicodedata.normalize("NFC", str(value)).strip()
     if text.lower() in {item.strip().lower() for item in ignore}:
         return None
+    if kind != "exact" and not text.isascii():
+        text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
     if kind == "email":
         bracketed = _BRACKETED.search(text)
         if bracketed is not None:
@@ -143,18 +159,32 @@ def normalise(value, kind: str, default_country: str | None = None, ignore=DEFAU
     elif kind == "handle":
         text = text.lstrip("@").strip().lower()
     elif kind == "phone":
-        international = text.startswith("+") or text.startswith("00")
-        digits = _NOT_DIGIT.sub("", text)
-        if international:
-            digits = digits[2:] if text.startswith("00") else digits
-            text = "+" + digits if digits else ""
-        else:
-            code = country_code(default_country) if default_country else None
-            if code and digits:
-                text = "+" + code + (digits[1:] if digits.startswith("0") else digits)
-            else:
-                text = digits
+        text = _phone(text, default_country)
     return text or None
+
+
+def _phone(text: str, default_country: str | None) -> str:
+    if text[:4].lower() == "tel:":
+        text = text[4:].strip()
+    extension = _EXTENSION.search(text)
+    if extension is not None:
+        text = text[: extension.start()]
+    text = _TRUNK_ZERO.sub(r"\1", text)
+    international = text.startswith("+") or text.startswith("00")
+    digits = _NOT_DIGIT.sub("", text)
+    if international:
+        digits = digits[2:] if text.startswith("00") else digits
+        number = "+" + digits if digits else ""
+    else:
+        code = country_code(default_country) if default_country else None
+        if code and digits:
+            trunk = TRUNK_PREFIXES.get(code, "0")
+            if trunk and digits.startswith(trunk) and (code != "1" or len(digits) == 11):
+                digits = digits[len(trunk) :]
+            number = "+" + code + digits
+        else:
+            number = digits
+    return number + ";ext=" + extension.group(1) if number and extension is not None else number
 
 
 def values_of(properties: dict, field: str) -> list:
@@ -176,6 +206,9 @@ def _pieces(value) -> list:
         return [value]
     pieces = [piece.strip() for piece in _SEPARATOR.split(value)]
     pieces = [piece for piece in pieces if piece]
-    if len(pieces) > 1 and all("@" in piece for piece in pieces):
+    if len(pieces) > 1 and (
+        all("@" in piece for piece in pieces)
+        or all(_PHONE_LIKE.fullmatch(piece) and len(_NOT_DIGIT.sub("", piece)) >= 7 for piece in pieces)
+    ):
         return pieces
     return [value]
