@@ -724,6 +724,32 @@ def test_identity_schema_keys_are_validated(tmp_path):
             load_schema(None, path)
 
 
+def test_identity_lookup_lists_the_live_card_before_a_retired_one(make_vault):
+    # both keep the address after a retire; the retired card sorted first by
+    # path, and an agent taking matches[0] wrote into it
+    vault = make_vault(
+        {
+            "people/A Reyes.md": '---\nstatus: superseded\nsuperseded_by: "[[Z Reyes]]"\nemail: d@x.com\n---\n',
+            "people/B Reyes.md": '---\nsuperseded_by: "[[Z Reyes]]"\nemail: d@x.com\n---\n',
+            "people/Z Reyes.md": "---\nstatus: active\nemail: d@x.com\n---\n",
+        }
+    )
+    matches = query_json(vault, "--identity", "email=d@x.com")["matches"]
+    assert [(m["path"], m["status"], m["retired"]) for m in matches] == [
+        ("people/Z Reyes.md", "active", False),
+        ("people/A Reyes.md", "superseded", True),
+        ("people/B Reyes.md", None, True),
+    ]
+    from autograph import cards
+
+    found = cards.identity_matches(Vault.open(vault), load_schema(vault), None, {"email": "D@x.com"})
+    assert [(m["path"], m["retired"]) for m in found] == [
+        ("people/Z Reyes.md", False),
+        ("people/A Reyes.md", True),
+        ("people/B Reyes.md", True),
+    ]
+
+
 def test_identity_lookup_finds_the_card_that_carries_it(make_vault):
     vault = make_vault(
         {

@@ -39,7 +39,8 @@ Unquoted text is kept whole (a: b stays text).  A field that holds a list
 keeps a list.
 
 JSON keys (--json): command, path (the card), today, refused (null, or
-{reason, message, matches[{path, field, value}], missing[]} with reason
+{reason, message, matches[{path, field, value, retired}] (live cards
+first), missing[]} with reason
 identity-match, exists, by-itself, by-superseded, missing-required,
 not-supersedable or not-editable), changes[{path,
 field, old, new} or {path, section, line}], notes[], edits[{path, reason}],

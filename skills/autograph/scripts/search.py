@@ -46,7 +46,8 @@ null), stale (another process held it: answered from the last good index),
 memory, readonly (.graph/ cannot be written: its index was copied into
 memory and brought up to date there)}.  With --identity: identity{field, kind (email, handle, phone,
 exact), value, normalised, listed (the field is in identity.match_fields)},
-count, matches[{path, title, field, value}], index{...}.
+count, matches[{path, title, field, value, status, retired (superseded:
+update the card that replaced it)}] (live cards first), index{...}.
 
 Exit codes: 0 done (no hits is an empty list, not an error); 2 bad usage,
 vault, schema or --fts query; 3 I/O failure, SQLite without FTS5, or a bug.

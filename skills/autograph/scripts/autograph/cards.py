@@ -213,8 +213,9 @@ def _type_of(schema, path: str, properties: dict) -> str | None:
 
 def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str | None = None) -> list[dict]:
     """The cards that hold one of the identity values of ``values`` (a
-    would-be card's ``{field: value}``): ``[{path, field, value}]``, sorted
-    by path.  Fields and kinds come from the schema's ``identity``
+    would-be card's ``{field: value}``): ``[{path, field, value,
+    retired}]``, live cards first (the one to update), retired ones
+    (:func:`supersede.retired`) after them, each part by path.  Fields and kinds come from the schema's ``identity``
     (``match_fields``, ``default_country``, ``ignore_values``), compared
     through :func:`identity.normalise`, as search and dedup compare them.
     The settings and their defaults are dedup's
@@ -260,7 +261,13 @@ def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str
     for found_here in holders.values():
         if 0 < len(found_here) < max_shared:
             found.extend(found_here)
-    return sorted(found, key=lambda item: (item["path"], item["field"]))
+    if found:
+        from .supersede import retired
+
+        cards = set(vault.cards(schema))
+        for item in found:
+            item["retired"] = retired(vault, cards, item["path"], vault.note(item["path"]).properties)
+    return sorted(found, key=lambda item: (item["retired"], item["path"], item["field"]))  # live cards first
 
 
 _NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)

@@ -1370,7 +1370,10 @@ def _cut(line: str, at: int, width: int) -> str:
 
 def lookup_identity(index: Index, vault, schema, field_name: str, value: str) -> dict:
     """The cards that carry ``value`` under ``field_name`` (compared as
-    :mod:`identity` normalises that field's kind)."""
+    :mod:`identity` normalises that field's kind): ``{"identity": {...},
+    "matches": [{path, title, field, value, status, retired}]}``, live
+    cards first (the one to update), retired ones (superseded,
+    :func:`supersede.retired`) after them, each part by path."""
     from . import identity as ident
 
     section = schema.section("identity")
@@ -1383,14 +1386,27 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
     cards = set(vault.cards(schema))
     matches = []
     if wanted is not None:
-        for path, title, props in index.con.execute("SELECT path, title, props FROM docs ORDER BY path"):
+        from .supersede import retired
+
+        rows = index.con.execute("SELECT path, title, status, props FROM docs ORDER BY path")
+        for path, title, status, props in rows:
             if path not in cards or not props or name not in props.lower():
                 continue
             data = json.loads(props)
             for held in ident.values_of(data, name):
                 if ident.normalise(held, kind, country, ignore) == wanted:
-                    matches.append({"path": path, "title": title, "field": name, "value": str(held)})
+                    matches.append(
+                        {
+                            "path": path,
+                            "title": title,
+                            "field": name,
+                            "value": str(held),
+                            "status": status,
+                            "retired": retired(vault, cards, path, data),
+                        }
+                    )
                     break
+    matches.sort(key=lambda match: match["retired"])  # live cards first: the one to update; then by path
     return {
         "identity": {"field": name, "kind": kind, "value": value, "normalised": wanted, "listed": name in kinds},
         "matches": matches,
