@@ -580,6 +580,8 @@ def test_query_words_that_look_like_options(make_vault):
         (["--identity", "email="], "give FIELD=VALUE"),
         (["--identity", "email=  "], "give FIELD=VALUE"),
         (["--identity", "email=a@b.c", "dana"], "leave out the query words"),
+        (["--identity", "email=a@b.c", "--identity", "telegram=@x"], "give one --identity a run"),
+        (["--identity", "email=a@b.c", "--type", "person", "--fts"], "--identity takes no --type, --fts"),
     ],
 )
 def test_identity_without_a_value_or_with_query_words_is_a_usage_error(make_vault, argv, message):

@@ -64,6 +64,7 @@ def cmd_search(args) -> int:
     from autograph import search
     from autograph.schema import load_schema
 
+    identity = _identity(args)
     # cli.load, but the notes are stat'ed during the walk: the warm query's freshness check
     vault, stamps = search.open_vault(args.vault)
     schema = load_schema(vault.root, getattr(args, "schema", None))
@@ -76,19 +77,34 @@ def cmd_search(args) -> int:
         print(f"search.py: {exc}", file=sys.stderr)
         return cli.EXIT_CRASH
     try:
-        return _answer(args, search, index, vault, schema)
+        return _answer(args, search, index, vault, schema, identity)
     finally:
         index.close()
 
 
-def _answer(args, search, index, vault, schema) -> int:
-    if args.identity is not None:
+def _identity(args) -> tuple[str, str] | None:
+    """``(field, value)`` of ``--identity``, checked before the index is
+    opened; None without it.  Raises :class:`cli.UsageError`."""
+    if not args.identity:
+        return None
+    if len(args.identity) > 1:
+        raise cli.UsageError("give one --identity a run (the cards of each identity are looked up apart)")
+    field, equals, value = args.identity[0].partition("=")
+    if not field.strip() or not equals or not value.strip():
+        raise cli.UsageError(f"--identity {args.identity[0]!r}: give FIELD=VALUE, like email=alice@example.com")
+    if args.query:
+        raise cli.UsageError("--identity looks up one identity: leave out the query words, or search without it")
+    flags = (("--type", args.type), ("--status", args.status), ("--folder", args.folder), ("--fts", args.fts))
+    ignored = [flag for flag, given in flags if given]
+    if ignored:
+        raise cli.UsageError(f"--identity takes no {', '.join(ignored)}: it looks at every card")
+    return field, value
+
+
+def _answer(args, search, index, vault, schema, identity) -> int:
+    if identity is not None:
         cli.warn(index.warnings)
-        field, _, value = args.identity.partition("=")
-        if not field.strip() or not _ or not value.strip():
-            raise cli.UsageError(f"--identity {args.identity!r}: give FIELD=VALUE, like email=alice@example.com")
-        if args.query:
-            raise cli.UsageError("--identity looks up one identity: leave out the query words, or search without it")
+        field, value = identity
         found = search.lookup_identity(index, vault, schema, field, value)
         if args.json:
             cli.print_json({**found, "count": len(found["matches"]), "index": index.as_dict()})
@@ -143,7 +159,10 @@ def build_parser():
     parser.add_argument("--folder", metavar="F", help="only notes in folder F (and below)")
     parser.add_argument("--fts", action="store_true", help="the query is raw FTS5 syntax")
     parser.add_argument(
-        "--identity", metavar="FIELD=VALUE", help="the cards that carry this identity (email, handle, phone, ...)"
+        "--identity",
+        action="append",
+        metavar="FIELD=VALUE",
+        help="the cards that carry this identity (email, handle, phone, ...)",
     )
     parser.set_defaults(func=cmd_search)
     parser.allow_abbrev = False  # a query word like --dry is not taken for --dry-run
