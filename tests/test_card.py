@@ -758,3 +758,25 @@ def test_new_refuses_an_address_in_another_spelling(tmp_path, held, given):
     (root / "people" / "Racer.md").write_text(f"---\ntype: person\nemail: {held}\n---\n")
     proc = run_card(root, "new", "person", "Racer Two", f"email={given}", "description=d")
     assert proc.returncode == 1 and json.loads(proc.stdout)["refused"]["reason"] == "identity-match", proc.stdout
+
+
+def test_the_skill_s_card_commands_run_on_the_example_vault(tmp_path):
+    """SKILL.md's ADD, UPDATE and LINK commands, as an agent copies them,
+    on a copy of the example vault without the card they name: the ADD
+    example failed there (the example schema requires a status)."""
+    import re
+    import shlex
+
+    from conftest import EXAMPLE_VAULT
+
+    vault = copy_tree(EXAMPLE_VAULT, tmp_path / "vault")
+    (vault / "people" / "Dana Reyes.md").unlink()  # the table's subject, so that ADD has no card to find
+    skill = (REPO / "skills" / "autograph" / "SKILL.md").read_text(encoding="utf-8")
+    commands = re.findall(r"\| (?:ADD|UPDATE|LINK) \| `(card\.py [^`]+)` \|", skill)
+    assert [c.split()[1] for c in commands] == ["new", "set", "link"], commands
+    for command in commands:
+        argv = [a if a != "VAULT" else str(vault) for a in shlex.split(command)]
+        proc = subprocess.run(
+            [sys.executable, str(SCRIPTS / argv[0]), *argv[1:]], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, (command, proc.stdout[-500:], proc.stderr[-500:])

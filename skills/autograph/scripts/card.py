@@ -59,7 +59,7 @@ write was skipped (the card changed meanwhile, cannot be written, or its
 frontmatter does not parse).
 
 Examples:
-  card.py new person "Alex Example" email=alex@example.com description="CTO at Acme" --vault ~/vault
+  card.py new person "Alex Example" email=alex@example.com status=active description="CTO at Acme" --vault ~/vault
   card.py set "Alex Example" role=CEO company="[[Acme]]" --vault ~/vault
   card.py log "Alex Example" "Met at the Berlin offsite" --vault ~/vault
   card.py link "Alex Example" Acme "Project Atlas" --vault ~/vault
@@ -229,7 +229,7 @@ def build_parser():
         "Create a card of TYPE titled TITLE in the type's folder, with its required fields and defaults.",
         "Exit codes: 0 created; 1 refused (a card with the same identity, or a note of that name, exists;\n"
         "named in --json refused.matches); 2 a required field has no value (refused.missing) or bad usage.\n\n"
-        "Example:\n  card.py new person 'Alex Example' email=alex@example.com description='CTO at Acme'",
+        "Example:\n  card.py new person 'Alex Example' email=alex@example.com status=active description='CTO at Acme'",
     )
     p.add_argument("type", metavar="TYPE", help="a type of the schema (node_types), or one of its aliases")
     p.add_argument("title", metavar="TITLE", help="the card's title; its file name (forbidden characters replaced)")
