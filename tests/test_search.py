@@ -752,6 +752,35 @@ def test_identity_lookup_lists_the_live_card_before_a_retired_one(make_vault):
     ]
 
 
+def test_identity_lookup_names_the_cards_it_cannot_read(make_vault):
+    # a card that is not UTF-8, or whose frontmatter does not parse, may hold
+    # the identity: "0 cards" with no word made agents write a second card
+    vault = make_vault({"people/Bad Front.md": "---\nrole: [unclosed\nemail: bad@acme.com\n---\n"})
+    latin1 = "---\ndescription: José\nemail: jose@acme.com\n---\n".encode("latin-1")
+    (vault / "people" / "José.md").write_bytes(latin1)
+    proc = run("--identity", "email=jose@acme.com", "--vault", str(vault), "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["count"] == 0
+    assert [(u["path"], u["error"].split(" (")[0]) for u in data["unreadable"]] == [
+        (
+            "people/Bad Front.md",
+            "frontmatter: unclosed flow collection; close it or quote the value at line 2, column 7",
+        ),
+        ("people/José.md", "not valid UTF-8"),
+    ]
+    assert "2 cards cannot be read and may hold this identity: people/Bad Front.md" in proc.stderr
+    card = subprocess.run(
+        [sys.executable, str(SCRIPTS / "card.py"), "new", "person", "Jose Two", "email=jose@acme.com"]
+        + ["--vault", str(vault), "--json", "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    notes = json.loads(card.stdout)["notes"]
+    assert [n.split(" cannot be read")[0] for n in notes] == ["people/José.md"]  # its bytes hold the address
+
+
 def test_identity_lookup_finds_the_card_that_carries_it(make_vault):
     vault = make_vault(
         {

@@ -47,7 +47,9 @@ memory, readonly (.graph/ cannot be written: its index was copied into
 memory and brought up to date there)}.  With --identity: identity{field, kind (email, handle, phone,
 exact), value, normalised, listed (the field is in identity.match_fields)},
 count, matches[{path, title, field, value, status, retired (superseded:
-update the card that replaced it)}] (live cards first), index{...}.
+update the card that replaced it)}] (live cards first), unreadable[{path,
+error}] (cards whose properties are unknown: not UTF-8, too large, or
+frontmatter that does not parse; any may hold the identity), index{...}.
 
 Exit codes: 0 done (no hits is an empty list, not an error); 2 bad usage,
 vault, schema or --fts query; 3 I/O failure, SQLite without FTS5, or a bug.
@@ -106,6 +108,11 @@ def _answer(args, search, index, vault, schema, identity) -> int:
         cli.warn(index.warnings)
         field, value = identity
         found = search.lookup_identity(index, vault, schema, field, value)
+        unread = found["unreadable"]
+        if unread:
+            listed = "; ".join(f"{cli.printable(u['path'])} ({u['error']})" for u in unread[:5])
+            more = f" and {len(unread) - 5} more" if len(unread) > 5 else ""
+            cli.warn([f"{cli.plural(len(unread), 'card')} cannot be read and may hold this identity: {listed}{more}"])
         if args.json:
             cli.print_json({**found, "count": len(found["matches"]), "index": index.as_dict()})
         else:

@@ -211,7 +211,9 @@ def _type_of(schema, path: str, properties: dict) -> str | None:
     return inferred.lower() if inferred else None
 
 
-def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str | None = None) -> list[dict]:
+def identity_matches(
+    vault, schema, kind: str | None, values: dict, exclude: str | None = None, unreadable: list | None = None
+) -> list[dict]:
     """The cards that hold one of the identity values of ``values`` (a
     would-be card's ``{field: value}``): ``[{path, field, value,
     retired}]``, live cards first (the one to update), retired ones
@@ -224,7 +226,10 @@ def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str
     and a ``person`` with one email are one entity, BR-28) only cards of
     type ``kind``; a value already held by ``max_shared`` cards or more
     (default 8: with the new card, more than dedup allows) is a shared one
-    (a company's number), not an identity."""
+    (a company's number), not an identity.  ``unreadable``, when given,
+    gets ``{path, error}`` of each card whose properties cannot be read
+    (not UTF-8, frontmatter that does not parse) and whose bytes may hold
+    one of the values: it may be the card, unseen."""
     from .dedup import identity_settings
 
     settings = identity_settings(schema)
@@ -249,6 +254,13 @@ def identity_matches(vault, schema, kind: str | None, values: dict, exclude: str
         note = vault.note(path, keep=False)
         if None not in needles and not _may_hold(note.data, needles):
             continue  # cheap: most cards hold none of the values
+        problem = note.error if note.text is None else None
+        if problem is None and note.frontmatter is not None and not note.frontmatter.valid:
+            problem = f"frontmatter: {note.frontmatter.error}"
+        if problem is not None:
+            if unreadable is not None and (None in needles or _may_hold(note.data, needles)):
+                unreadable.append({"path": path, "error": problem})
+            continue
         props = note.properties
         if same_type and kind is not None and _type_of(schema, path, props) != kind.lower():
             continue
@@ -604,7 +616,13 @@ def plan_new(
     if given_type is not None and canonical_type(schema, str(given_type)) != kind:
         raise BadRequest(f"type={given_type} disagrees with the type {kind!r} given first")
     if not force:
-        matches = identity_matches(vault, schema, kind, values)
+        unread: list[dict] = []
+        matches = identity_matches(vault, schema, kind, values, unreadable=unread)
+        plan.notes += [
+            f"{u['path']} cannot be read ({u['error']}) and may hold this card's identity; check it before "
+            "keeping two cards"
+            for u in unread
+        ]
         if matches:
             names = ", ".join(sorted({m["path"] for m in matches}))
             plan.refused = {

@@ -72,7 +72,7 @@ __all__ = [
 
 INDEX_NAME = "search.sqlite"
 INDEX_VERSION = 5  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
-# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name
+# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; docs.unreadable
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 BUSY_SECONDS = 5.0
 COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body", "cjk")
@@ -285,7 +285,8 @@ def name_key(path: str) -> str:
 def document(note, hubs) -> tuple[tuple, list[str]]:
     """The indexed form of a :class:`note.Note`: ``(row, link targets)``,
     ``row`` being ``(title, type, status, hub, superseded, properties as
-    JSON, body line, (the text of each of COLUMNS))``.
+    JSON, body line, why its properties are unknown (None: they are
+    known), (the text of each of COLUMNS))``.
 
     The targets are the distinct paths its links name (``links.scan``
     outside code and comments, and wikilinks in property values, as
@@ -300,10 +301,12 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         text, props, offset = note.data.decode("utf-8", "replace"), {}, 0
         if note.data.startswith(_BOM):
             text = text[1:]
+        unknown = note.error or "unreadable"
     else:
         block = note.frontmatter
         props = block.properties if block is not None and block.valid else {}
         offset = note.body_offset
+        unknown = f"frontmatter: {block.error}" if block is not None and not block.valid else None
     body = text[offset:] if offset else text
     line = text.count("\n", 0, offset) + 1 if offset else 1
     regions = ()
@@ -344,6 +347,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         1 if status == "superseded" else 2 if low.get("superseded_by") else 0,  # 2: retired if it names a card
         _JSON.encode(props) if props else "{}",
         line,
+        unknown,
         tuple(fields),
     )
     return row, sorted(targets)
@@ -356,7 +360,7 @@ _CREATE = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE docs (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime INTEGER, ctime INTEGER,
-  title TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER,
+  title TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER, unreadable TEXT,
   inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
@@ -411,7 +415,8 @@ CREATE INDEX IF NOT EXISTS links_name ON links(name);
 
 _SHAPE = (
     "SELECT key, value FROM meta LIMIT 0",
-    "SELECT id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, inlinks, near_hub "
+    "SELECT id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable, "
+    "inlinks, near_hub "
     "FROM docs LIMIT 0",
     "SELECT src, target, name, dst FROM links LIMIT 0",
     f"SELECT rowid, {', '.join(COLUMNS)} FROM fts WHERE fts MATCH 'x' LIMIT 0",
@@ -951,8 +956,8 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, taken
                 affected.update(d for d in (dst, new) if d is not None)
         con.executemany("UPDATE links SET dst = ? WHERE rowid = ?", updates)
         index.relinked = len(updates)
-    columns = "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line"
-    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 12)})"
+    columns = "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable"
+    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 13)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
     docs, fts, edges = [], [], []
@@ -972,8 +977,8 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, taken
                 # its links, as for any deleted note (its id stays known)
                 stamp = taken[path] = stamp if stamp is not None else (-1, -1, -1)
             doc_id = ids[path]
-            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:7]))
-            fts.append((doc_id, *row[7]))
+            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:8]))
+            fts.append((doc_id, *row[8]))
             if row[3] and not before:
                 hubs.add(doc_id)
             for target, name, dst in found:
@@ -1371,9 +1376,12 @@ def _cut(line: str, at: int, width: int) -> str:
 def lookup_identity(index: Index, vault, schema, field_name: str, value: str) -> dict:
     """The cards that carry ``value`` under ``field_name`` (compared as
     :mod:`identity` normalises that field's kind): ``{"identity": {...},
-    "matches": [{path, title, field, value, status, retired}]}``, live
-    cards first (the one to update), retired ones (superseded,
-    :func:`supersede.retired`) after them, each part by path."""
+    "matches": [{path, title, field, value, status, retired}],
+    "unreadable": [{path, error}]}``: matches live cards first (the one to
+    update), retired ones (superseded, :func:`supersede.retired`) after
+    them, each part by path; ``unreadable`` the cards whose properties are
+    unknown (not UTF-8, too large, frontmatter that does not parse), any of
+    which may hold the identity."""
     from . import identity as ident
 
     section = schema.section("identity")
@@ -1407,7 +1415,15 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
                     )
                     break
     matches.sort(key=lambda match: match["retired"])  # live cards first: the one to update; then by path
+    unread = [
+        {"path": path, "error": why}
+        for path, why in index.con.execute(
+            "SELECT path, unreadable FROM docs WHERE unreadable IS NOT NULL ORDER BY path"
+        )
+        if path in cards
+    ]
     return {
         "identity": {"field": name, "kind": kind, "value": value, "normalised": wanted, "listed": name in kinds},
         "matches": matches,
+        "unreadable": unread,
     }
