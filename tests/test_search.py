@@ -560,8 +560,12 @@ def test_folder_is_matched_as_the_vault_spells_it(make_vault):
     assert paths("--folder", ".")[0] == sorted(
         f"{p}" for p in (f"{nfd}/lundi.md", "people/ann.md", "peoplex/bob.md", "top.md")
     )
+    assert paths("--folder", str(vault / "people"))[0] == ["people/ann.md"]  # as a shell completes it
     hits, err = paths("--folder", "nowhere")
     assert hits == [] and "--folder 'nowhere': no note is in that folder" in err
+    assert paths("--folder", str(vault.parent))[0] == []  # outside the vault
+    hits, err = paths("--type", "people", "--status", "activ")
+    assert hits == [] and "--type 'people': no note has that type" in err and "--status 'activ'" in err
 
 
 def test_query_words_that_look_like_options(make_vault):

@@ -71,8 +71,8 @@ __all__ = [
 ]
 
 INDEX_NAME = "search.sqlite"
-INDEX_VERSION = 5  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
-# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; docs.unreadable
+INDEX_VERSION = 6  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
+# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 BUSY_SECONDS = 5.0
 COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body", "cjk")
@@ -1101,7 +1101,10 @@ def folder_prefixes(vault, folder: str | None) -> list[str] | None:
     decomposed (NFD), as a query finds its words."""
     if folder is None:
         return None
-    name = nfc(posixpath.normpath(folder.strip().replace("\\", "/"))).strip("/")
+    folder = folder.strip()
+    if os.path.isabs(folder):  # a path to a folder of the vault, as a shell completes it
+        folder = os.path.relpath(os.path.realpath(folder), os.path.realpath(vault.root))
+    name = nfc(posixpath.normpath(folder.replace("\\", "/"))).strip("/")
     if name in ("", "."):
         return None
     prefix = name + "/"
@@ -1153,7 +1156,13 @@ def search(
     query = strip_marks(text) if raw else fts_query(text)
     prefixes = folder_prefixes(vault, folder)
     if prefixes == []:
-        index.warnings.append(f"--folder {folder!r}: no note is in that folder")
+        index.warnings.append(f"--folder {folder!r}: no note is in that folder (folders are named from the vault)")
+    for flag, column, value in (("--type", "type", kind), ("--status", "status", status)):
+        if (
+            value
+            and not index.con.execute(f"SELECT 1 FROM docs WHERE {column} = ?", (value.strip().lower(),)).fetchone()
+        ):
+            index.warnings.append(f"{flag} {value!r}: no note has that {column}")
     if not query.strip() or limit <= 0 or prefixes == []:
         return []
     where, params = _filters(kind, status, prefixes)
