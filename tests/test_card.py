@@ -780,3 +780,22 @@ def test_the_skill_s_card_commands_run_on_the_example_vault(tmp_path):
             [sys.executable, str(SCRIPTS / argv[0]), *argv[1:]], capture_output=True, text=True, timeout=60
         )
         assert proc.returncode == 0, (command, proc.stdout[-500:], proc.stderr[-500:])
+
+
+def test_set_on_a_retired_card_notes_the_card_that_replaced_it(tmp_path):
+    from conftest import EXAMPLE_VAULT
+
+    vault = copy_tree(EXAMPLE_VAULT, tmp_path / "vault")
+    card = str(SCRIPTS / "card.py")
+
+    def run_card(*argv):
+        proc = subprocess.run([sys.executable, card, *argv, "--vault", str(vault), "--json"], capture_output=True,
+                              text=True, timeout=60)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    run_card("new", "person", "D. Reyes", "email=d@x.org", "status=active", "description=old", "--force")
+    run_card("retire", "D. Reyes", "--by", "Dana Reyes")
+    notes = run_card("set", "people/D. Reyes.md", "role=COO", "--dry-run")["notes"]
+    assert "people/D. Reyes.md is retired: people/Dana Reyes.md replaced it (superseded_by)" in " ".join(notes)
+    assert not any("retired" in n for n in run_card("set", "Dana Reyes", "role=COO", "--dry-run")["notes"])

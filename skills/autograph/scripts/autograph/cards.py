@@ -735,7 +735,24 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
     except _NotEditable as exc:
         return _refusal(plan, exc)
     _shared_identity(vault, schema, plan, draft)
+    _retired_note(vault, schema, plan, path)
     return _finish(plan, [draft], schema, today, "set " + ", ".join(k for k, _ in assignments))
+
+
+def _retired_note(vault, schema, plan: Plan, path: str) -> None:
+    """Note when the card set is retired: a fact written there is hidden
+    from an agent that follows ``superseded_by`` to the card replacing it."""
+    from .supersede import successor
+
+    note = vault.note(path)
+    props = note.properties
+    status = props.get("status")
+    cards = set(vault.cards(schema))
+    after = successor(vault, cards, path, props.get("superseded_by")) if props.get("superseded_by") else None
+    if after is not None:
+        plan.notes.append(f"{path} is retired: {after} replaced it (superseded_by); a new fact belongs there")
+    elif isinstance(status, str) and status.strip().lower() == "superseded":
+        plan.notes.append(f"{path} is retired (status: superseded); a new fact belongs on the card that replaced it")
 
 
 def _shared_identity(vault, schema, plan: Plan, draft: _Draft) -> None:
