@@ -568,6 +568,15 @@ def test_folder_is_matched_as_the_vault_spells_it(make_vault):
     assert hits == [] and "--type 'people': no note has that type" in err and "--status 'activ'" in err
 
 
+def test_a_pasted_page_is_searched_by_its_first_words(make_vault):
+    vault = make_vault({"a.md": "alpha beta\n", "b.md": "omega\n"})
+    words = ["alpha"] + [f"w{k}" for k in range(search.MAX_QUERY_WORDS + 500)] + ["omega"]
+    proc = run("--vault", str(vault), "--json", *words)
+    assert proc.returncode == 0, proc.stderr
+    assert [h["path"] for h in json.loads(proc.stdout)["hits"]] == ["a.md"]  # omega is past the first 64
+    assert f"the query has {len(words):,} words; searched with the first {search.MAX_QUERY_WORDS}" in proc.stderr
+
+
 def test_query_words_that_look_like_options(make_vault):
     vault = make_vault({"a.md": "the --dry flag and -v2 of apple\n"})
     proc = run("--dry", "--vault", str(vault))  # not a prefix of --dry-run: an answer with no query was silent
