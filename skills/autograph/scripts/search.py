@@ -27,8 +27,9 @@ superseded cards (references/search.md has the formula and an example).
 Any text is a safe query: each word is quoted (POL-358, AND, NEAR(, "x, *,
 emoji are plain words); words are OR-joined, so notes with more of them
 rank higher.  Words that start with "-" go after "--", which ends the
-options: search.py --vault ~/vault -- -v2 --force.  Accents and letter case do not matter (cafe finds Café);
-Chinese, Japanese and Korean words are found by character bigrams.  --fts
+options: search.py --vault ~/vault -- -v2 --force.  Accents and letter
+case do not matter (cafe finds Café); Chinese, Japanese and Korean words
+are found by character bigrams.  --fts
 passes FTS5 query syntax as is (a bad query is an error, exit 2).
 
 The index is .graph/search.sqlite, brought up to date at the start of every

@@ -217,8 +217,8 @@ def identity_matches(
     """The cards that hold one of the identity values of ``values`` (a
     would-be card's ``{field: value}``): ``[{path, field, value,
     retired}]``, live cards first (the one to update), retired ones
-    (:func:`supersede.retired`) after them, each part by path.  Fields and kinds come from the schema's ``identity``
-    (``match_fields``, ``default_country``, ``ignore_values``), compared
+    (:func:`supersede.retired`) after them, each part by path.  Fields and
+    kinds come from the schema's ``identity`` (``match_fields``, ``default_country``, ``ignore_values``), compared
     through :func:`identity.normalise`, as search and dedup compare them.
     The settings and their defaults are dedup's
     (:func:`dedup.identity_settings`), so ``new`` refuses what dedup would
@@ -248,20 +248,20 @@ def identity_matches(
         return []
     needles = [_needle(norm, kinds[name]) for name, norm in wanted]
     holders: dict[tuple[str, str], list[dict]] = {key: [] for key in wanted}
+    held_by: dict[str, dict] = {}  # path -> properties of the cards read
     for path in vault.cards(schema):
         if path == exclude:
             continue
         note = vault.note(path, keep=False)
         if None not in needles and not _may_hold(note.data, needles):
             continue  # cheap: most cards hold none of the values
-        problem = note.error if note.text is None else None
-        if problem is None and note.frontmatter is not None and not note.frontmatter.valid:
-            problem = f"frontmatter: {note.frontmatter.error}"
+        problem = note.unwritable  # not read, not UTF-8, or frontmatter that does not parse
         if problem is not None:
             if unreadable is not None and (None in needles or _may_hold(note.data, needles)):
                 unreadable.append({"path": path, "error": problem})
             continue
         props = note.properties
+        held_by[path] = props
         if same_type and kind is not None and _type_of(schema, path, props) != kind.lower():
             continue
         for name, norm in wanted:
@@ -278,7 +278,7 @@ def identity_matches(
 
         cards = set(vault.cards(schema))
         for item in found:
-            item["retired"] = retired(vault, cards, item["path"], vault.note(item["path"]).properties)
+            item["retired"] = retired(vault, cards, item["path"], held_by[item["path"]])
     return sorted(found, key=lambda item: (item["retired"], item["path"], item["field"]))  # live cards first
 
 
@@ -742,16 +742,16 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
 def _retired_note(vault, schema, plan: Plan, path: str) -> None:
     """Note when the card set is retired: a fact written there is hidden
     from an agent that follows ``superseded_by`` to the card replacing it."""
-    from .supersede import successor
+    from .supersede import retired, successor
 
-    note = vault.note(path)
-    props = note.properties
-    status = props.get("status")
+    props = vault.note(path).properties
     cards = set(vault.cards(schema))
-    after = successor(vault, cards, path, props.get("superseded_by")) if props.get("superseded_by") else None
+    if not retired(vault, cards, path, props):
+        return
+    after = successor(vault, cards, path, props["superseded_by"]) if props.get("superseded_by") else None
     if after is not None:
         plan.notes.append(f"{path} is retired: {after} replaced it (superseded_by); a new fact belongs there")
-    elif isinstance(status, str) and status.strip().lower() == "superseded":
+    else:
         plan.notes.append(f"{path} is retired (status: superseded); a new fact belongs on the card that replaced it")
 
 

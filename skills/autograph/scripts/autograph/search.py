@@ -1327,8 +1327,9 @@ def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
 
 def _text_of(vault, path: str) -> str | None:
     """The text of a note as :func:`document` indexed it (UTF-8, U+FFFD for
-    a byte that does not decode, the BOM left off, lone-CR line ends as ``\n``; a FIFO or a note over
-    ``vault.MAX_NOTE_BYTES`` is not read), None when it cannot be read.
+    a byte that does not decode, the BOM left off, lone-CR line ends as
+    ``\n``; a FIFO or a note over ``vault.MAX_NOTE_BYTES`` is not read),
+    None when it cannot be read.
     Here so that a query does not load the frontmatter parser for its
     snippets: the body's first line was stored when the note was indexed."""
     try:
