@@ -10,10 +10,11 @@ what a user sees.  This script runs, on a temporary copy of each corpus in
   brought up to date by the others, as an agent's day does);
 * ``dedup.py --json`` (a dry run: the default writes nothing);
 
-and the same on the example vault shipped in ``examples/vault`` and on a generated
-vault of people cards with known duplicates (``tests/helpers/people_vault``,
-320 people, seed 7: dedup has groups to merge there), and writes every answer, with the temporary folder's path replaced by
-``<VAULT>``, to one JSON file.  ``--compare OLD.json`` then diffs a new run
+and the same on the example vault shipped in ``examples/vault`` and on a
+generated vault of people cards with known duplicates
+(``tests/helpers/people_vault``, 320 people, seed 7: dedup has groups to
+merge there).  Every answer, with the temporary folder's path replaced by
+``<VAULT>``, goes to one JSON file.  ``--compare OLD.json`` then diffs a new run
 against a file saved before the change and exits 1 on any difference.
 
 Usage:
