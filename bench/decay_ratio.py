@@ -53,9 +53,10 @@ def seed_dates(vault: Path, seed: int = 10) -> int:
     in the 120 days before :data:`DAY_T` (a benchmark fixture on a temporary
     copy; surgical edits through the library's frontmatter module)."""
     sys.path.insert(0, str(REPO / "skills" / "autograph" / "scripts"))
-    from autograph import decay, frontmatter
-    from autograph.schema import load_schema
-    from autograph.vault import Vault
+    from autograph.memory import decay
+    from autograph.read import frontmatter
+    from autograph.read.vault import Vault
+    from autograph.schema.model import load_schema
 
     rng = random.Random(seed)
     opened = Vault.open(vault)

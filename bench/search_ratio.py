@@ -14,7 +14,7 @@ On a temporary copy of the vault, each round, whole processes:
   target <= 1x);
 
 and, in this process after start-up, the query itself on an up-to-date
-index (``autograph.search.search``, the median of the queries; target
+index (``autograph.memory.search.search``, the median of the queries; target
 < 20 ms).  All runs alternate within one session; each run is divided by
 the floor of its own round, and the median of those ratios is reported with
 their range (the noise of a shared machine), beside the median wall and CPU
@@ -47,9 +47,9 @@ QUERIES = ["plugin", "daily notes template", "dataview query", "graph view", "ca
 
 def in_process(vault: Path) -> list[float]:
     sys.path.insert(0, str(REPO / "skills" / "autograph" / "scripts"))
-    from autograph import search
-    from autograph.schema import load_schema
-    from autograph.vault import Vault
+    from autograph.memory import search
+    from autograph.read.vault import Vault
+    from autograph.schema.model import load_schema
 
     opened = Vault.open(vault)
     schema = load_schema(vault)

@@ -26,10 +26,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from autograph import bootstrap, frontmatter
-from autograph.note import Note
-from autograph.schema import load_schema, validate
-from autograph.vault import Vault
+from autograph.read import frontmatter
+from autograph.read.note import Note
+from autograph.read.vault import Vault
+from autograph.schema import bootstrap
+from autograph.schema.model import load_schema, validate
 from conftest import CORPORA, CORPUS_NAMES, REPO, SCRIPTS, copy_tree, require
 
 DISCOVER = SCRIPTS / "discover.py"

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from autograph import caps
-from autograph.caps import Caps, Size
-from autograph.schema import DEFAULTS, load_schema, validate
+from autograph.hosts import caps
+from autograph.hosts.caps import Caps, Size
+from autograph.schema.model import DEFAULTS, load_schema, validate
 from conftest import EXAMPLE_VAULT, SCRIPTS
 from hypothesis import given
 from hypothesis import strategies as st
@@ -487,7 +487,7 @@ def test_check_help_and_misspelled_flag():
 
 
 def test_schema_example_holds_the_index_caps_and_the_memory_preset():
-    from autograph.schema import MEMORY_TYPES
+    from autograph.schema.model import MEMORY_TYPES
     from conftest import REPO
 
     schema = load_schema(None, REPO / "schema.example.json")

@@ -25,10 +25,12 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(SCRIPTS))
 
-from autograph import cards, cli, sections  # noqa: E402
-from autograph import frontmatter as fm  # noqa: E402
-from autograph.schema import load_schema  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph import cli
+from autograph.memory import cards
+from autograph.read import frontmatter as fm  # noqa: E402
+from autograph.read.vault import Vault  # noqa: E402
+from autograph.schema.model import load_schema  # noqa: E402
+from autograph.write import sections  # noqa: E402
 
 CARD = SCRIPTS / "card.py"
 DAY = datetime.date(2026, 12, 1)

@@ -21,14 +21,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from autograph import frontmatter, linkgraph, tags
-from autograph.frontmatter import FrontmatterError
-from autograph.health import health_report
-from autograph.links import Resolver
-from autograph.note import BOM, Note
-from autograph.schema import load_schema
-from autograph.store import Edit, apply
-from autograph.vault import Vault
+from autograph.graph.health import health_report
+from autograph.read import frontmatter, linkgraph, tags
+from autograph.read.frontmatter import FrontmatterError
+from autograph.read.links import Resolver
+from autograph.read.note import BOM, Note
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
+from autograph.write.store import Edit, apply
 
 REPO = Path(__file__).resolve().parents[1]
 GRAPH_PY = REPO / "skills" / "autograph" / "scripts" / "graph.py"

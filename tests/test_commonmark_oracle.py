@@ -53,9 +53,9 @@ from dataclasses import dataclass, field
 from functools import cache
 
 import pytest
-from autograph.note import Note
-from autograph.regions import code_regions
-from autograph.vault import Vault
+from autograph.read.note import Note
+from autograph.read.regions import code_regions
+from autograph.read.vault import Vault
 from conftest import CASES, CORPORA, CORPUS_NAMES, require
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline.backticks import backtick as _backtick

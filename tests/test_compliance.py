@@ -1,4 +1,4 @@
-"""autograph.compliance and enforce.py: every rule, the fixes, the score.
+"""autograph.schema.compliance and enforce.py: every rule, the fixes, the score.
 
 Issue 3 ("enforce.py"): a compliance report per rule and per note with line
 numbers; fixes only with ``--apply`` and only as surgical edits (type
@@ -24,10 +24,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import compliance, frontmatter, store
-from autograph.note import BOM, Note
-from autograph.schema import load_schema, validate
-from autograph.vault import Vault
+from autograph.read import frontmatter
+from autograph.read.note import BOM, Note
+from autograph.read.vault import Vault
+from autograph.schema import compliance
+from autograph.schema.model import load_schema, validate
+from autograph.write import store
 from conftest import SCRIPTS
 
 ENFORCE = SCRIPTS / "enforce.py"

@@ -23,10 +23,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from autograph import frontmatter
-from autograph.frontmatter import FrontmatterError
-from autograph.note import Note
-from autograph.vault import Vault
+from autograph.read import frontmatter
+from autograph.read.frontmatter import FrontmatterError
+from autograph.read.note import Note
+from autograph.read.vault import Vault
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, copy_tree, require
 
 pytestmark = pytest.mark.corpus

@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(SCRIPTS))
 
 import daily as daily_script  # noqa: E402
-from autograph import daily  # noqa: E402
-from autograph.note import Note  # noqa: E402
-from autograph.schema import load_schema  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph.memory import daily  # noqa: E402
+from autograph.read.note import Note  # noqa: E402
+from autograph.read.vault import Vault  # noqa: E402
+from autograph.schema.model import load_schema  # noqa: E402
 
 DAY = """\
 ---

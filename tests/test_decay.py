@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(SCRIPTS))
 
-from autograph import decay, frontmatter  # noqa: E402
-from autograph.schema import Schema, SchemaError, load_schema, validate  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph.memory import decay
+from autograph.read import frontmatter  # noqa: E402
+from autograph.read.vault import Vault  # noqa: E402
+from autograph.schema.model import Schema, SchemaError, load_schema, validate  # noqa: E402
 
 ENGINE = SCRIPTS / "engine.py"
 D = datetime.date
@@ -354,7 +355,7 @@ def test_decay_dry_run_writes_nothing_and_a_run_appends_the_tier_history(make_va
     assert not (vault / ".graph" / "decay-history.jsonl").exists()
     engine_json("decay", vault, "--today", "2026-01-31")
     engine_json("decay", vault, "--today", "2026-02-20")
-    from autograph import report
+    from autograph.graph import report
 
     history = report.read_decay_history(vault)
     assert [entry["tiers"]["active"] for entry in history] == [1, 0]
@@ -730,8 +731,8 @@ def test_dendron_site_epoch_milliseconds(tmp_path):
 
 
 def test_health_shows_the_stale_share_and_tiers_unscored_by_default(make_vault, tmp_path):
-    from autograph import health
-    from autograph.index import NoteIndex
+    from autograph.graph import health
+    from autograph.read.index import NoteIndex
 
     vault = make_vault(
         {
@@ -760,7 +761,7 @@ def test_health_shows_the_stale_share_and_tiers_unscored_by_default(make_vault, 
 
 
 def test_the_history_file_is_the_one_the_report_reads():
-    from autograph import report
+    from autograph.graph import report
 
     assert decay.HISTORY == report.DECAY_HISTORY
 

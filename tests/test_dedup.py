@@ -16,9 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import dedup, linkgraph
-from autograph.schema import load_schema
-from autograph.vault import Vault
+from autograph.memory import dedup
+from autograph.read import linkgraph
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, require
 from helpers import people_vault
 from hypothesis import given, settings
@@ -545,7 +546,7 @@ def test_no_group_ever_holds_two_values_of_one_field(cards):
     of one field, and every member shares a key with another member."""
     import tempfile
 
-    from autograph import identity
+    from autograph.read import identity
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
@@ -672,7 +673,7 @@ def test_a_member_in_another_folder_keeps_where_its_links_lead(make_vault, capsy
 def resolved(root: Path, path: str) -> dict[str, str]:
     """What each link of the note at ``path`` resolves to, by its visible text
     (a rewritten wikilink keeps the old one as its alias)."""
-    from autograph.links import scan
+    from autograph.read.links import scan
 
     vault = Vault.open(root)
     note = vault.note(path)

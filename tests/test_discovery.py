@@ -21,9 +21,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import discovery, drafting
-from autograph.schema import DEFAULTS, validate
-from autograph.vault import Vault
+from autograph.read.vault import Vault
+from autograph.schema import discovery, drafting
+from autograph.schema.model import DEFAULTS, validate
 from conftest import SCRIPTS
 
 DISCOVER = SCRIPTS / "discover.py"

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import caps, memory
-from autograph.note import Note
-from autograph.schema import load_schema
+from autograph.hosts import caps, store_doctor
+from autograph.read.note import Note
+from autograph.schema.model import load_schema
 from conftest import EXAMPLE_VAULT, SCRIPTS, copy_tree
 
 DOCTOR = SCRIPTS / "doctor.py"
@@ -84,7 +84,7 @@ SEEDED = {
     "archive/index.md": "- [Old](old.md) — retired\n",
     "archive/old.md": "No frontmatter: archived notes are not format-checked.\n",
 }
-SEEDED_KINDS = set(memory.ISSUES) - {"index-missing", "index-unreadable", "index-outside"}
+SEEDED_KINDS = set(store_doctor.ISSUES) - {"index-missing", "index-unreadable", "index-outside"}
 
 
 @pytest.fixture
@@ -124,7 +124,7 @@ def test_seeded_store_human_report(seeded):
     assert "13 issues:" in proc.stdout
     assert "MEMORY.md:12  broken-pointer" in proc.stdout
     for kind in SEEDED_KINDS:
-        assert f"  {kind}: {memory.ISSUES[kind]}" in proc.stdout  # what to do, once per kind
+        assert f"  {kind}: {store_doctor.ISSUES[kind]}" in proc.stdout  # what to do, once per kind
 
 
 def test_secret_value_is_never_printed(seeded):
@@ -146,13 +146,13 @@ def test_each_fault_alone_is_the_only_issue(make_vault):
         if name == "user-unindexed.md":
             files["MEMORY.md"] = "- [Good](user-good.md) — ok\n"
         store = make_vault(files, name=name.replace(".md", ""))
-        report = memory.doctor(store, SETTINGS, CAPS)
+        report = store_doctor.doctor(store, SETTINGS, CAPS)
         assert len(report["issues"]) == 1, (name, report["issues"])
 
 
 def test_store_without_an_index(make_vault):
     store = make_vault({"user-good.md": SEEDED["user-good.md"], "memory.md": "- [G](user-good.md) — g\n"})
-    report = memory.doctor(store, SETTINGS, CAPS)
+    report = store_doctor.doctor(store, SETTINGS, CAPS)
     if (store / "MEMORY.md").exists():  # a case-insensitive file system: memory.md is MEMORY.md
         assert report["issues"] == []
         return
@@ -164,11 +164,11 @@ def test_store_without_an_index(make_vault):
 
 def test_unreadable_index(make_vault):
     store = make_vault({"MEMORY.md": b"- [G](user-good.md) \x97 caf\xe9\n", "user-good.md": SEEDED["user-good.md"]})
-    report = memory.doctor(store, SETTINGS, CAPS)
+    report = store_doctor.doctor(store, SETTINGS, CAPS)
     assert [f["kind"] for f in report["issues"]] == ["index-unreadable"]
     store = make_vault({"user-good.md": SEEDED["user-good.md"]}, name="dir-index")
     (store / "MEMORY.md").mkdir()
-    report = memory.doctor(store, SETTINGS, CAPS)
+    report = store_doctor.doctor(store, SETTINGS, CAPS)
     assert [f["kind"] for f in report["issues"]] == ["index-unreadable"]
 
 
@@ -203,7 +203,7 @@ def test_example_store_has_notes_of_every_type():
 
 def check_index(make_vault, index: str, notes: dict | None = None) -> dict:
     files = {"MEMORY.md": index, **(notes or {})}
-    return memory.doctor(make_vault(files, name=f"s{abs(hash(index)) % 10**8}"), SETTINGS, CAPS)
+    return store_doctor.doctor(make_vault(files, name=f"s{abs(hash(index)) % 10**8}"), SETTINGS, CAPS)
 
 
 def kinds(report: dict) -> list[str]:
@@ -306,7 +306,7 @@ def test_index_over_cap_names_what_is_dropped(make_vault):
 
 
 def test_index_lines_classification():
-    lines = memory.index_lines("# H\n\n- [A](a.md) — x\ntext\n***\n- [[b]]\n")
+    lines = store_doctor.index_lines("# H\n\n- [A](a.md) — x\ntext\n***\n- [[b]]\n")
     assert [(i.line, i.kind, i.target) for i in lines] == [
         (3, "pointer", "a.md"),
         (4, "content", ""),
@@ -319,7 +319,7 @@ def test_index_lines_classification():
 
 
 def problems(text: str, stem: str = "n") -> list[tuple[str, int | None]]:
-    found = memory.check_note(Note.from_bytes(f"{stem}.md", text.encode("utf-8")), TYPES)
+    found = store_doctor.check_note(Note.from_bytes(f"{stem}.md", text.encode("utf-8")), TYPES)
     return [(f["kind"], f["line"]) for f in found]
 
 
@@ -423,7 +423,7 @@ def test_name_matches_the_file(stem, name, ok):
 
 
 def test_bad_type_hint():
-    found = memory.check_note(Note.from_bytes("n.md", note("n", kind="Feedback").encode()), TYPES)
+    found = store_doctor.check_note(Note.from_bytes("n.md", note("n", kind="Feedback").encode()), TYPES)
     assert [f["kind"] for f in found] == ["bad-type"]
     assert "write it as 'feedback'" in found[0]["message"]
 
@@ -454,7 +454,7 @@ def test_bad_type_hint():
     ],
 )
 def test_secrets_found(line):
-    found = memory.find_secrets(f"first line\n{line}\nlast line\n")
+    found = store_doctor.find_secrets(f"first line\n{line}\nlast line\n")
     assert [n for n, _ in found] == [2]
     what = found[0][1]
     assert line.split()[-1] not in what and "hunter22" not in what
@@ -477,7 +477,7 @@ def test_secrets_found(line):
     ],
 )
 def test_no_secret_in_prose_and_placeholders(line):
-    assert memory.find_secrets(line) == []
+    assert store_doctor.find_secrets(line) == []
 
 
 # ---------------------------------------------------------------------------
@@ -486,9 +486,9 @@ def test_no_secret_in_prose_and_placeholders(line):
 
 def test_locate_store(tmp_path):
     (tmp_path / "memory").mkdir()
-    assert memory.locate_store(tmp_path, {"folder": "memory"}) == tmp_path / "memory"
-    assert memory.locate_store(tmp_path, {"folder": ".memory"}) == tmp_path
-    assert memory.locate_store(tmp_path, {"folder": ""}) == tmp_path
+    assert store_doctor.locate_store(tmp_path, {"folder": "memory"}) == tmp_path / "memory"
+    assert store_doctor.locate_store(tmp_path, {"folder": ".memory"}) == tmp_path
+    assert store_doctor.locate_store(tmp_path, {"folder": ""}) == tmp_path
 
 
 def test_usage_errors(tmp_path):

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 import pytest
-from autograph import caps, memory
-from autograph.schema import load_schema
+from autograph.hosts import caps, store_doctor
+from autograph.schema.model import load_schema
 from conftest import SCRIPTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,14 +122,14 @@ def test_no_finding_prints_a_secret(make_vault):
     ],
 )
 def test_redact_hides_the_value(text, secret):
-    shown = memory.redact(text)
+    shown = store_doctor.redact(text)
     assert secret not in shown and "[redacted]" in shown
-    assert secret not in memory._quote(text) and secret not in memory._quote("x" * 50 + text)
+    assert secret not in store_doctor._quote(text) and secret not in store_doctor._quote("x" * 50 + text)
 
 
 def test_redact_keeps_ordinary_text():
     for text in ("feedback-one-page-summaries.md", "2026-02-30", "Feedback", "password is required", "a.md.bak"):
-        assert memory.redact(text) == text
+        assert store_doctor.redact(text) == text
 
 
 # ---------------------------------------------------------------------------
@@ -152,7 +152,7 @@ def test_redact_keeps_ordinary_text():
     ],
 )
 def test_new_secret_shapes_found(line):
-    found = memory.find_secrets(f"first line\n{line}\nlast line\n")
+    found = store_doctor.find_secrets(f"first line\n{line}\nlast line\n")
     assert [n for n, _ in found] == [2], found
 
 
@@ -172,7 +172,7 @@ def test_new_secret_shapes_found(line):
     ],
 )
 def test_prose_that_is_not_a_secret(line):
-    assert memory.find_secrets(line) == []
+    assert store_doctor.find_secrets(line) == []
 
 
 _PARTS = [
@@ -195,17 +195,17 @@ _PARTS = [
 @given(st.lists(st.sampled_from(_PARTS), max_size=60), st.integers(min_value=1, max_value=64))
 def test_scan_does_not_depend_on_the_block_size(parts, block):
     text = "".join(parts)
-    whole = memory.find_secrets(text)
+    whole = store_doctor.find_secrets(text)
     data = text.encode()
-    scan = memory._SecretScan()
+    scan = store_doctor._SecretScan()
     streamed = []
-    for piece, line, continued in memory._pieces(io.BytesIO(data), block):
+    for piece, line, continued in store_doctor._pieces(io.BytesIO(data), block):
         streamed += scan.feed(piece, line, continued)
     streamed += scan.finish()
     assert [n for n, _ in streamed] == [n for n, _ in whole]
     lines = text.split("\n")
     for number, _ in whole:  # each reported line holds a secret, and redaction hides it
-        assert memory.redact(lines[number - 1]) != lines[number - 1]
+        assert store_doctor.redact(lines[number - 1]) != lines[number - 1]
 
 
 def test_every_text_file_is_scanned(make_vault):
@@ -229,14 +229,14 @@ def test_every_text_file_is_scanned(make_vault):
 
 def test_secret_in_an_index_that_is_not_utf8(make_vault):
     store = make_vault({"MEMORY.md": b"- [A](a.md) \x97 caf\xe9\napi_key: 'abcdEFGH1234'\n", "a.md": note("a")})
-    report = memory.doctor(store, SETTINGS, CAPS)
+    report = store_doctor.doctor(store, SETTINGS, CAPS)
     assert sorted((f["kind"], f["line"]) for f in report["issues"]) == [("index-unreadable", None), ("secret", 2)]
 
 
 def test_secret_on_a_very_long_line_is_found(make_vault):
     line = "x " * 1_500_000 + "password=hunter22 " + "y " * 1_500_000
     store = make_vault({"MEMORY.md": "- [A](a.md) — a\n", "a.md": note("a"), "log.txt": f"one\n{line}\nthree\n"})
-    report = memory.doctor(store, SETTINGS, CAPS)
+    report = store_doctor.doctor(store, SETTINGS, CAPS)
     assert [(f["kind"], f["path"], f["line"]) for f in report["issues"]] == [("secret", "log.txt", 2)]
 
 
@@ -244,16 +244,16 @@ def test_secret_across_the_parts_of_a_long_line(make_vault, monkeypatch):
     """Files are read in blocks and a line longer than a block in parts: a
     secret cut by any part boundary is still found, on the right line, in a
     note, another file and the index alike."""
-    monkeypatch.setattr(memory, "_BLOCK", 16)
+    monkeypatch.setattr(store_doctor, "_BLOCK", 16)
     for shift in range(0, 40, 3):
         line = "x" * shift + " api_key=abcdEFGH1234 " + "y" * 50
         text = f"short\n{line}\nlast\n"
-        assert memory.find_secrets(text) == [(2, "a api_key value (api_key = ...)")], shift
+        assert store_doctor.find_secrets(text) == [(2, "a api_key value (api_key = ...)")], shift
         store = make_vault(
             {"MEMORY.md": f"- [A](a.md) — a\n{line}\n", "a.md": note("a", body=text), "log.txt": text},
             name=f"s{shift}",
         )
-        report = memory.doctor(store, SETTINGS, CAPS)
+        report = store_doctor.doctor(store, SETTINGS, CAPS)
         secrets = [(f["path"], f["line"]) for f in report["issues"] if f["kind"] == "secret"]
         assert secrets == [("MEMORY.md", 2), ("a.md", 9), ("log.txt", 2)], shift
         assert sorted(f["kind"] for f in report["issues"] if f["path"] == "MEMORY.md") == ["index-content", "secret"]
@@ -285,7 +285,7 @@ def _runaway_index(path: Path, megabytes: int) -> None:
 
 
 def test_findings_beyond_the_limit_are_counted_not_listed(make_vault):
-    limit = memory.MAX_LISTED
+    limit = store_doctor.MAX_LISTED
     index = "".join(f"- [G{i}](gone-{i}.md) — gone\n" for i in range(limit + 50))
     store = make_vault({"MEMORY.md": index, "a.md": note("a")}, name="store")
     proc = doctor(store, "--json")
@@ -344,6 +344,6 @@ def test_runaway_index_costs_linear_time_and_constant_memory(make_vault):
     assert counts["index-over-cap"] == 1
     assert counts["secret"] > 50_000 and counts["broken-pointer"] > 50_000  # every line was read ...
     listed = [f for f in report["issues"] if f["kind"] == "secret"]
-    assert len(listed) == memory.MAX_LISTED  # ... and the findings listed are bounded
+    assert len(listed) == store_doctor.MAX_LISTED  # ... and the findings listed are bounded
     assert report["omitted"]["secret"] == counts["secret"] - len(listed)
     assert "hunter22" not in out

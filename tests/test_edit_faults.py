@@ -27,11 +27,12 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from autograph import compliance, frontmatter
-from autograph.frontmatter import FrontmatterError
-from autograph.note import Note
-from autograph.schema import load_schema, validate
-from autograph.vault import Vault
+from autograph.read import frontmatter
+from autograph.read.frontmatter import FrontmatterError
+from autograph.read.note import Note
+from autograph.read.vault import Vault
+from autograph.schema import compliance
+from autograph.schema.model import load_schema, validate
 from conftest import SCRIPTS
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st

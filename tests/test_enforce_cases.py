@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import frontmatter
-from autograph.note import BOM, Note
+from autograph.read import frontmatter
+from autograph.read.note import BOM, Note
 from conftest import SCRIPTS
 
 ENFORCE = SCRIPTS / "enforce.py"

@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(SCRIPTS))
 
 import enrich as enrich_script  # noqa: E402
-from autograph import enrich, llm  # noqa: E402
-from autograph.links import Resolver  # noqa: E402
+from autograph.agents import enrich, llm  # noqa: E402
+from autograph.read.links import Resolver  # noqa: E402
 
 KEY = "sk-test-SECRET-9f8e7d6c5b4a"
 
@@ -435,7 +435,7 @@ def test_cache_files_hold_no_key_and_a_changed_note_is_asked_again(vault, run, s
 
 
 def test_kepano_corpus_tags_are_surgical_and_cached(tmp_path, run, server):
-    from autograph.note import Note
+    from autograph.read.note import Note
     from conftest import CORPORA, copy_tree, require
 
     root = copy_tree(require(CORPORA / "kepano-obsidian"), tmp_path / "kepano")

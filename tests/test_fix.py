@@ -19,8 +19,8 @@ from conftest import CORPORA, SCRIPTS, copy_tree, require
 sys.path.insert(0, str(SCRIPTS))
 
 import graph  # noqa: E402
-from autograph.relink import link_spans  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph.read.vault import Vault  # noqa: E402
+from autograph.write.relink import link_spans  # noqa: E402
 
 
 def fix(root, *extra, capsys) -> tuple[int, dict]:
@@ -179,8 +179,8 @@ def test_an_undone_move_is_no_move(make_vault, capsys):
     root = make_vault({"inbox/Dana.md": "d\n", "a.md": "x\n"})
     graph.main(["mv", str(root), "inbox/Dana.md", "people/Dana Reyes.md", "--apply", "--json"])
     run = json.loads(capsys.readouterr().out)["run"]
-    from autograph import store, undo
-    from autograph.journal import load
+    from autograph.write import store, undo
+    from autograph.write.journal import load
 
     changes, _ = undo.plan_undo(root, load(root / ".graph", run))
     store.apply(root, changes, undoes=run)

@@ -1,4 +1,4 @@
-"""autograph.frontmatter: finding the block, reading its YAML subset, editing one key.
+"""autograph.read.frontmatter: finding the block, reading its YAML subset, editing one key.
 
 Each test shows an input and the exact value expected.  Expected values come
 from DESIGN.md ("Frontmatter"), the YAML 1.2 specification and the shared
@@ -9,8 +9,8 @@ code.  Scalars are compared with their Python types (``True`` is not ``1``).
 from __future__ import annotations
 
 import pytest
-from autograph import frontmatter
-from autograph.frontmatter import (
+from autograph.read import frontmatter
+from autograph.read.frontmatter import (
     FrontmatterError,
     _Parser,
     _simple,
@@ -20,7 +20,7 @@ from autograph.frontmatter import (
     parse,
     set_property,
 )
-from autograph.note import Note
+from autograph.read.note import Note
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from autograph import caps
+from autograph.hosts import caps
 from conftest import SCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -206,7 +206,7 @@ print(sorted(m for m in sys.modules if m.startswith("autograph")), "argparse" in
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, env=CLEAN_ENV)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "['autograph', 'autograph.caps'] False"
+    assert proc.stdout.strip() == "['autograph', 'autograph.hosts', 'autograph.hosts.caps'] False"
 
 
 # ---------------------------------------------------------------------------

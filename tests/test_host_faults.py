@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from autograph import caps, hosts
+from autograph.hosts import caps, wiring
 from conftest import SCRIPTS
 
 INIT = SCRIPTS / "init.py"
@@ -104,7 +104,7 @@ def project(tmp_path) -> Path:
 def installed(project: Path) -> Path:
     proc = run(INIT, "claude", "--project", project)
     assert proc.returncode == 0, text(proc)
-    return skill_dir(project) / hosts.RECORD
+    return skill_dir(project) / wiring.RECORD
 
 
 def edit_record(record: Path, change) -> None:
@@ -379,10 +379,10 @@ def test_apply_never_creates_a_folder_where_a_link_points(project, tmp_path):
     link = project / ".claude" / "settings.json"
     link.parent.mkdir()
     link.symlink_to(outside / "settings.json")
-    layout = hosts.layout("claude", project, False, None)
-    actions = hosts.plan_install(layout, SCRIPTS.parent)
+    layout = wiring.layout("claude", project, False, None)
+    actions = wiring.plan_install(layout, SCRIPTS.parent)
     outside.rmdir()
-    skipped = hosts.apply(actions)
+    skipped = wiring.apply(actions)
     assert [a.path for a in skipped] == [link]
     assert skipped[0].failed and not outside.exists()
 

@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import autograph.vault
+import autograph.read.vault
 import pytest
 from conftest import EXAMPLE_VAULT, SCRIPTS, copy_tree
 
@@ -114,14 +114,14 @@ def test_dot_graph_symlinked_onto_a_folder_of_notes_gets_nothing(make_vault):
 def test_note_that_cannot_be_read_does_not_crash_any_command(make_vault, monkeypatch, capsys, graph_script):
     """secret.md raising PermissionError: every command exits 0; health lists it under unreadable."""
     root = make_vault({"a.md": "[[secret]]\n", "secret.md": "[[a]]\n"})
-    real = autograph.vault.read_note
+    real = autograph.read.vault.read_note
 
     def refusing(folder, path, *limit):
         if path == "secret.md":
             raise PermissionError(13, "Permission denied")
         return real(folder, path, *limit)
 
-    monkeypatch.setattr(autograph.vault, "read_note", refusing)
+    monkeypatch.setattr(autograph.read.vault, "read_note", refusing)
     assert graph_script.main(["health", str(root), "--json", "--dry-run"]) == 0
     report = strict_json(capsys.readouterr().out)
     assert report["unreadable"] == [{"path": "secret.md", "error": "cannot read: Permission denied"}]
@@ -136,7 +136,7 @@ def test_note_that_cannot_be_read_does_not_crash_any_command(make_vault, monkeyp
 def test_oversized_note_is_unreadable_in_the_report(make_vault, monkeypatch, capsys, graph_script):
     """MAX_NOTE_BYTES = 100 and a 300-byte note: health exits 0 and lists it as 'larger than ...'."""
     root = make_vault({"a.md": "[[big]]\n", "big.md": "[[a]]" + "x" * 295})
-    monkeypatch.setattr(autograph.vault, "MAX_NOTE_BYTES", 100)
+    monkeypatch.setattr(autograph.read.vault, "MAX_NOTE_BYTES", 100)
     assert graph_script.main(["health", str(root), "--json", "--dry-run"]) == 0
     report = strict_json(capsys.readouterr().out)
     assert [row["path"] for row in report["unreadable"]] == ["big.md"]

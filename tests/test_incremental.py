@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import os
 
-import autograph.index
-import autograph.parallel
+import autograph.read.index
+import autograph.read.parallel
 import pytest
-from autograph import health
-from autograph.index import CACHE_NAME, DELTA_NAME, NoteIndex
-from autograph.schema import load_schema
-from autograph.vault import Vault
+from autograph.graph import health
+from autograph.read.index import CACHE_NAME, DELTA_NAME, NoteIndex
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
 from conftest import read_cache, write_cache
 
 
@@ -26,13 +26,13 @@ def run(root, parsed: list | None = None, monkeypatch=None) -> dict:
     """One health run through the cache; ``parsed`` collects the notes read."""
     vault = Vault.open(root)
     if monkeypatch is not None and parsed is not None:
-        real = autograph.index.summarize
+        real = autograph.read.index.summarize
 
         def counting(vault, path):
             parsed.append(path)
             return real(vault, path)
 
-        monkeypatch.setattr(autograph.index, "summarize", counting)
+        monkeypatch.setattr(autograph.read.index, "summarize", counting)
     return health.report_for(vault, load_schema(root), NoteIndex(vault))
 
 
@@ -132,10 +132,10 @@ def test_a_damaged_stored_report_is_recomputed(make_vault, damage):
 
 def sequential_and_parallel(root, monkeypatch):
     schema = load_schema(root)
-    monkeypatch.setattr(autograph.index, "PARALLEL_MIN", 10**9)
+    monkeypatch.setattr(autograph.read.index, "PARALLEL_MIN", 10**9)
     one = health.health_report(Vault.open(root), schema, NoteIndex(Vault.open(root), use_cache=False))
-    monkeypatch.setattr(autograph.index, "PARALLEL_MIN", 2)
-    monkeypatch.setattr(autograph.parallel, "can_fork", lambda: True)
+    monkeypatch.setattr(autograph.read.index, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(autograph.read.parallel, "can_fork", lambda: True)
     vault = Vault.open(root)
     two = health.health_report(vault, schema, NoteIndex(vault, use_cache=False))
     return one, two
@@ -144,13 +144,13 @@ def sequential_and_parallel(root, monkeypatch):
 def counting_parses(monkeypatch) -> list[str]:
     """The notes this process parses from now on (a forked child's are not counted)."""
     parsed: list[str] = []
-    real = autograph.index.summarize
+    real = autograph.read.index.summarize
 
     def counting(vault, path):
         parsed.append(path)
         return real(vault, path)
 
-    monkeypatch.setattr(autograph.index, "summarize", counting)
+    monkeypatch.setattr(autograph.read.index, "summarize", counting)
     return parsed
 
 
@@ -195,7 +195,7 @@ def test_a_damaged_outline_in_the_cache_reads_the_note_again(make_vault, outline
 
 
 def test_map_in_two_keeps_the_order_of_the_items():
-    from autograph.parallel import map_in_two
+    from autograph.read.parallel import map_in_two
 
     items = list(range(1203))  # more than two batches for the child
     assert map_in_two(lambda n: (n, n * n), items) == [(n, n * n) for n in items]
@@ -204,7 +204,7 @@ def test_map_in_two_keeps_the_order_of_the_items():
 
 
 def test_map_in_two_computes_a_failed_child_share_here():
-    from autograph.parallel import map_in_two
+    from autograph.read.parallel import map_in_two
 
     parent = os.getpid()
 

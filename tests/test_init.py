@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import hosts
+from autograph.hosts import wiring
 from conftest import SCRIPTS
 
 INIT = SCRIPTS / "init.py"
@@ -177,7 +177,7 @@ def test_uninstall_without_the_record_still_removes_only_ours(project):
     original = '{\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Bash", "hooks": []}\n    ]\n  }\n}\n'
     path.write_text(original)
     ok("claude", "--project", project)
-    (project / ".claude" / "skills" / "autograph" / hosts.RECORD).unlink()
+    (project / ".claude" / "skills" / "autograph" / wiring.RECORD).unlink()
     ok("claude", "--project", project, "--uninstall")
     assert path.read_text() == original  # the group was appended, so taking it out is exact
     assert not (project / ".claude" / "skills" / "autograph").exists()
@@ -281,7 +281,7 @@ def test_codex_install_run_twice_uninstall(project):
     report = ok("codex", "--project", project)
     assert report["skill"] == ".agents/skills/autograph" and report["config"] == "AGENTS.md"
     text = (project / "AGENTS.md").read_text()
-    assert text.startswith(hosts.BEGIN + "\n") and text.endswith(hosts.END + "\n")
+    assert text.startswith(wiring.BEGIN + "\n") and text.endswith(wiring.END + "\n")
     assert "python3 .agents/skills/autograph/scripts/check.py memory/MEMORY.md" in text
     assert (project / ".agents" / "skills" / "autograph" / "SKILL.md").is_file()
     installed = snapshot(project)
@@ -299,7 +299,7 @@ AGENTS_VARIANTS = {
     "crlf-no-final-newline": "# Agents\r\n\r\nUse tabs.",
     "no-final-newline": "# Agents\n\nUse tabs.",
     "blank-lines-at-end": "# Agents\n\n\n",
-    "quotes-a-marker-in-prose": f"# Agents\n\nWe use `{hosts.BEGIN}` markers elsewhere.\n",
+    "quotes-a-marker-in-prose": f"# Agents\n\nWe use `{wiring.BEGIN}` markers elsewhere.\n",
     "empty": "",
 }
 
@@ -313,7 +313,7 @@ def test_agents_md_block_added_and_removed_byte_for_byte(project, name):
     ok("codex", "--project", project)
     text = path.read_bytes().decode()
     assert text.startswith(AGENTS_VARIANTS[name].rstrip("\r\n")) or not original
-    assert text.count(hosts.END) == 1 and hosts.BEGIN + ("\r\n" if "\r\n" in name or "\r\n" in text else "\n") in text
+    assert text.count(wiring.END) == 1 and wiring.BEGIN + ("\r\n" if "\r\n" in name or "\r\n" in text else "\n") in text
     if b"\r\n" in original:
         assert text.count("\n") == text.count("\r\n")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
@@ -333,7 +333,7 @@ def test_agents_md_edited_around_the_block(project):
     path.write_text(text.replace("Rule one.\n", "Rule one.\nRule two.\n") + "\n## Later\n\nAdded after.\n")
     ok("codex", "--project", project, "--uninstall")
     assert path.read_text() == "# Agents\n\nRule one.\nRule two.\n\n\n## Later\n\nAdded after.\n"
-    assert hosts.BEGIN not in path.read_text()
+    assert wiring.BEGIN not in path.read_text()
 
 
 def test_agents_md_block_is_updated_in_place(project):
@@ -343,14 +343,18 @@ def test_agents_md_block_is_updated_in_place(project):
     path.write_text(path.read_text() + "\nAfter the block.\n")
     ok("codex", "--project", project, "--store", project / "notes")
     text = path.read_text()
-    assert "`notes/MEMORY.md`" in text and text.count(hosts.BEGIN) == 1
-    assert text.startswith("# Agents\n\nIntro.\n\n" + hosts.BEGIN)
-    assert text.endswith(hosts.END + "\n\nAfter the block.\n")
+    assert "`notes/MEMORY.md`" in text and text.count(wiring.BEGIN) == 1
+    assert text.startswith("# Agents\n\nIntro.\n\n" + wiring.BEGIN)
+    assert text.endswith(wiring.END + "\n\nAfter the block.\n")
 
 
 @pytest.mark.parametrize(
     "text",
-    [f"{hosts.BEGIN}\na\n{hosts.BEGIN}\nb\n{hosts.END}\n", f"{hosts.END}\nx\n{hosts.BEGIN}\n", f"x\n{hosts.BEGIN}\n"],
+    [
+        f"{wiring.BEGIN}\na\n{wiring.BEGIN}\nb\n{wiring.END}\n",
+        f"{wiring.END}\nx\n{wiring.BEGIN}\n",
+        f"x\n{wiring.BEGIN}\n",
+    ],
 )
 def test_agents_md_markers_that_do_not_pair_up_stop_everything(project, text):
     (project / "AGENTS.md").write_text(text)
@@ -468,17 +472,17 @@ def test_settings_insert_and_remove_are_inverse():
         '{\n\t"hooks": {\n\t\t"Stop": []\n\t}\n}\n',
     ]:
         command = "python3 /x/autograph/scripts/guard.py"
-        added = hosts.settings_with_hook(text, command, Path("s.json"))
+        added = wiring.settings_with_hook(text, command, Path("s.json"))
         assert json.loads(added)
-        assert hosts.settings_without_hook(added, Path("s.json"), {command}) == text
-        assert hosts.settings_without_hook(added, Path("s.json"), {"python3 /y/autograph/scripts/guard.py"}) == added
+        assert wiring.settings_without_hook(added, Path("s.json"), {command}) == text
+        assert wiring.settings_without_hook(added, Path("s.json"), {"python3 /y/autograph/scripts/guard.py"}) == added
 
 
 def test_rules_insert_and_remove_are_inverse():
-    block = f"{hosts.BEGIN}\nrules\n{hosts.END}"
+    block = f"{wiring.BEGIN}\nrules\n{wiring.END}"
     for text in ["# A\n", "# A\r\n\r\nB\r\n", "x\n\n"]:
-        added = hosts.rules_with_block(text, block, Path("AGENTS.md"))
-        assert hosts.rules_without_block(added, Path("AGENTS.md")) == text
+        added = wiring.rules_with_block(text, block, Path("AGENTS.md"))
+        assert wiring.rules_without_block(added, Path("AGENTS.md")) == text
 
 
 def test_agents_md_block_names_the_python_given(project):
@@ -540,7 +544,7 @@ def test_a_user_edit_of_an_installed_file_is_not_overwritten_by_a_reinstall(proj
 def test_an_earlier_version_of_an_installed_file_is_updated(project):
     ok("claude", "--project", project)
     installed = skill_dir(project) / "references" / "memory.md"
-    record_path = skill_dir(project) / hosts.RECORD
+    record_path = skill_dir(project) / wiring.RECORD
     record = json.loads(record_path.read_text())
     old = b"an earlier autograph version of this file\n"
     installed.write_bytes(old)
@@ -641,7 +645,7 @@ def _load_init():
 
 
 def test_a_conflict_while_writing_finishes_with_exit_code_4(project, monkeypatch, capsys):
-    from autograph import store
+    from autograph.write import store
 
     real = store.replace_file
 
@@ -741,7 +745,7 @@ def test_an_install_by_an_earlier_init_is_upgraded_in_place(project):
     legacy = 'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/autograph/scripts/guard.py"'
     settings.write_text(settings.read_text().replace(json.dumps(guard_command_of(project)), json.dumps(legacy)))
     assert guard_command_of(project) == legacy
-    record_path = skill_dir(project) / hosts.RECORD
+    record_path = skill_dir(project) / wiring.RECORD
     record = json.loads(record_path.read_text())
     del record["hook"]
     record_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")

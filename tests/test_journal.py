@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from autograph import journal, store
-from autograph.store import Edit, Move, Trash, apply
-from autograph.undo import plan_undo
+from autograph.write import journal, store
+from autograph.write.store import Edit, Move, Trash, apply
+from autograph.write.undo import plan_undo
 from conftest import CORPORA, SCRIPTS, copy_tree, require
 
 ENFORCE = SCRIPTS / "enforce.py"
@@ -279,7 +279,7 @@ KILL_AFTER = textwrap.dedent(
     """
     import os, signal, sys, importlib.util
     sys.path.insert(0, sys.argv[1])
-    from autograph import store
+    from autograph.write import store
     count = [0]
     def hook(stage, path):
         if stage == "swapped" and "/.graph/" not in path:

@@ -23,11 +23,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from autograph import cleanup
-from autograph.index import note_links
-from autograph.note import Note
-from autograph.schema import load_schema
-from autograph.vault import Vault
+from autograph.graph import cleanup
+from autograph.read.index import note_links
+from autograph.read.note import Note
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
 from conftest import SCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -247,7 +247,7 @@ def _outside(text: str) -> str:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=related_notes())
 def test_cleanup_rule_holds_for_any_related_section(text):
-    from autograph.links import Resolver
+    from autograph.read.links import Resolver
 
     resolver = Resolver([f"{name}.md" if "." not in name else name for name in EXISTING])
     note = Note.from_bytes("n.md", text.encode())

@@ -1,4 +1,4 @@
-"""autograph.links: finding links (code-aware) and resolving them as Obsidian does.
+"""autograph.read.links: finding links (code-aware) and resolving them as Obsidian does.
 
 Each test shows a note (or a list of vault files) and exactly what is found.
 Expected values follow DESIGN.md ("Links"), CommonMark for what counts as
@@ -12,10 +12,10 @@ import re
 import unicodedata
 
 import pytest
-from autograph.index import note_links
-from autograph.links import Resolver, anchor_key, block_ids, find_heading, headings, outline, property_links, scan
-from autograph.note import Note
-from autograph.regions import code_regions
+from autograph.read.index import note_links
+from autograph.read.links import Resolver, anchor_key, block_ids, find_heading, headings, outline, property_links, scan
+from autograph.read.note import Note
+from autograph.read.regions import code_regions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

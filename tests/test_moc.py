@@ -19,14 +19,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import cleanup, moc
-from autograph.caps import measure
-from autograph.health import health_report
-from autograph.index import NoteIndex, note_links
-from autograph.links import scan
-from autograph.note import Note
-from autograph.schema import SchemaError, load_schema
-from autograph.vault import Vault
+from autograph.graph import cleanup, moc
+from autograph.graph.health import health_report
+from autograph.hosts.caps import measure
+from autograph.read.index import NoteIndex, note_links
+from autograph.read.links import scan
+from autograph.read.note import Note
+from autograph.read.vault import Vault
+from autograph.schema.model import SchemaError, load_schema
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -470,7 +470,7 @@ def test_generated_paths_finds_the_generated_pages_only(make_vault):
     name=st.text(alphabet="ab cé/", min_size=1, max_size=40),
 )
 def test_pages_hold_every_entry_in_order_within_any_caps(sizes, lines, nbytes, name):
-    from autograph.links import Resolver
+    from autograph.read.links import Resolver
 
     entries = sorted(
         ((status, f"- [[Card {n}]] — " + "x" * size) for n, (status, size) in enumerate(sizes)),
@@ -500,7 +500,7 @@ def test_generated_mocs_are_not_cards_and_do_not_rescue_orphans(make_vault):
     assert "MOC/work MOC.md" in vault.notes and "MOC/work MOC.md" not in vault.cards(schema)
     after = health_report(vault, schema, NoteIndex(vault, use_cache=False))
     assert after["orphans"] == before["orphans"] == ["a/Two.md"]
-    from autograph import compliance
+    from autograph.schema import compliance
 
     assert [f.path for f in compliance.check(vault, schema).findings if f.path.startswith("MOC/")] == []
 

@@ -21,7 +21,7 @@ import re
 
 import pytest
 import yaml
-from autograph import frontmatter
+from autograph.read import frontmatter
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 

@@ -23,8 +23,8 @@ from conftest import CORPORA, SCRIPTS, copy_tree, require
 sys.path.insert(0, str(SCRIPTS))
 
 import graph  # noqa: E402
-from autograph.relink import link_spans  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph.read.vault import Vault  # noqa: E402
+from autograph.write.relink import link_spans  # noqa: E402
 
 HELPERS = Path(__file__).resolve().parent / "helpers"
 GRAPH = str(SCRIPTS / "graph.py")
@@ -477,7 +477,7 @@ def test_a_case_only_rename_and_a_symlink(make_vault, capsys):
 
 
 def test_a_new_name_that_cannot_be_written_rolls_the_whole_run_back(make_vault, capsys, monkeypatch):
-    from autograph import store
+    from autograph.write import store
 
     root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
     before = snapshot(root)
@@ -496,7 +496,7 @@ def test_a_new_name_that_cannot_be_written_rolls_the_whole_run_back(make_vault, 
 
 def test_enforce_move_rolls_back_when_a_new_name_cannot_be_written(make_vault, capsys, monkeypatch):
     import enforce
-    from autograph import store
+    from autograph.write import store
 
     root = make_vault(
         {
@@ -527,7 +527,7 @@ def test_an_old_name_edited_during_the_move_rolls_the_whole_move_back(make_vault
     """F21: a person edits the moved note while mv runs; its old name cannot
     go to .trash, so the copy and every link rewrite are taken back and the
     edit stays at the old name."""
-    from autograph import store
+    from autograph.write import store
 
     root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
 
@@ -564,8 +564,9 @@ def test_a_linking_note_edited_before_the_rollback_gets_its_links_pointed_back(m
     """The rollback cannot take back a linking note someone edited after the
     move rewrote it: its links are pointed back at the old name on the text
     it now holds, so the edit stays and no link is left broken."""
-    from autograph import moves, store
-    from autograph.schema import load_schema
+    from autograph.graph import moves
+    from autograph.schema.model import load_schema
+    from autograph.write import store
 
     root = make_vault({"inbox/Dana.md": "# Dana\n", "a.md": "see [[inbox/Dana|D]]\n", "b.md": "[[inbox/Dana]]\n"})
     vault = Vault.open(root)
@@ -586,8 +587,9 @@ def test_a_moved_note_edited_before_the_rollback_stays_moved_and_every_link_foll
     """The rollback cannot take the moved note back (edited at its new
     name): it stays there, its old name is not brought back beside it, and
     every link, taken back or not, leads to it."""
-    from autograph import moves, store
-    from autograph.schema import load_schema
+    from autograph.graph import moves
+    from autograph.schema.model import load_schema
+    from autograph.write import store
 
     root = make_vault({"inbox/Dana.md": "# Dana\n", "a.md": "see [[inbox/Dana|D]]\n", "b.md": "[[inbox/Dana]]\n"})
     if private:

@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from autograph import batches, orchestrate, research, review
-from autograph.schema import validate
+from autograph.agents import batches, orchestrate, research, review
+from autograph.schema.model import validate
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, copy_tree, require
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -165,9 +165,9 @@ notes_strategy = st.dictionaries(
 @settings(max_examples=40, deadline=None)
 @given(notes_strategy, st.integers(1, 400))
 def test_review_batches_hold_each_note_once_and_repeat_exactly(notes, budget):
-    from autograph.index import NoteIndex
-    from autograph.schema import load_schema
-    from autograph.vault import Vault
+    from autograph.read.index import NoteIndex
+    from autograph.read.vault import Vault
+    from autograph.schema.model import load_schema
 
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

@@ -170,13 +170,13 @@ def plugin_hook() -> dict:
 
 
 def test_the_plugin_hook_matches_init_s_registration_but_never_defers():
-    from autograph import hosts
+    from autograph.hosts import wiring
 
     hook = plugin_hook()
     assert hook["type"] == "command"
-    assert hook["matcher"] == hosts.MATCHER and hook["timeout"] == hosts.HOOK_TIMEOUT
+    assert hook["matcher"] == wiring.MATCHER and hook["timeout"] == wiring.HOOK_TIMEOUT
     command = hook["command"]
-    assert hosts.DEFER_FLAG not in command and "--schema" not in command
+    assert wiring.DEFER_FLAG not in command and "--schema" not in command
     assert command == 'python3 "${CLAUDE_PLUGIN_ROOT}/skills/autograph/scripts/guard.py"'
 
 
@@ -262,7 +262,7 @@ def test_with_init_s_hook_and_the_plugin_enabled_one_guard_answers(tmp_path):
 
 
 def test_the_manifests_name_the_plugin_the_guard_looks_for():
-    from autograph import caps
+    from autograph.hosts import caps
 
     plugin = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
     market = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))

@@ -20,13 +20,14 @@ import json
 
 import pytest
 import yaml
-from autograph import compliance, discovery, drafting, frontmatter
-from autograph.frontmatter import Placeholder, is_placeholder
-from autograph.linkgraph import build
-from autograph.note import Note
-from autograph.repair import repair
-from autograph.schema import load_schema, validate
-from autograph.vault import Vault
+from autograph.read import frontmatter
+from autograph.read.frontmatter import Placeholder, is_placeholder
+from autograph.read.linkgraph import build
+from autograph.read.note import Note
+from autograph.read.vault import Vault
+from autograph.schema import compliance, discovery, drafting
+from autograph.schema.model import load_schema, validate
+from autograph.schema.repair import repair
 from conftest import CASES, require
 
 CITY = "Templates/City Template.md"

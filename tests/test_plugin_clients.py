@@ -33,7 +33,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-from autograph import caps
+from autograph.hosts import caps
 from conftest import EXAMPLE_VAULT, REPO, copy_tree
 
 NODE_BIN = REPO / ".ci" / "node" / "node_modules" / ".bin"

@@ -1,4 +1,4 @@
-"""Hypothesis properties of ``autograph.frontmatter``: parser, emitter, surgical edits.
+"""Hypothesis properties of ``autograph.read.frontmatter``: parser, emitter, surgical edits.
 
 Frontmatter blocks are generated from a grammar of the supported YAML subset
 (``documents``): plain keys and quoted keys, plain / single- / double-quoted
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 import pytest
 import yaml
-from autograph import frontmatter
-from autograph.frontmatter import FrontmatterError
-from autograph.note import BOM, Note
+from autograph.read import frontmatter
+from autograph.read.frontmatter import FrontmatterError
+from autograph.read.note import BOM, Note
 from hypothesis import HealthCheck, assume, given, note, settings
 from hypothesis import strategies as st
 from test_yaml_oracle import classify_yaml_error, compare, yaml11_plain

@@ -27,11 +27,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-import autograph.index
+import autograph.read.index
 import pytest
-from autograph import jsonfile
-from autograph.index import CACHE_NAME, NoteIndex
-from autograph.vault import Vault
+from autograph.read import jsonfile
+from autograph.read.index import CACHE_NAME, NoteIndex
+from autograph.read.vault import Vault
 from conftest import SCRIPTS
 
 GRAPH = SCRIPTS / "graph.py"
@@ -106,7 +106,7 @@ def test_cache_gives_back_the_values_it_stored(make_vault, monkeypatch):
     def must_not_parse(vault, path):
         raise AssertionError(f"{path} was parsed although the cache holds it")
 
-    monkeypatch.setattr(autograph.index, "summarize", must_not_parse)  # every row was stored
+    monkeypatch.setattr(autograph.read.index, "summarize", must_not_parse)  # every row was stored
     for path, summary in parsed.items():
         cached = second.summary(path)
         assert (cached.properties, cached.links) == (summary.properties, summary.links), path

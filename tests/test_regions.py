@@ -1,4 +1,4 @@
-"""autograph.regions: code and comment regions, where nothing is a link.
+"""autograph.read.regions: code and comment regions, where nothing is a link.
 
 The BR-42 rows (code regions follow CommonMark 0.31), one small test per
 rule, and properties that hold for any text.  tests/test_commonmark_oracle.py
@@ -8,12 +8,12 @@ checks every text of ``RULES`` against markdown-it too, and the corpora.
 from __future__ import annotations
 
 import pytest
-from autograph.health import health_report
-from autograph.links import scan
-from autograph.note import Note
-from autograph.regions import code_regions
-from autograph.schema import load_schema
-from autograph.vault import Vault
+from autograph.graph.health import health_report
+from autograph.read.links import scan
+from autograph.read.note import Note
+from autograph.read.regions import code_regions
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
 from conftest import CASES, require
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

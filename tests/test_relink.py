@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "skills" / "autograph" / "scripts"))
 
-from autograph import store  # noqa: E402
-from autograph.links import Resolver  # noqa: E402
-from autograph.relink import Change, link_settings, link_spans, plan_retarget, retarget_text  # noqa: E402
-from autograph.vault import Vault  # noqa: E402
+from autograph.read.links import Resolver  # noqa: E402
+from autograph.read.vault import Vault  # noqa: E402
+from autograph.write import store  # noqa: E402
+from autograph.write.relink import Change, link_settings, link_spans, plan_retarget, retarget_text  # noqa: E402
 
 
 def outside(text: str) -> list[str]:
@@ -246,7 +246,7 @@ def test_every_resolved_link_follows_its_target_and_nothing_else_changes(scenari
     ]
     assert len(changes) == sum(a != b for a, b in zip(outside_links(text), outside_links(new_text), strict=True))
     if text.startswith("---"):  # the frontmatter still reads, with the same number of links
-        from autograph import frontmatter
+        from autograph.read import frontmatter
 
         assert len(frontmatter.parse(new_text).properties["up"]) == text.count("  - ")
     # a second pass with nothing moving changes nothing
@@ -269,6 +269,6 @@ def test_frontmatter_links_follow_yaml_quoting_and_only_string_values_count():
         'm: [\'[[Don\'\'t say "no"]]\', "[[Don\'t say \\"no\\"]]"]\n---\n[[Don\'t say "no"]]\n'
     )
     assert [c.line for c in changes] == [4, 5, 6, 6, 8]
-    from autograph import frontmatter
+    from autograph.read import frontmatter
 
     assert frontmatter.parse(new).properties["m"] == ['[[Don\'t say "no"]]'] * 2

@@ -30,9 +30,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from autograph import health
-from autograph.schema import load_schema
-from autograph.vault import Vault
+from autograph.graph import health
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
 from conftest import EXAMPLE_VAULT, SCRIPTS, copy_tree
 
 GRAPH = SCRIPTS / "graph.py"

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import frontmatter
-from autograph.note import Note
+from autograph.read import frontmatter
+from autograph.read.note import Note
 from conftest import EXAMPLE_VAULT, SCRIPTS, copy_tree
 
 GRAPH = SCRIPTS / "graph.py"

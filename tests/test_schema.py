@@ -1,4 +1,4 @@
-"""autograph.schema: where the schema comes from, what a broken one reports, hubs.
+"""autograph.schema.model: where the schema comes from, what a broken one reports, hubs.
 
 DESIGN.md ("Schema", "Command-line conventions"): ``--schema PATH``, else
 ``VAULT/schema.json``, else built-in defaults; unknown top-level keys, wrong
@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from autograph.schema import Schema, SchemaError, load_schema, validate
+from autograph.schema.model import Schema, SchemaError, load_schema, validate
 
 REPO = Path(__file__).resolve().parents[1]
 

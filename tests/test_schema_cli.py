@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph.schema import validate
+from autograph.schema.model import validate
 from conftest import EXAMPLE_VAULT, REPO, SCRIPTS
 from jsonschema import Draft202012Validator
 

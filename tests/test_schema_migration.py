@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-from autograph.schema import DEFAULTS, EARLIER_KEYS, Schema, SchemaError, load_schema, validate
+from autograph.schema.model import DEFAULTS, EARLIER_KEYS, Schema, SchemaError, load_schema, validate
 from jsonschema import Draft202012Validator
 
 REPO = Path(__file__).resolve().parents[1]

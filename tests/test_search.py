@@ -11,9 +11,11 @@ import time
 import unicodedata
 
 import pytest
-from autograph import cli, identity, search
-from autograph.schema import SchemaError, load_schema
-from autograph.vault import Vault
+from autograph import cli
+from autograph.memory import search
+from autograph.read import identity
+from autograph.read.vault import Vault
+from autograph.schema.model import SchemaError, load_schema
 from conftest import SCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -323,7 +325,7 @@ def test_a_note_search_cannot_read_as_text_is_found_by_its_name_and_words(make_v
     # not UTF-8: indexed as Obsidian shows it, U+FFFD for a byte that does
     # not decode; too large to read: by its name.  Both were in the index
     # with every column empty, so nothing found them.
-    from autograph import vault as vault_mod
+    from autograph.read import vault as vault_mod
 
     vault = make_vault({"other.md": "nothing here\n"})
     (vault / "Dana Reyes.md").write_bytes(b"\xef\xbb\xbfRole: CTO at Acme\nCaf\xe9 meeting on Monday\n")
@@ -755,7 +757,7 @@ def test_identity_lookup_lists_the_live_card_before_a_retired_one(make_vault):
         ("people/A Reyes.md", "superseded", True),
         ("people/B Reyes.md", None, True),
     ]
-    from autograph import cards
+    from autograph.memory import cards
 
     found = cards.identity_matches(Vault.open(vault), load_schema(vault), None, {"email": "D@x.com"})
     assert [(m["path"], m["retired"]) for m in found] == [
@@ -870,7 +872,7 @@ LOCKED = """
 import runpy, sys
 script, vault = sys.argv[1], sys.argv[2]
 sys.path.insert(0, script.rsplit("/", 1)[0])
-from autograph import search
+from autograph.memory import search
 search.BUSY_SECONDS = 0.2
 sys.argv = [script, "apple", "--vault", vault, "--json"]
 runpy.run_path(script, run_name="__main__")
@@ -895,7 +897,7 @@ def inlinks_of(vault) -> dict[str, tuple[int, bool]]:
 
 def inlinks_truth(vault) -> dict[str, tuple[int, bool]]:
     """The same from linkgraph (every link resolved by links.Resolver now)."""
-    from autograph import linkgraph
+    from autograph.read import linkgraph
 
     v = Vault.open(vault)
     schema = load_schema(vault)
@@ -1093,7 +1095,7 @@ def test_readonly_graph_folder_for_real(make_vault):
 
 
 def test_stream_yields_every_result_once_even_when_a_child_fails():
-    from autograph import parallel
+    from autograph.read import parallel
 
     items = list(range(1000))
     assert sorted(parallel.stream(lambda x: x * x, items, chunk=64)) == [x * x for x in items]
@@ -1110,7 +1112,7 @@ def test_stream_yields_every_result_once_even_when_a_child_fails():
 
 
 def test_a_stream_closed_early_leaves_no_child_behind():
-    from autograph import parallel
+    from autograph.read import parallel
 
     def slow(x):
         time.sleep(0.01)

@@ -12,10 +12,10 @@ import random
 import re
 
 import pytest
-from autograph import search
-from autograph.links import scan
-from autograph.schema import load_schema
-from autograph.vault import Vault
+from autograph.memory import search
+from autograph.read.links import scan
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
 from conftest import CORPORA, require
 
 QUERIES = 400

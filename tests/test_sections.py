@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(SCRIPTS))
 
-from autograph import sections  # noqa: E402
+from autograph.write import sections  # noqa: E402
 
 NOTE = """\
 ---

@@ -111,8 +111,8 @@ def test_a_command_still_imports_what_it_needs(tmp_path):
     proc, modules = run_listing(tmp_path, ["graph.py", "health", str(tmp_path), "--json", "--dry-run"])
     assert proc.returncode == 0, proc.stderr
     assert '"score"' in proc.stdout
-    assert {"autograph.health", "autograph.index", "autograph.vault", "json"} <= modules
-    assert "autograph.report" not in modules  # only what health uses
+    assert {"autograph.graph.health", "autograph.read.index", "autograph.read.vault", "json"} <= modules
+    assert "autograph.graph.report" not in modules  # only what health uses
 
 
 def load_script(name: str):
@@ -123,21 +123,21 @@ def load_script(name: str):
 
 
 def test_graph_help_states_the_health_score_formula():
-    from autograph import health
+    from autograph.graph import health
 
     assert load_script("graph.py").SCORE_FORMULA == health.SCORE_FORMULA
 
 
 def test_doctor_help_lists_every_issue_and_the_listing_limit():
-    from autograph import memory
+    from autograph.hosts import store_doctor
 
     doctor = load_script("doctor.py")
-    assert doctor.KINDS == "\n".join(f"  {kind:<17} {hint}" for kind, hint in memory.ISSUES.items())
-    assert doctor.MAX_LISTED == memory.MAX_LISTED
+    assert doctor.KINDS == "\n".join(f"  {kind:<17} {hint}" for kind, hint in store_doctor.ISSUES.items())
+    assert doctor.MAX_LISTED == store_doctor.MAX_LISTED
 
 
 def test_enforce_help_lists_every_rule():
-    from autograph import compliance
+    from autograph.schema import compliance
 
     enforce = load_script("enforce.py")
     expected = "\n".join(f"  {rule:<20} {severity:<8} {what}" for rule, (severity, what) in compliance.RULES.items())

@@ -1,4 +1,4 @@
-"""autograph.store: every write is atomic, change-checked and confined to the vault.
+"""autograph.write.store: every write is atomic, change-checked and confined to the vault.
 
 DESIGN.md ("Writes and data safety"): a temporary file in the same folder,
 flush, fsync, ``os.replace``; the file keeps its mode; an edit whose file
@@ -14,7 +14,17 @@ import stat
 from pathlib import Path
 
 import pytest
-from autograph.store import Conflict, Edit, PathError, append_line, apply, confine, diff, replace_file, write_derived
+from autograph.write.store import (
+    Conflict,
+    Edit,
+    PathError,
+    append_line,
+    apply,
+    confine,
+    diff,
+    replace_file,
+    write_derived,
+)
 
 
 def mode(path: Path) -> int:
@@ -358,7 +368,7 @@ def test_derived_files_refuse_a_symlinked_folder_below_dot_graph(tmp_path):
 
 
 def test_discard_derived_removes_only_a_regular_file_under_graph(tmp_path):
-    from autograph import store
+    from autograph.write import store
 
     (tmp_path / "a.md").write_text("keep\n", encoding="utf-8")
     (tmp_path / ".graph").mkdir()
@@ -376,7 +386,7 @@ def test_discard_derived_removes_only_a_regular_file_under_graph(tmp_path):
 
 
 def test_diff_of_a_move_or_trash_names_where_the_file_goes():
-    from autograph.store import Move, Trash
+    from autograph.write.store import Move, Trash
 
     assert diff(Move("a.md", "b/a.md", b"x")) == "rename a.md -> b/a.md\n"
     assert diff(Trash("a.md", b"x")) == "move a.md -> .trash/<run-id>/a.md\n"
@@ -391,8 +401,8 @@ def test_an_edit_on_top_of_ours_after_the_write_keeps_both_and_undo_keeps_theirs
     import threading
     import time
 
-    from autograph import journal
-    from autograph.undo import plan_undo
+    from autograph.write import journal
+    from autograph.write.undo import plan_undo
 
     root = tmp_path / "vault"
     root.mkdir()
@@ -447,13 +457,13 @@ def test_an_edit_that_cannot_be_told_apart_from_ours_is_a_conflict_and_undo_leav
     """An undo must never change a line nobody edited: when their edit
     touches ours, or a line diff could place it on another line, the note is
     a conflict, left as they made it."""
-    from autograph.store import _edited_on_top
+    from autograph.write.store import _edited_on_top
 
     assert _edited_on_top(Edit("x.md", before, after), now) is None
 
 
 def test_a_line_appended_to_a_note_without_a_final_newline_stays_a_line_of_its_own():
-    from autograph.store import _edited_on_top
+    from autograph.write.store import _edited_on_top
 
     before = b"## Related\n- [[A]]\n- [[Gone]]"
     after = b"## Related\n- [[A]]\n"

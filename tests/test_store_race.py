@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from autograph import frontmatter
+from autograph.read import frontmatter
 from conftest import REPO, SCRIPTS
 
 ENFORCE = SCRIPTS / "enforce.py"

@@ -22,9 +22,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from autograph import store
-from autograph.store import Edit, TargetError, apply, merge3, write_output, writer_lock
-from autograph.vault import walk
+from autograph.read.vault import walk
+from autograph.write import store
+from autograph.write.store import Edit, TargetError, apply, merge3, write_output, writer_lock
 from conftest import SCRIPTS
 from hypothesis import given
 from hypothesis import strategies as st
@@ -295,7 +295,7 @@ HOLD = textwrap.dedent(
     import sys
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
-    from autograph import store
+    from autograph.write import store
     with store.writer_lock(Path(sys.argv[2]), command="holder"):
         print("held", flush=True)
         sys.stdin.read()
@@ -374,7 +374,7 @@ KILL_AT = textwrap.dedent(
     """
     import os, signal, sys
     sys.path.insert(0, sys.argv[1])
-    from autograph import store
+    from autograph.write import store
     seen = []
     def hook(stage, path):
         if stage == sys.argv[2] and "/.graph/" not in path:
@@ -730,7 +730,7 @@ def test_a_note_replaced_by_something_else_in_the_last_moment_gets_it_back(tmp_p
         sys.path.insert(0, {str(SCRIPTS)!r})
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from pathlib import Path
-        from autograph import store
+        from autograph.write import store
         import test_store_safety as t
         act = t.replace_with({kind!r}, Path({str(tmp_path)!r}))
         done = []
@@ -851,7 +851,7 @@ def test_a_save_left_in_a_temporary_file_by_a_killed_run_is_kept(tmp_path):
         f"""
         import os, signal, sys
         sys.path.insert(0, {str(SCRIPTS)!r})
-        from autograph import store
+        from autograph.write import store
         def hook(stage, path):
             if "/.graph/" in path:
                 return

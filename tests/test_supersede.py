@@ -6,10 +6,11 @@ import importlib.util
 import json
 from pathlib import Path
 
-from autograph import sections, supersede
-from autograph.frontmatter import parse
-from autograph.schema import load_schema
-from autograph.vault import Vault
+from autograph.memory import supersede
+from autograph.read.frontmatter import parse
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
+from autograph.write import sections
 from conftest import SCRIPTS
 
 

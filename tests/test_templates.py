@@ -10,8 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from autograph.schema import SchemaError, load_schema
-from autograph.vault import Vault
+from autograph.read.vault import Vault
+from autograph.schema.model import SchemaError, load_schema
 from conftest import SCRIPTS
 
 SCHEMA = {

@@ -1,4 +1,4 @@
-"""autograph.vault, autograph.note and autograph.index: which files a vault
+"""autograph.read.vault, autograph.read.note and autograph.read.index: which files a vault
 holds, how a note's bytes are decoded, and the parsed-note cache in .graph/.
 
 Expected values follow DESIGN.md (Obsidian ignores dot folders; a file that
@@ -13,17 +13,17 @@ import threading
 import time
 from pathlib import Path
 
-import autograph.index
-import autograph.links
-import autograph.note
-import autograph.vault
+import autograph.read.index
+import autograph.read.links
+import autograph.read.note
+import autograph.read.vault
 import pytest
-from autograph.frontmatter import FrontmatterError
-from autograph.health import health_report
-from autograph.index import NoteIndex
-from autograph.note import BOM, Note, read_note
-from autograph.schema import load_schema
-from autograph.vault import Vault, VaultError, walk
+from autograph.graph.health import health_report
+from autograph.read.frontmatter import FrontmatterError
+from autograph.read.index import NoteIndex
+from autograph.read.note import BOM, Note, read_note
+from autograph.read.vault import Vault, VaultError, walk
+from autograph.schema.model import load_schema
 from conftest import read_cache, write_cache
 
 # ---------------------------------------------------------------------------
@@ -214,15 +214,15 @@ def test_health_report_lists_a_note_deleted_after_the_walk_as_unreadable(make_va
 def test_note_larger_than_the_limit_is_reported_and_not_read(make_vault, monkeypatch):
     """With MAX_NOTE_BYTES = 100, a 200-byte note is unreadable ('larger than ...') and its bytes never read."""
     root = make_vault({"big.md": "[[a]]" + "x" * 195, "a.md": "[[big]]\n"})
-    monkeypatch.setattr(autograph.vault, "MAX_NOTE_BYTES", 100)
+    monkeypatch.setattr(autograph.read.vault, "MAX_NOTE_BYTES", 100)
     opened: list[str] = []
-    real = autograph.note.Note.from_bytes.__func__
+    real = autograph.read.note.Note.from_bytes.__func__
 
     def recording(cls, path, data):
         opened.append(path)
         return real(cls, path, data)
 
-    monkeypatch.setattr(autograph.note.Note, "from_bytes", classmethod(recording))
+    monkeypatch.setattr(autograph.read.note.Note, "from_bytes", classmethod(recording))
     vault = Vault.open(root)
     note = vault.note("big.md")
     assert (note.text, note.data) == (None, b"")
@@ -236,7 +236,7 @@ def test_note_larger_than_the_limit_is_reported_and_not_read(make_vault, monkeyp
 def test_note_of_exactly_the_limit_is_read(make_vault, monkeypatch):
     """A note of MAX_NOTE_BYTES bytes is read as usual (the limit is 'larger than')."""
     root = make_vault({"edge.md": "[[a]]" + "x" * 95})
-    monkeypatch.setattr(autograph.vault, "MAX_NOTE_BYTES", 100)
+    monkeypatch.setattr(autograph.read.vault, "MAX_NOTE_BYTES", 100)
     note = Vault.open(root).note("edge.md")
     assert (note.error, len(note.text)) == (None, 100)
 
@@ -311,7 +311,7 @@ def test_read_note_from_disk(make_vault):
 # ---------------------------------------------------------------------------
 # The parsed-note cache (.graph/cache/notes.json)
 
-CACHE = Path(".graph") / autograph.index.CACHE_NAME
+CACHE = Path(".graph") / autograph.read.index.CACHE_NAME
 NOTES = {
     "a.md": '---\ntitle: A\ncompany: "[[b]]"\n---\n# A\nSee [[b#Part]] and ![[pic.png|40]].\n',
     "b.md": "---\ndescription: B\n---\n## Part\nBack to [[a]] ^blk\n",
@@ -345,13 +345,13 @@ def index_everything(root: Path, use_cache: bool = True) -> dict:
 def count_parses(monkeypatch) -> list[str]:
     """Record every note the index parses (instead of taking it from the cache)."""
     calls: list[str] = []
-    real = autograph.index.summarize
+    real = autograph.read.index.summarize
 
     def counting(vault, path):
         calls.append(path)
         return real(vault, path)
 
-    monkeypatch.setattr(autograph.index, "summarize", counting)
+    monkeypatch.setattr(autograph.read.index, "summarize", counting)
     return calls
 
 
@@ -369,7 +369,7 @@ def test_second_run_reads_every_note_from_the_cache(make_vault, monkeypatch):
     def must_not_parse(vault, path):
         raise AssertionError(f"{path} was parsed although the cache holds it")
 
-    monkeypatch.setattr(autograph.index, "summarize", must_not_parse)
+    monkeypatch.setattr(autograph.read.index, "summarize", must_not_parse)
     second = index_everything(root)
     assert second == first
 
@@ -543,8 +543,8 @@ def test_cached_link_targets_are_reused_while_the_file_list_holds(make_vault, mo
     root = make_vault({"a.md": "[[b]] [[missing]]\n", "b.md": "[[a]]\n"})
     first = _health_run(root)
     built = []
-    real = autograph.links.Resolver
-    monkeypatch.setattr(autograph.links, "Resolver", lambda files: built.append(1) or real(files))
+    real = autograph.read.links.Resolver
+    monkeypatch.setattr(autograph.read.links, "Resolver", lambda files: built.append(1) or real(files))
     second = _health_run(root)
     assert built == []
     assert (

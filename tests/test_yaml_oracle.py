@@ -87,9 +87,9 @@ from functools import cache
 
 import pytest
 import yaml
-from autograph import frontmatter
-from autograph.note import Note
-from autograph.vault import Vault
+from autograph.read import frontmatter
+from autograph.read.note import Note
+from autograph.read.vault import Vault
 from conftest import CORPORA, CORPUS_NAMES, require
 
 pytestmark = pytest.mark.corpus

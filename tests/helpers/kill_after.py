@@ -23,7 +23,7 @@ def main() -> int:
     limit, script, *args = sys.argv[1:]
     limit = int(limit)
     sys.path.insert(0, str(SCRIPTS))
-    from autograph import store
+    from autograph.write import store
 
     count = [0]
 

@@ -21,7 +21,7 @@ SCRIPTS = HERE.parents[1] / "skills" / "autograph" / "scripts"
 def main() -> int:
     plan, done, script, *args = sys.argv[1:]
     sys.path.insert(0, str(SCRIPTS))
-    from autograph import store
+    from autograph.write import store
 
     writer = subprocess.Popen(
         [sys.executable, str(HERE / "race_writer.py"), plan, done],

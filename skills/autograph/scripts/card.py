@@ -102,7 +102,7 @@ def _json_value(value):
 
 
 def _note(vault, schema, name: str) -> str:
-    from autograph import cards
+    from autograph.memory import cards
 
     if not name.strip():
         raise cli.UsageError("NOTE is empty; give a note's path or name")
@@ -119,7 +119,7 @@ def _note(vault, schema, name: str) -> str:
 
 
 def _assignments(words: list[str]) -> list:
-    from autograph import cards
+    from autograph.memory import cards
 
     try:
         return [cards.parse_assignment(word) for word in words]
@@ -134,7 +134,7 @@ def cmd_card(args) -> int:
 
 
 def _plan(args, vault, schema, today):
-    from autograph import cards
+    from autograph.memory import cards
 
     if args.command == "new":
         return cards.plan_new(vault, schema, args.type, args.title, _assignments(args.fields), today, args.force)
@@ -159,7 +159,7 @@ REFUSED_CODE = {
 
 
 def _card(args):
-    from autograph import cards, decay
+    from autograph.memory import cards, decay
 
     vault, schema = cli.load(args)
     today = args.today or decay.today_in(decay.Settings.of(schema).zone)
@@ -193,7 +193,7 @@ def _card(args):
 
 
 def _human(plan, outcome, apply: bool, diff: bool) -> None:
-    from autograph import sections
+    from autograph.write import sections
 
     if plan.refused is not None:
         print(f"refused ({plan.refused['reason']}): {cli.printable(plan.refused['message'])}")

@@ -16,7 +16,7 @@ from autograph import cli  # noqa: E402  (the rest when the check runs: --help i
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograph import caps
+    from autograph.hosts import caps
 
 EPILOG = """\
 An agent host loads one index into every session and silently drops what
@@ -90,15 +90,15 @@ def _human(rows: list[dict], limits: caps.Caps) -> str:
 
 
 def cmd_check(args) -> int:
-    from autograph import caps, memory
-    from autograph.schema import load_schema
+    from autograph.hosts import caps, store_doctor
+    from autograph.schema.model import load_schema
 
     target = Path(args.target)
     if not target.exists():
         raise cli.UsageError(f"{args.target}: no such file or folder; give the index (MEMORY.md) or a vault's folder")
     if target.is_dir():
         schema = load_schema(target, args.schema)
-        found = memory.index_files(target, schema.index_files, schema.memory)
+        found = store_doctor.index_files(target, schema.index_files, schema.memory)
         if not found:
             looked = ", ".join(schema.index_files)
             raise cli.UsageError(

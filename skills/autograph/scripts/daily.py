@@ -102,7 +102,9 @@ def day(text: str) -> str:
 
 
 def cmd_extract(args) -> int:
-    from autograph import daily, jsonfile, store
+    from autograph.memory import daily
+    from autograph.read import jsonfile
+    from autograph.write import store
 
     vault, schema = cli.load(args)
     config = daily.settings(vault, schema)
@@ -198,7 +200,7 @@ def cmd_mark(args) -> int:
 
 
 def _mark(args):
-    from autograph import daily
+    from autograph.memory import daily
 
     vault, schema = cli.load(args)
     found, _ = daily.daily_notes(vault, schema)

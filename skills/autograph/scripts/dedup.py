@@ -100,14 +100,16 @@ def cmd_dedup(args) -> int:
 
 
 def _today(args, schema) -> str:
-    from autograph import decay
+    from autograph.memory import decay
 
     return decay.today_in(decay.Settings.of(schema).zone, args.today).isoformat()
 
 
 def _dedup(args):
-    from autograph import dedup, jsonfile, store
-    from autograph.index import NoteIndex
+    from autograph.memory import dedup
+    from autograph.read import jsonfile
+    from autograph.read.index import NoteIndex
+    from autograph.write import store
 
     vault, schema = cli.load(args)
     apply = cli.writes(args)
@@ -197,7 +199,7 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
     print()
     print(f"{cli.plural(len(plan.merged), 'group')} to merge, {cli.plural(len(plan.links), 'link')} to rewrite")
     # print_outcome diffs Edits only: a trashed card is listed with its reason
-    from autograph import store
+    from autograph.write import store
 
     edits = [c for c in plan.changes if isinstance(c, store.Edit)]
     cli.print_outcome(outcome, edits, apply, args.diff)

@@ -89,8 +89,8 @@ def _human(data: dict) -> str:
 
 
 def cmd_discover(args) -> int:
-    from autograph import discovery
-    from autograph.index import NoteIndex
+    from autograph.read.index import NoteIndex
+    from autograph.schema import discovery
 
     vault, _ = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)

@@ -110,7 +110,7 @@ def _where(finding: dict) -> str:
 
 
 def _human(report: dict) -> str:
-    from autograph import memory
+    from autograph.hosts import store_doctor
 
     size = report["index_size"]
     index = (
@@ -131,12 +131,12 @@ def _human(report: dict) -> str:
     omitted = sum(report["omitted"].values())
     if omitted:
         out.append(
-            f"  ... and {omitted:,} more not listed: at most {memory.MAX_LISTED} of one kind per file are "
+            f"  ... and {omitted:,} more not listed: at most {store_doctor.MAX_LISTED} of one kind per file are "
             "(--json: omitted, by kind)"
         )
     if report["issues"]:
         out += ["", "what to do:"]
-        out += [f"  {kind}: {memory.ISSUES[kind]}" for kind in report["counts"]]
+        out += [f"  {kind}: {store_doctor.ISSUES[kind]}" for kind in report["counts"]]
         summary = ", ".join(f"{n:,} {kind}" for kind, n in report["counts"].items())
         out += ["", f"{cli.plural(sum(report['counts'].values()), 'issue')}: {summary}"]
     else:
@@ -145,8 +145,8 @@ def _human(report: dict) -> str:
 
 
 def cmd_doctor(args) -> int:
-    from autograph import caps, memory
-    from autograph.schema import DEFAULTS, load_schema
+    from autograph.hosts import caps, store_doctor
+    from autograph.schema.model import DEFAULTS, load_schema
 
     folder = Path(args.store)
     if not folder.is_dir():
@@ -164,8 +164,8 @@ def cmd_doctor(args) -> int:
             f'the memory store {folder / sub} ("memory.folder" in {schema.source}) does not exist; '
             f'create it (init.py) or fix "memory.folder"'
         )
-    store = memory.locate_store(folder, settings)
-    report = memory.doctor(store, settings, limits)
+    store = store_doctor.locate_store(folder, settings)
+    report = store_doctor.doctor(store, settings, limits)
     report["caps"] = limits.as_dict()
     if args.json:
         cli.print_json(report)

@@ -16,8 +16,9 @@ from autograph import cli  # noqa: E402  (the rest when the command runs: --help
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograph import compliance, store
-    from autograph.vault import Vault
+    from autograph.read.vault import Vault
+    from autograph.schema import compliance
+    from autograph.write import store
 
 # compliance.RULES, spelled out so that --help needs no import of compliance
 # (which reads vaults); tests/test_startup.py checks that they agree.
@@ -121,7 +122,8 @@ def _human(report: compliance.Report, schema_source) -> str:
 
 
 def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[store.Edit], list[dict]]:
-    from autograph import repair, store
+    from autograph.schema import repair
+    from autograph.write import store
 
     edits, done = [], []
     paths = sorted({f.path for f in report.findings if f.rule in ("invalid-frontmatter", "yaml-comment")})
@@ -142,8 +144,8 @@ def cmd_enforce(args) -> int:
 
 
 def _enforce(args):
-    from autograph import compliance
-    from autograph.vault import Vault
+    from autograph.read.vault import Vault
+    from autograph.schema import compliance
 
     vault, schema = cli.load(args)
     apply = cli.writes(args)
@@ -181,7 +183,7 @@ def _roll_back_failed_moves(vault: Vault, plan, outcome: dict, moved: dict, wait
     """Take the run back when a moved card's new name could not be written
     (its links were rewritten to it): ``moved["rolled_back"]`` names the
     undo's run, else None."""
-    from autograph import moves
+    from autograph.graph import moves
 
     moved["rolled_back"] = None
     missed = moves.unfinished(plan, outcome) if outcome["run"] else []
@@ -199,13 +201,14 @@ def _roll_back_failed_moves(vault: Vault, plan, outcome: dict, moved: dict, wait
 
 def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tuple[list, dict, object]:
     """The run of --move: each misplaced card to its type's folder (as
-    graph.py mv, through autograph.moves), the frontmatter fixes folded in
+    graph.py mv, through autograph.graph.moves), the frontmatter fixes folded in
     (one change per file).  Returns the changes, the JSON of the moves and
     the :class:`moves.MovePlan`."""
     import dataclasses
 
-    from autograph import moves, store
-    from autograph.note import Note
+    from autograph.graph import moves
+    from autograph.read.note import Note
+    from autograph.write import store
 
     wanted = {}
     for finding in report.findings:
@@ -272,7 +275,7 @@ def _report(args, vault, schema, report, edits, outcome, skipped, repairs, after
         for item in moved["left"]:
             where = f"{cli.printable(item['path'])}:{item['line']}"
             print(f"  link left: {where} {cli.printable(item['target'])} ({item['why']})")
-    from autograph import store
+    from autograph.write import store
 
     shown = [e for e in edits if not (args.diff or args.repair) or (isinstance(e, store.Edit) and e.before is not None)]
     cli.print_outcome(outcome, shown, apply, args.diff or args.repair)

@@ -54,7 +54,7 @@ def cmd_init(args) -> int:
 
 
 def _init(args):
-    from autograph import bootstrap
+    from autograph.schema import bootstrap
 
     vault, schema = cli.load(args)
     edits, skipped = bootstrap.plan_init(vault, schema)
@@ -231,7 +231,7 @@ def now_value(text: str):
     instant; without: the vault's wall-clock time)."""
     import argparse
 
-    from autograph import decay
+    from autograph.memory import decay
 
     try:
         value = decay.parse_when(text.strip())
@@ -249,7 +249,7 @@ def _add_when(parser) -> None:
 
 
 def _today(args, schema):
-    from autograph import decay
+    from autograph.memory import decay
 
     settings = decay.Settings.of(schema)
     return decay.today_in(settings.zone, args.today or args.now), settings
@@ -287,7 +287,8 @@ def cmd_decay(args) -> int:
 def _decay(args):
     import json
 
-    from autograph import decay, store
+    from autograph.memory import decay
+    from autograph.write import store
 
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)
@@ -341,7 +342,7 @@ def _decay(args):
 def _resolve_notes(vault, names: list[str]) -> list[str]:
     # card.py's reading of a NOTE: a path as given, a name as a wikilink, and a
     # name that fits several notes refused with them (touching one is a guess)
-    from autograph import cards
+    from autograph.memory import cards
 
     paths, missing = [], []
     for name in names:
@@ -365,7 +366,7 @@ def cmd_touch(args) -> int:
 
 
 def _touch(args):
-    from autograph import decay
+    from autograph.memory import decay
 
     vault, schema = cli.load(args)
     today, _ = _today(args, schema)
@@ -413,7 +414,7 @@ def _nothing():
 
 
 def _creative(args):
-    from autograph import decay
+    from autograph.memory import decay
 
     if args.n < 0:
         raise cli.UsageError(f"-n {args.n}: give a number of cards, 0 or more")
@@ -472,7 +473,7 @@ def _description(reading) -> str:
 
 
 def cmd_stats(args) -> int:
-    from autograph import decay
+    from autograph.memory import decay
 
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)

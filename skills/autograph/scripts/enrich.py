@@ -92,7 +92,7 @@ Examples:
 def _settings(args) -> dict:
     import os
 
-    from autograph import llm
+    from autograph.agents import llm
 
     key, key_from = llm.api_key()
     return {
@@ -104,7 +104,7 @@ def _settings(args) -> dict:
 
 
 def _client(config: dict, args):
-    from autograph import llm
+    from autograph.agents import llm
 
     missing = [
         what
@@ -124,7 +124,7 @@ def _client(config: dict, args):
 
 
 def cmd_enrich(args) -> int:
-    from autograph import enrich, llm
+    from autograph.agents import enrich, llm
 
     apply = cli.writes(args)
     config = _settings(args)
@@ -147,12 +147,12 @@ def cmd_enrich(args) -> int:
 
 
 def _write(args, config, model, read, sent):
-    from autograph import enrich
+    from autograph.agents import enrich
 
     vault, schema, first = read
     apply = cli.writes(args)
     if apply:
-        from autograph.vault import Vault
+        from autograph.read.vault import Vault
 
         vault = Vault.open(args.vault)  # read again: the notes as they are now, under the lock
         now = enrich.prepare(vault, schema, args.mode, model, vault.root)

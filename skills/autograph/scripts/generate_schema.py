@@ -49,7 +49,7 @@ Examples:
 
 
 def _read_discovery(name: str) -> dict:
-    from autograph import jsonfile
+    from autograph.read import jsonfile
 
     shown = cli.printable(name)
     try:
@@ -79,7 +79,7 @@ def _check_output(name: str, force: bool) -> Path:
     drafted or written: an empty name, a folder, a symlink, a FIFO, device
     or socket, a missing folder, or an existing file without --force.
     store.write_output checks again right before it writes."""
-    from autograph import jsonfile
+    from autograph.read import jsonfile
 
     if not name:
         raise cli.UsageError("-o: empty file name; give the schema's path, such as VAULT/schema.json")
@@ -112,7 +112,8 @@ def _check_output(name: str, force: bool) -> Path:
 
 
 def cmd_generate(args) -> int:
-    from autograph import drafting, jsonfile
+    from autograph.read import jsonfile
+    from autograph.schema import drafting
 
     target = None if args.output in (None, "-") else _check_output(args.output, args.force)
     try:
@@ -132,7 +133,7 @@ def cmd_generate(args) -> int:
     if args.dry_run:
         print(f"would write {shown} ({len(draft['node_types'])} types)")
         return cli.EXIT_OK
-    from autograph import store
+    from autograph.write import store
 
     try:
         store.write_output(target, text.encode("utf-8"), overwrite=args.force)

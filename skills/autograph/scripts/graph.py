@@ -321,8 +321,9 @@ def _human(report: dict, previous: dict | None) -> str:
 def cmd_health(args) -> int:
     import datetime
 
-    from autograph import health, store
-    from autograph.index import NoteIndex
+    from autograph.graph import health
+    from autograph.read.index import NoteIndex
+    from autograph.write import store
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -367,8 +368,8 @@ def _note_name(vault, name: str) -> str:
 
 
 def cmd_backlinks(args) -> int:
-    from autograph import linkgraph
-    from autograph.index import NoteIndex
+    from autograph.read import linkgraph
+    from autograph.read.index import NoteIndex
 
     vault, _ = cli.load(args)
     name = _note_name(vault, args.note)
@@ -399,8 +400,9 @@ def cmd_backlinks(args) -> int:
 
 
 def cmd_orphans(args) -> int:
-    from autograph import health, linkgraph
-    from autograph.index import NoteIndex
+    from autograph.graph import health
+    from autograph.read import linkgraph
+    from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -417,8 +419,9 @@ def cmd_orphans(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from autograph import report, store
-    from autograph.index import NoteIndex
+    from autograph.graph import report
+    from autograph.read.index import NoteIndex
+    from autograph.write import store
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -468,7 +471,7 @@ def _show(rows: list[str]) -> None:
 
 def _print_changes(edits, show_diff: bool) -> None:
     """--diff for a run of Edits, Moves and Trashes: the diffs of rewritten notes."""
-    from autograph import store
+    from autograph.write import store
 
     if not show_diff:
         return
@@ -485,8 +488,8 @@ def cmd_fix(args) -> int:
 
 
 def _fix(args):
-    from autograph import linkfix
-    from autograph.index import NoteIndex
+    from autograph.graph import linkfix
+    from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -536,7 +539,7 @@ def cmd_mv(args) -> int:
 
 
 def _change_row(change) -> dict:
-    from autograph import store
+    from autograph.write import store
 
     if isinstance(change, store.Edit):
         return {"op": "create" if change.before is None else "write", "path": change.path, "to": None}
@@ -546,8 +549,8 @@ def _change_row(change) -> dict:
 
 
 def _mv(args):
-    from autograph import moves
-    from autograph.index import NoteIndex
+    from autograph.graph import moves
+    from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     try:

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-# autograph.caps (only os and json: this runs before every write) is imported
+# autograph.hosts.caps (only os and json: this runs before every write) is imported
 # once there is a hook call to check, so --help imports nothing of autograph.
 
 DESCRIPTION = (
@@ -119,7 +119,7 @@ def _load_index(path: str) -> tuple[list[str], dict]:
     """The index names (``index.files`` and the memory store's index) and
     the ``index`` section of the schema at ``path``; raises SchemaError.
     Imported only when a write is checked: most calls never need it."""
-    from autograph.schema import load_schema
+    from autograph.schema.model import load_schema
 
     schema = load_schema(None, path)
     return [*schema.index_files, schema.memory["index"]], schema.section("index")
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"guard: cannot read the hook input ({exc}); the call is allowed unchecked", file=sys.stderr)
         return 0
-    from autograph import caps
+    from autograph.hosts import caps
 
     try:
         answer, notes = caps.review(payload, os.environ, schema=schema, load=_load_index, defer_to_plugin=defer)

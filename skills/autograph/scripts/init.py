@@ -122,8 +122,8 @@ def _human(report: dict, dry_run: bool) -> str:
 
 
 def cmd_init(args) -> int:
-    from autograph import hosts
-    from autograph.schema import load_schema
+    from autograph.hosts import wiring
+    from autograph.schema.model import load_schema
 
     source = Path(__file__).resolve().parent.parent
     folder = "memory"
@@ -138,16 +138,16 @@ def cmd_init(args) -> int:
             schema_file = (project / "schema.json").absolute()
             folder = load_schema(project).memory["folder"]
     try:
-        layout = hosts.layout(args.host, args.project, args.user, args.store, folder)
+        layout = wiring.layout(args.host, args.project, args.user, args.store, folder)
         if args.uninstall:
-            cleanup = hosts.removable_dirs(layout)
-            actions = hosts.plan_uninstall(layout, source, args.python, schema_file)
+            cleanup = wiring.removable_dirs(layout)
+            actions = wiring.plan_uninstall(layout, source, args.python, schema_file)
         else:
             cleanup = None
-            actions = hosts.plan_install(layout, source, args.python, schema=schema_file)
-    except hosts.HostError as exc:
+            actions = wiring.plan_install(layout, source, args.python, schema=schema_file)
+    except wiring.HostError as exc:
         raise cli.UsageError(str(exc)) from None
-    skipped = [] if args.dry_run else hosts.apply(actions, cleanup)
+    skipped = [] if args.dry_run else wiring.apply(actions, cleanup)
     conflicts = [a for a in skipped if a.conflict]
     failed = [a for a in skipped if not a.conflict]
     root = layout.root

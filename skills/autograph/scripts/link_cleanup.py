@@ -57,8 +57,8 @@ def cmd_cleanup(args) -> int:
 
 
 def _cleanup(args):
-    from autograph import cleanup
-    from autograph.index import NoteIndex
+    from autograph.graph import cleanup
+    from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)

@@ -70,8 +70,8 @@ def cmd_generate(args) -> int:
 
 
 def _generate(args):
-    from autograph import moc
-    from autograph.index import NoteIndex
+    from autograph.graph import moc
+    from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)

@@ -256,8 +256,8 @@ def _steps_json(args, command: str, result: dict, **extra) -> dict:
 
 
 def cmd_health(args) -> int:
-    from autograph import orchestrate
-    from autograph.vault import Vault
+    from autograph.agents import orchestrate
+    from autograph.read.vault import Vault
 
     root = Vault.check_folder(args.vault)
     steps = orchestrate.health_steps(_arg(args.vault), _arg(args.schema), args.fail_under)
@@ -294,8 +294,8 @@ def _tiers(tiers) -> str:
 
 
 def cmd_bootstrap(args) -> int:
-    from autograph import orchestrate
-    from autograph.vault import Vault
+    from autograph.agents import orchestrate
+    from autograph.read.vault import Vault
 
     root = Vault.check_folder(args.vault)
     apply = cli.writes(args)
@@ -325,7 +325,8 @@ def cmd_bootstrap(args) -> int:
 
 def _emit(args, data: dict, summary: dict, vault=None) -> int:
     """The output of a batch command: the JSON on stdout, or to -o."""
-    from autograph import jsonfile, store
+    from autograph.read import jsonfile
+    from autograph.write import store
 
     text = jsonfile.dumps(data, indent=1) + "\n"
     for batch in data.get("batches", ()):
@@ -360,8 +361,8 @@ def _count(value):
 
 
 def cmd_prepare(args) -> int:
-    from autograph import review
-    from autograph.index import NoteIndex
+    from autograph.agents import review
+    from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -384,8 +385,8 @@ def cmd_prepare(args) -> int:
 
 
 def cmd_research_plan(args) -> int:
-    from autograph import research
-    from autograph.index import NoteIndex
+    from autograph.agents import research
+    from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -404,7 +405,9 @@ def cmd_research_plan(args) -> int:
 
 
 def cmd_research_reduce(args) -> int:
-    from autograph import jsonfile, research, store
+    from autograph.agents import research
+    from autograph.read import jsonfile
+    from autograph.write import store
 
     try:
         report = research.reduce(args.observations, args.max_types, args.coverage)

@@ -64,8 +64,8 @@ Examples:
 
 
 def cmd_search(args) -> int:
-    from autograph import search
-    from autograph.schema import load_schema
+    from autograph.memory import search
+    from autograph.schema.model import load_schema
 
     identity = _identity(args)
     # cli.load, but the notes are stat'ed during the walk: the warm query's freshness check

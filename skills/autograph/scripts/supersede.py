@@ -71,7 +71,7 @@ def cmd_supersede(args) -> int:
 
 
 def _supersede(args):
-    from autograph import supersede
+    from autograph.memory import supersede
 
     vault, schema = cli.load(args)
     apply = cli.writes(args)

@@ -16,7 +16,7 @@ from autograph import cli  # noqa: E402  (the rest when the command runs: --help
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from autograph import journal
+    from autograph.write import journal
 
 DESCRIPTION = """\
 Every run that writes a vault (enforce.py --apply, engine.py init --apply,
@@ -101,13 +101,13 @@ be rolled back.
 
 
 def _graph(root: Path) -> Path:
-    from autograph import store
+    from autograph.write import store
 
     return Path(root).resolve() / store.GRAPH_DIR
 
 
 def _find(root: Path, name: str) -> journal.Run:
-    from autograph import journal
+    from autograph.write import journal
 
     runs = journal.runs(_graph(root))
     if name == "last":  # the newest command a person gave: not a recovery or a rollback autograph made
@@ -123,8 +123,8 @@ def _find(root: Path, name: str) -> journal.Run:
 
 
 def cmd_list(args) -> int:
-    from autograph import journal
-    from autograph.vault import Vault
+    from autograph.read.vault import Vault
+    from autograph.write import journal
 
     vault = Vault.check_folder(args.vault)
     runs = journal.runs(_graph(vault))
@@ -150,7 +150,7 @@ def cmd_list(args) -> int:
 
 
 def _status(root: Path, change: journal.Change) -> str:
-    from autograph.journal import digest
+    from autograph.write.journal import digest
 
     where = change.to if change.op != "write" else change.path
     try:
@@ -169,7 +169,7 @@ def _status(root: Path, change: journal.Change) -> str:
 
 
 def cmd_show(args) -> int:
-    from autograph.vault import Vault
+    from autograph.read.vault import Vault
 
     vault = Vault.open(args.vault)
     run = _find(vault.root, args.run)
@@ -200,7 +200,7 @@ def cmd_show(args) -> int:
 
 
 def cmd_undo(args) -> int:
-    from autograph.vault import Vault
+    from autograph.read.vault import Vault
 
     _find(Vault.check_folder(args.vault), args.run)  # an unknown RUN: exit 2 before the lock makes .graph/ anywhere
     with cli.writing(args, "undo.py undo"):
@@ -209,8 +209,8 @@ def cmd_undo(args) -> int:
 
 
 def _undo(args):
-    from autograph.undo import plan_undo
-    from autograph.vault import Vault
+    from autograph.read.vault import Vault
+    from autograph.write.undo import plan_undo
 
     vault = Vault.open(args.vault)
     run = _find(vault.root, args.run)
@@ -237,9 +237,9 @@ def cmd_recover(args) -> int:
 
 
 def _recover(args):
-    from autograph import journal, store
-    from autograph.undo import plan_undo
-    from autograph.vault import Vault
+    from autograph.read.vault import Vault
+    from autograph.write import journal, store
+    from autograph.write.undo import plan_undo
 
     vault = Vault.open(args.vault)
     # a dead writer's run was rolled back as the lock was taken (cli.writing)

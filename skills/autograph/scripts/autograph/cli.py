@@ -26,7 +26,7 @@ import sys
 # functions that use them (tests/test_startup.py holds that).
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
-    from .vault import Vault
+    from .read.vault import Vault
 
 __all__ = [
     "EXIT_FOUND",
@@ -254,8 +254,8 @@ def writes(args) -> bool:
 
 def load(args) -> tuple[Vault, object]:
     """Open ``args.vault`` and load its schema (``args.schema`` if given)."""
-    from .schema import load_schema
-    from .vault import Vault
+    from .read.vault import Vault
+    from .schema.model import load_schema
 
     vault = Vault.open(args.vault)
     schema = load_schema(vault.root, getattr(args, "schema", None))
@@ -389,11 +389,13 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         return EXIT_USAGE
     try:
         return int(func(args) or 0)
-    except _raised("schema", "SchemaError") as exc:
+    except _raised("schema.model", "SchemaError") as exc:
         print(f"{parser.prog}: bad schema: {exc}", file=sys.stderr)
-    except _raised("vault", "VaultError") + _raised("store", "PathError", "TargetError") + (UsageError,) as exc:
+    except (
+        _raised("read.vault", "VaultError") + _raised("write.store", "PathError", "TargetError") + (UsageError,)
+    ) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-    except _raised("store", "LockBusy") as exc:
+    except _raised("write.store", "LockBusy") as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return EXIT_CRASH
     except BrokenPipeError:
@@ -461,7 +463,7 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", sc
     exception half way leaves the run to the next writer's rollback.
     Nothing is printed here: a report that cannot be printed (``| head``)
     never stops the writes half way."""
-    from . import store
+    from .write import store
 
     global _outcome, _last_run
     keep = schema.journal_keep if schema is not None else None
@@ -489,7 +491,7 @@ def outcome_of(edits, result) -> dict:
 def print_outcome(outcome: dict, edits, applied: bool, show_diff: bool) -> None:
     """The human report of :func:`carry_out`: what changed (or would), each
     edit (as a diff with ``show_diff``), the conflicts and the failures."""
-    from . import store
+    from .write import store
 
     if applied:
         print(f"{plural(len(outcome['written']), 'note')} changed")
@@ -519,8 +521,8 @@ def writing(args, command: str):
     finding every note changed.  Raises :class:`store.LockBusy`."""
     from pathlib import Path
 
-    from . import store
-    from .vault import Vault
+    from .read.vault import Vault
+    from .write import store
 
     if not writes(args):
         yield

@@ -1,0 +1,321 @@
+"""Vault health: link and frontmatter findings, and a 0-100 score.
+
+The score (``SCORE_FORMULA``) starts at 100 and subtracts weighted shares,
+each between 0 and 1, so no single finding can push it below 0 on its own:
+
+* 30 x orphan share: cards no other note links to, of all cards that are
+  not hubs (index and Map-of-Content notes are never orphans; notes in the
+  templates folders and ``ignore_folders`` are not cards, :meth:`Vault.cards`);
+* 30 x broken share: links that resolve to nothing, of all links;
+* 15 x link sparsity: ``max(0, 1 - average links per note / 3)``;
+* 10 x cards without a ``description`` property, of all cards;
+* 10 x notes whose frontmatter does not parse, or that cannot be read or
+  are not UTF-8 (``unreadable``);
+* 5 x broken anchors: ``#heading``/``#^block`` links whose target lacks it,
+  of all links;
+* ``decay.health_weight`` (default 0: shown, not scored) x stale share:
+  cards last accessed more than ``decay.stale_days`` (90) days ago, of the
+  cards with a date (:mod:`decay`).  Scored only when the schema gives a
+  weight; the report always holds the stale share and the tiers.
+
+The result is clamped to 0..100 and rounded to one decimal.  An empty vault
+scores 100.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..read import jsonfile
+from ..read.index import NoteIndex
+from ..read.linkgraph import Edge, build
+from ..read.vault import Vault
+from ..schema.model import Schema
+from ..write import store
+
+__all__ = [
+    "HISTORY",
+    "SCORE_FORMULA",
+    "append_history",
+    "health_report",
+    "hubs",
+    "previous_entry",
+    "report_for",
+    "score",
+]
+
+HISTORY = "health-history.jsonl"
+REPORT_CACHE = "cache/health.json"
+
+SCORE_FORMULA = (
+    "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
+    " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage of cards)"
+    " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links"
+    " - decay.health_weight (default 0)*stale share,"
+    " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
+)
+PENALTIES = ("orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors")
+
+
+@dataclass(frozen=True)
+class Counts:
+    notes: int
+    cards: int  # cards (Vault.cards), hubs included
+    hub_cards: int  # cards that are hubs (never orphans)
+    links: int
+    orphans: int
+    broken: int
+    described: int
+    invalid: int
+    broken_anchors: int
+    stale_share: float = 0.0  # of dated cards, last access over decay.stale_days ago
+    stale_weight: float = 0.0  # decay.health_weight: 0 shows the stale share without scoring it
+
+
+def score(c: Counts) -> tuple[float, dict[str, float]]:
+    """The health score for ``c`` and each penalty (see the module docstring)."""
+    if c.notes == 0:
+        return 100.0, dict.fromkeys(PENALTIES, 0.0)
+    links = max(c.links, 1)
+    avg = c.links / c.notes
+    penalties = {
+        "orphans": 30 * c.orphans / max(c.cards - c.hub_cards, 1),
+        "broken_links": 30 * c.broken / links,
+        "link_sparsity": 15 * max(0.0, 1 - avg / 3),
+        "description": 10 * (1 - c.described / c.cards) if c.cards else 0.0,
+        "invalid_frontmatter": 10 * c.invalid / c.notes,
+        "broken_anchors": 5 * c.broken_anchors / links,
+    }
+    if c.stale_weight:
+        penalties["stale"] = c.stale_weight * c.stale_share
+    value = max(0.0, min(100.0, 100 - sum(penalties.values())))
+    return round(value, 1), {k: round(v, 2) for k, v in penalties.items()}
+
+
+def _edge_row(edge: Edge) -> dict:
+    link = edge.link
+    return {"source": edge.source, "line": link.line, "target": link.text, "kind": link.kind}
+
+
+def hubs(vault: Vault, schema: Schema, index: NoteIndex) -> list[str]:
+    """Index and Map-of-Content notes (:meth:`Schema.is_hub`), in vault order."""
+    found = []
+    for path in vault.notes:
+        summary = index.summary(path)
+        if schema.is_hub(summary.stem, summary.properties):
+            found.append(path)
+    return found
+
+
+def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, today=None) -> dict:
+    """Every health finding of ``vault`` as a JSON-ready dict (keys documented
+    in ``graph.py health --help``).  ``index`` may supply cached summaries;
+    ``today`` (the vault's date, default the clock's) dates the stale share."""
+    graph = build(vault, index)
+    index = graph.index
+    notes = vault.notes
+    cards = vault.cards(schema)
+    hub_list = hubs(vault, schema, index)
+    described = 0
+    invalid = []
+    for path in cards:
+        description = index.summary(path).properties.get("description")
+        if isinstance(description, str) and description.strip():
+            described += 1
+    for path in notes:
+        error = index.summary(path).error
+        if error is not None:
+            line, column, reason = error
+            invalid.append({"path": path, "line": line, "column": column, "error": reason})
+    not_cards = set(notes).difference(cards) if len(cards) < len(notes) else set()
+    skip = set(hub_list) | not_cards
+    # a generated Map of Content links every card of its group: its links do
+    # not rescue an orphan, or one moc.py run would hide every orphan
+    generated = vault.generated_mocs(schema)
+    if generated:
+        orphans = [
+            path
+            for path in notes
+            if path not in skip and all(edge.source in generated for edge in graph.backlinks(path))
+        ]
+    else:
+        orphans = graph.orphans(exclude=skip.__contains__)
+    broken = graph.broken()
+    anchors = graph.broken_anchors()
+    links = len(graph.edges)
+    unreadable = [{"path": path, "error": error} for path, error in sorted(graph.unreadable.items())]
+    counts = Counts(
+        notes=len(notes),
+        cards=len(cards),
+        hub_cards=len(set(hub_list).difference(not_cards)),
+        links=links,
+        orphans=len(orphans),
+        broken=len(broken),
+        described=described,
+        invalid=len(invalid) + len(unreadable),
+        broken_anchors=len(anchors),
+    )
+    recall = _recall(vault, schema, index, today)
+    counts = dataclasses.replace(
+        counts, stale_share=recall["stale_share"], stale_weight=float(schema.section("decay").get("health_weight", 0))
+    )
+    value, penalties = score(counts)
+    return {
+        "vault": str(vault.root),
+        "score": value,
+        "penalties": penalties,
+        "notes": len(notes),
+        "attachments": len(vault.files) - len(notes),
+        "hubs": hub_list,
+        "links": links,
+        "resolved_links": links - len(broken),
+        "avg_links": round(links / len(notes), 2) if notes else 0.0,
+        "broken_links": [_edge_row(edge) for edge in broken],
+        "orphans": orphans,
+        "dead_ends": graph.dead_ends(),
+        "ambiguous_links": [
+            dict(_edge_row(edge), resolved=edge.target, candidates=list(edge.candidates)) for edge in graph.ambiguous()
+        ],
+        "broken_anchors": [dict(_edge_row(edge), resolved=edge.target) for edge in anchors],
+        "description_coverage": round(described / len(cards), 4) if cards else 1.0,
+        "invalid_frontmatter": invalid,
+        "unreadable": unreadable,
+        "warnings": list(vault.warnings),
+        **recall,
+    }
+
+
+def _recall(vault: Vault, schema: Schema, index: NoteIndex, today) -> dict:
+    """The report's decay keys: ``stale_share``, ``tiers`` and ``recall``
+    (:func:`decay.stats` on the cards, as their dates give them ``today``)."""
+    from ..memory import decay
+
+    settings = decay.Settings.of(schema)
+    today = today or decay.today_in(settings.zone)
+    found = decay.stats(decay.read_cards(vault, schema, today, settings, index), settings)
+    keys = ("dated", "undated", "not_dates", "stale", "stale_days", "never_touched_share")
+    return {
+        "stale_share": found["stale_share"],
+        "tiers": found["tiers"],
+        "recall": {"today": today.isoformat(), **{key: found[key] for key in keys}},
+    }
+
+
+def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> dict:
+    """:func:`health_report`, reused from ``.graph/cache/health.json`` when
+    nothing it depends on changed: the vault's file list, every note's size,
+    modification and change time, the templates folders, the schema and
+    autograph's own code (one hash, :func:`_report_key`).  So a run on an
+    unchanged vault stats every note and reads none.  Otherwise the report is
+    computed (reading only changed notes, through ``index``) and stored.
+    The vault's date (``today``, default the clock's) is part of the key:
+    the stale share and the tiers move with it."""
+    if today is None:
+        from ..memory import decay
+
+        today = decay.today_in(decay.Settings.of(schema).zone)
+    key = _report_key(vault, schema, index, today) if index.use_cache else None
+    if key is not None:
+        try:
+            data = json.loads(jsonfile.read_bytes(vault.root / store.GRAPH_DIR / REPORT_CACHE, limit=1 << 30))
+        except (OSError, ValueError, RecursionError):  # NotAFile is a ValueError
+            data = None
+        if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("report"), dict):
+            report = data["report"]
+            report["vault"] = str(vault.root)
+            report["warnings"] = list(vault.warnings)
+            return report
+    report = health_report(vault, schema, index, today)
+    index.save()
+    if key is not None:
+        try:
+            text = json.dumps({"key": key, "report": report}, ensure_ascii=False, separators=(",", ":"))
+            store.write_derived(vault.root, REPORT_CACHE, text.encode("utf-8", "backslashreplace"), durable=False)
+        except (OSError, store.Conflict, store.PathError, store.TargetError):
+            pass  # a result that cannot be stored is computed again next run
+    return report
+
+
+def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> str:
+    code = []
+    library = Path(__file__).resolve().parent.parent  # every module of autograph, in every layer
+    for folder, dirs, files in os.walk(library):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(folder, name))
+                code.append([os.path.relpath(os.path.join(folder, name), library), info.st_size, info.st_mtime_ns])
+    parts = [
+        str(vault.root.resolve()),
+        vault.files,
+        index.stamps(),
+        vault.template_folders,
+        schema.data,
+        str(schema.source),
+        code,
+        str(today),
+    ]
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+
+def previous_entry(root: Path) -> dict | None:
+    """The last well-formed line of ``.graph/health-history.jsonl``, or None.
+
+    A damaged history (not JSON, too deeply nested, a score that is not a
+    finite number) is skipped line by line, never trusted.
+    """
+    try:
+        data = jsonfile.read_bytes(root / store.GRAPH_DIR / HISTORY)  # never a FIFO's endless wait
+    except (OSError, jsonfile.NotAFile):
+        return None
+    lines = data.decode("utf-8", "replace").splitlines()
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line, parse_constant=_reject)
+        except (ValueError, RecursionError):
+            continue
+        if (
+            isinstance(entry, dict)
+            and isinstance(entry.get("score"), (int, float))
+            and not isinstance(entry["score"], bool)
+            and math.isfinite(entry["score"])
+            and isinstance(entry.get("time", ""), str)
+        ):
+            return entry
+    return None
+
+
+def _reject(constant: str):
+    raise ValueError(f"{constant} is not a number")
+
+
+def append_history(root: Path, report: dict, when: str) -> Path:
+    """Append this report's summary line to ``.graph/health-history.jsonl``.
+    Raises OSError or :class:`store.PathError` when it cannot be written."""
+    return store.append_line(root, HISTORY, json.dumps(history_entry(report, when), ensure_ascii=False))
+
+
+def history_entry(report: dict, when: str) -> dict:
+    """The one-line summary of a report that ``.graph/health-history.jsonl`` keeps."""
+    return {
+        "time": when,
+        "score": report["score"],
+        "notes": report["notes"],
+        "links": report["links"],
+        "broken_links": len(report["broken_links"]),
+        "orphans": len(report["orphans"]),
+        "dead_ends": len(report["dead_ends"]),
+        "ambiguous_links": len(report["ambiguous_links"]),
+        "broken_anchors": len(report["broken_anchors"]),
+        "description_coverage": report["description_coverage"],
+        "invalid_frontmatter": len(report["invalid_frontmatter"]) + len(report["unreadable"]),
+        "stale_share": report.get("stale_share", 0.0),
+        "tiers": report.get("tiers", {}),
+    }

@@ -1,0 +1,1351 @@
+"""The memory store: an index of pointers plus one note per fact; doctor's checks.
+
+A store is a folder holding the index (``MEMORY.md``, always loaded by the
+agent host, so bounded by the caps of :mod:`caps`) and one Markdown note per
+fact, each with frontmatter ``name``, ``description``, ``type`` (``user``,
+``feedback``, ``project``, ``reference`` by default), ``created`` and
+``updated``.  Retired notes live in ``archive/`` and need no pointer.  Where
+the store is and which types it has come from the schema's ``memory`` key
+(:attr:`schema.Schema.memory`).  A folder is a store when it holds the index
+(any letter case, or a symlink named like it) or, without one, when at least
+half of its live notes (and at least one) carry memory frontmatter: a
+``name``, a ``description`` and a ``type`` of the store's types.
+
+:func:`doctor` reads a store and returns every problem, each reported once
+with a ``kind`` (:data:`ISSUES`, :data:`WARNINGS`), the store-relative
+``path``, a 1-based ``line`` (or None) and a message saying what to do.
+
+Secrets: every text file of the store is scanned (notes that are not UTF-8
+too, decoded with replacement), and a secret is named by file, line and kind
+only.  Every finding's message passes through :func:`redact`, so no quoted
+fragment (an index line, a type, a date, a name, a pointer) can print one.
+
+Pointers and links resolve as the host's file system opens them: exact
+letter case where the file system is case-sensitive, a symlink inside the
+store followed, one out of it refused.  Files are read as streams in blocks,
+so a runaway index costs time in proportion to its size and constant memory;
+at most :data:`MAX_LISTED` findings of one kind are listed per file (the
+rest are counted).
+"""
+
+from __future__ import annotations
+
+import codecs
+import datetime
+import io
+import os
+import posixpath
+import re
+import stat
+import unicodedata
+from pathlib import Path
+from urllib.parse import unquote
+
+from ..read.index import note_links
+from ..read.note import BOM, Note
+from ..read.vault import Vault, VaultError
+from . import caps as capsmod
+
+__all__ = [
+    "ISSUES",
+    "MAX_INDEX_LINE",
+    "MAX_LISTED",
+    "WARNINGS",
+    "NotAStore",
+    "check_note",
+    "doctor",
+    "find_secrets",
+    "index_files",
+    "index_lines",
+    "locate_store",
+    "redact",
+]
+
+# kind -> what to do about it (the human report prints it once per kind)
+ISSUES = {
+    "index-missing": "create the index (init.py, or copy assets/MEMORY.md into the store)",
+    "index-unreadable": "make the index a readable UTF-8 file",
+    "index-outside": "make the index a file inside the store, not a symlink to a file outside it",
+    "index-over-cap": "compact the index: one short pointer per note, detail in the notes, retired entries archived",
+    "index-content": "move text out of the index into a note, and point to that note in one short line",
+    "broken-pointer": "fix the pointer's file name (letter case counts), or remove the line",
+    "pointer-outside": "point only at notes inside the store",
+    "unreachable": "add a pointer line for the note to the index, link it from a note that has one, or archive it",
+    "unreadable": "save the note as UTF-8 text",
+    "frontmatter": "start the note with a frontmatter block: name, description, type, created, updated",
+    "missing-field": "fill in the field",
+    "bad-type": "use one of the store's types",
+    "name-mismatch": "make name the file's name without .md (or rename the file); a name with spaces is a title",
+    "bad-date": "write dates as YYYY-MM-DD, with updated not before created",
+    "missing-label": "add the labelled line (e.g. 'Why: ...') to the note's body",
+    "secret": "delete the value; note only where it is kept (e.g. 'in the team password manager')",
+}
+WARNINGS = {
+    "index-soft-cap": "compact the index soon",
+    "duplicate-pointer": "keep one pointer per note",
+    "skipped": "check the store's files",
+}
+
+# An index line longer than this is content, not a pointer; Claude Code's
+# own advice is one line of under ~150 characters per entry.
+MAX_INDEX_LINE = 200
+
+# At most this many findings of one kind are listed per file; the rest are
+# counted (``counts``, ``omitted``), so a runaway file costs constant memory.
+MAX_LISTED = 100
+
+# Files are read in blocks of this many bytes (a line longer than a block is
+# read in parts; a secret across two parts is still found).
+_BLOCK = 1 << 20
+# A file with a NUL byte in its first this many bytes is binary, not scanned.
+_SNIFF = 8192
+
+
+class NotAStore(VaultError):
+    """The folder is not a memory store (no index, no memory notes)."""
+
+
+def _finding(kind: str, path: str, line: int | None, message: str) -> dict:
+    """One finding; its message is redacted (:func:`redact`), whatever it quotes."""
+    return {"kind": kind, "path": path, "line": line, "message": redact(message)}
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    """A fragment of store text, redacted, quoted and bounded, for a message.
+    Redaction runs before the cut, so a cut never leaves part of a secret."""
+    text = redact(text.strip()[:4096])
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+# ---------------------------------------------------------------------------
+# Secrets
+#
+# Each shape is (what, pattern, check, triggers).  The part hidden by
+# redact() is the pattern's group "value" when it has one, else the whole
+# match; check (if any) decides whether that value is real.  Triggers are
+# ASCII byte strings, one of which every match contains (lowercase ones are
+# looked for case-insensitively): scanning finds them at memory speed and
+# runs the patterns only on the lines that hold one.
+
+_KEYS = (
+    r"password|passwd|pwd|pw|passphrase|secret|api[_-]?key|apikey|access[_-]?key|access[_-]?token"
+    r"|auth[_-]?token|token|client[_-]?secret|private[_-]?key"
+)
+_ASSIGNMENT = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_-])*"
+    rf"(?P<key>{_KEYS})"
+    r"(?![A-Za-z0-9_-])[\"'*_]*[ \t]*[:=][ \t]*(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`]+)"
+)
+# "the password is hunter2", "passphrase: ...": the keyword, an optional
+# "for/of/to WORD", then ":" "=" "is" "was" or a space, then the value.
+_PROSE = re.compile(
+    r"(?i)(?<![A-Za-z0-9_-])(?P<key>password|passphrase|passwd)(?![A-Za-z0-9_-])"
+    r"(?:[ \t]+(?:for|of|to)[ \t]+[^\s:=]+)?"
+    r"(?:[ \t]*[:=][ \t]*|[ \t]+(?:(?:is|was)[ \t]*:?[ \t]*)?)"
+    r"(?P<value>\"[^\"\n]*\"|'[^'\n]*'|`[^`\n]*`|[^\s\"'`]+)"
+)
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:<.*>|\{\{.*\}\}|\$\{.*\}|\$\(.*\)|\$[A-Z_][A-Z0-9_]*|%[A-Z_]+%|\[\[.*\]\]|\*+|x{3,}|\.{3,}|…"
+    r"|redacted|\[redacted\]|\(redacted\)|none|null|nil|n/?a|tbd|todo|changeme|example|placeholder|secret"
+    r"|[~./].*)$"
+)
+# Long runs of base64 (a private key's body, a key without a known prefix):
+# hidden by redact() when they mix upper and lower case and digits, never
+# reported on their own.
+_KEYLIKE = re.compile(r"[A-Za-z0-9+/]{32,}={0,2}")
+REDACTED = "[redacted]"
+
+
+def _looks_secret(value: str) -> bool:
+    """A value after ``password=``: long enough and not a word, a path, a
+    variable or a placeholder (``<token>``, ``${API_KEY}``, ``***``)."""
+    value = value.strip().strip("\"'`").strip()
+    if len(value) < 6 or _PLACEHOLDER.match(value):
+        return False
+    if len(value) >= 20 or not value.isalpha():  # long, or with a digit or a symbol
+        return True
+    return value != value.lower() and value != value.upper()  # mixed case
+
+
+def _value_like(value: str) -> bool:
+    """A value after "password is": 6+ characters with a digit or a symbol,
+    not a placeholder, a link or an address ("password is required" is prose)."""
+    value = value.strip().strip("\"'`").strip()
+    if _PLACEHOLDER.match(value):
+        return False
+    value = value.rstrip(".,;:!?)]}")
+    if len(value) < 6 or _PLACEHOLDER.match(value) or "://" in value or value.startswith("[["):
+        return False
+    return not value.isalpha()  # a digit or a symbol
+
+
+def _assignment(match: re.Match) -> str:
+    key = match.group("key").lower().replace("-", "_")
+    return f"a {key} value ({key} = ...)"
+
+
+def _prose(match: re.Match) -> str:
+    key = match.group("key").lower()
+    return f"a {key} in prose ({key} is ...)"
+
+
+_SHAPES: list[tuple] = [
+    ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----", None, [b"PRIVATE KEY"]),
+    ("an AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b", None, [b"AKIA", b"ASIA", b"ABIA", b"ACCA"]),
+    (
+        "a GitHub token",
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
+        None,
+        [b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_"],
+    ),
+    ("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}", None, [b"glpat-"]),
+    ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", None, [b"xox"]),
+    ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", None, [b"npm_"]),
+    ("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None, [b"hf_"]),
+    ("an Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}", None, [b"sk-"]),
+    ("an API key (sk-...)", r"\bsk-(?:proj-|svcacct-|live-)?[A-Za-z0-9_-]{20,}", None, [b"sk-"]),
+    ("a Stripe key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", None, [b"k_live_", b"k_test_"]),
+    ("a Twilio API key", r"\bSK[0-9a-fA-F]{32}\b", None, [b"SK"]),
+    ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None, [b"AIza"]),
+    (
+        "a JSON Web Token",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        None,
+        [b"eyJ"],
+    ),
+    ("a bearer token", r"(?i)\bbearer[ \t]+(?P<value>[A-Za-z0-9._~+/=-]{20,})", None, [b"bearer"]),
+    ("a password in a URL", r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<value>[^\s@/]{3,})@", None, [b"://"]),
+    (
+        "an Azure account key",
+        r"(?i)\b(?:AccountKey|SharedAccessKey)[ \t]*=[ \t]*(?P<value>[A-Za-z0-9+/]{20,}={0,2})",
+        None,
+        [b"key"],
+    ),
+    (_assignment, _ASSIGNMENT, _looks_secret, [b"pass", b"pw", b"secret", b"key", b"token"]),
+    (_prose, _PROSE, _value_like, [b"pass"]),
+]
+_SHAPES = [
+    (what, re.compile(pattern) if isinstance(pattern, str) else pattern, check, triggers)
+    for what, pattern, check, triggers in _SHAPES
+]
+# (trigger, shapes it may start, case-insensitive), each trigger once
+_TRIGGERS: list[tuple[bytes, frozenset, bool]] = []
+
+
+def _triggers() -> None:
+    merged: dict[tuple[bytes, bool], set] = {}
+    for rank, (_, pattern, _, triggers) in enumerate(_SHAPES):
+        for trigger in triggers:
+            fold = trigger == trigger.lower() and bool(pattern.flags & re.IGNORECASE)
+            merged.setdefault((trigger.lower() if fold else trigger, fold), set()).add(rank)
+    _TRIGGERS[:] = [(trigger, frozenset(ranks), fold) for (trigger, fold), ranks in merged.items()]
+
+
+_triggers()
+# A line longer than twice this is scanned in windows this wide around
+# each trigger, so one enormous line costs time in proportion to its size.
+_WINDOW = 4096
+# What the scan found on a short line, by its bytes: a runaway file repeats
+# its lines.  Bounded (cleared when full).
+_VERDICT_LINE = 512
+_VERDICTS = 2048
+_verdicts: dict[tuple[bytes, frozenset], tuple[int, str] | None] = {}
+
+
+def _matches(text: str, ranks=None) -> list[tuple[int, tuple[int, int], str]]:
+    """``(rank, span to hide, what)`` for each real secret in ``text``
+    (shapes ``ranks``, all by default)."""
+    out = []
+    for rank in range(len(_SHAPES)) if ranks is None else ranks:
+        what, pattern, check, _ = _SHAPES[rank]
+        for match in pattern.finditer(text):
+            has_value = "value" in pattern.groupindex
+            if check is not None and not check(match.group("value")):
+                continue
+            label = what(match) if callable(what) else what
+            out.append((rank, match.span("value") if has_value else match.span(), label))
+    return out
+
+
+def _first(text: str, rank: int) -> str | None:
+    """What the first real secret of shape ``rank`` in ``text`` is, or None."""
+    what, pattern, check, _ = _SHAPES[rank]
+    for match in pattern.finditer(text):
+        if check is None or check(match.group("value")):
+            return what(match) if callable(what) else what
+    return None
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret value replaced by ``[redacted]``: the same
+    shapes the scan reports (:func:`find_secrets`), plus long mixed-case
+    base64 runs such as a private key's body.  Every finding's message
+    passes through here."""
+    spans = [span for _, span, _ in _matches(text)]
+    for match in _KEYLIKE.finditer(text):
+        run = match.group()
+        if any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run):
+            spans.append(match.span())
+    if not spans:
+        return text
+    merged: list[list[int]] = []
+    for start, end in sorted(spans):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, pos = [], 0
+    for start, end in merged:
+        out += [text[pos:start], REDACTED]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _scan_bytes(data: bytes, first_line: int, held: list | None = None) -> list[tuple[int, str]]:
+    """``(line, what)`` for each line of ``data`` (whole lines, or part of
+    one; ``first_line`` is the number of its first line) holding a secret.
+    Lines are decoded with replacement, so bytes that are not UTF-8 hide
+    nothing; one finding per line, the first shape in :data:`_SHAPES` order.
+    With ``held``, a line whose text runs to the end of ``data`` (cut there)
+    is not judged: its number goes to ``held``, to be judged with more."""
+    lowered = None
+    windows: dict[tuple[int, int, int], set] = {}  # (line start, window start, window end) -> shape ranks
+    size = len(data)
+    for trigger, ranks, fold in _TRIGGERS:
+        if fold:
+            if lowered is None:
+                lowered = data.lower()
+            hay = lowered
+        else:
+            hay = data
+        at = hay.find(trigger)
+        while at >= 0:
+            start = hay.rfind(b"\n", 0, at) + 1
+            end = hay.find(b"\n", at)
+            end = size if end < 0 else end
+            if end - start <= 2 * _WINDOW:
+                key = (start, start, end)
+                following = end
+            else:  # an enormous line: a window around this trigger
+                key = (start, max(start, at - _WINDOW), min(end, at + _WINDOW))
+                following = at + _WINDOW
+            windows.setdefault(key, set()).update(ranks)
+            at = hay.find(trigger, following) if following < size else -1
+    if not windows:
+        return []
+    best: dict[int, tuple[int, str]] = {}
+    number, pos = first_line, 0
+    for (line_start, start, end), ranks in sorted(windows.items()):
+        number += data.count(b"\n", pos, line_start)
+        pos = line_start
+        if held is not None and end == size:
+            if number not in held:
+                held.append(number)
+            continue
+        chunk = data[start:end]
+        key = (chunk, frozenset(ranks)) if end - start <= _VERDICT_LINE else None
+        verdict = _verdicts.get(key, False) if key is not None else False
+        if verdict is False:
+            verdict = None
+            text = chunk.decode("utf-8", "replace")
+            for rank in sorted(ranks):
+                what = _first(text, rank)
+                if what is not None:
+                    verdict = (rank, what)
+                    break
+            if key is not None:
+                if len(_verdicts) >= _VERDICTS:
+                    _verdicts.clear()
+                _verdicts[key] = verdict
+        if verdict is not None and (number not in best or verdict[0] < best[number][0]):
+            best[number] = verdict
+    return [(line, what) for line, (_, what) in sorted(best.items()) if held is None or line not in held]
+
+
+def _pieces(handle, block: int | None = None):
+    """Read a binary file in blocks: ``(data, line, continued)`` for each
+    piece.  A piece is whole lines, except that a line longer than a block
+    comes in parts (``continued`` for each part after the first); ``line`` is
+    the number of the piece's first line.  A UTF-8 BOM at the start is
+    dropped.  At most about two blocks are held at once."""
+    block = block or _BLOCK
+    carry = b""
+    line, continued, first = 1, False, True
+    while True:
+        data = handle.read(block)
+        if first:
+            first = False
+            while 0 < len(data) < 3 and BOM.startswith(data):  # a short read inside the BOM
+                more = handle.read(3 - len(data))
+                if not more:
+                    break
+                data += more
+            if data.startswith(BOM):
+                data = data[3:]
+        if not data:
+            if carry:
+                yield carry, line, continued
+            return
+        if carry:
+            data, carry = carry + data, b""
+        cut = data.rfind(b"\n") + 1
+        if cut:
+            yield (data if cut == len(data) else data[:cut]), line, continued
+            line += data.count(b"\n", 0, cut)
+            continued = False
+            carry = data[cut:]
+        elif len(data) >= block:
+            yield data, line, continued
+            continued = True
+        else:
+            carry = data
+
+
+class _SecretScan:
+    """Secrets in a file fed piece by piece (:func:`_pieces`); a secret
+    across two parts of a long line is found through an overlap.  A piece
+    that ends inside a line may cut a value short ("token: abc" of
+    "token: abcé"), so what its last line holds is decided with the next
+    part, or by :meth:`finish` at the end of the file."""
+
+    OVERLAP = 2 * _WINDOW  # a window held at a cut lies wholly in the next scan
+
+    def __init__(self) -> None:
+        self.tail = b""
+        self.last = 0
+        self.held = b""  # the text of a piece that ended inside a line it may judge wrongly
+        self.held_line = 0
+
+    def feed(self, data: bytes, line: int, continued: bool) -> list[tuple[int, str]]:
+        text = self.tail + data if continued else data
+        found = self.finish() if not continued else []
+        cut = bool(text) and not text.endswith(b"\n")  # its last line may go on in the next piece
+        held: list[int] = []
+        found += [(n, what) for n, what in _scan_bytes(text, line, held if cut else None) if n > self.last]
+        if found:
+            self.last = max(self.last, found[-1][0])
+        self.tail = text[-self.OVERLAP :]
+        self.held, self.held_line = (text, line) if held else (b"", 0)
+        return found
+
+    def finish(self) -> list[tuple[int, str]]:
+        """Judge what the last piece left open (the file ended there)."""
+        if not self.held:
+            return []
+        text, line, self.held = self.held, self.held_line, b""
+        found = [(n, what) for n, what in _scan_bytes(text, line) if n > self.last]
+        if found:
+            self.last = max(self.last, found[-1][0])
+        return found
+
+
+def find_secrets(text: str) -> list[tuple[int, str]]:
+    """``(line, what)`` for each line of ``text`` holding a secret value: a
+    private key block, a token or API key of a known shape (GitHub, GitLab,
+    Slack, npm, Hugging Face, Anthropic, OpenAI, Stripe, Twilio, Google, AWS,
+    Azure, JWT, bearer), a password in a URL, an assignment such as
+    ``password=...``/``api_key: ...``/``pw=...`` whose value looks real, or
+    prose such as "the password is hunter2" (6+ characters with a digit or
+    a symbol).  One finding per line; the value itself is never returned,
+    so it cannot be printed."""
+    scan = _SecretScan()
+    found: list[tuple[int, str]] = []
+    for data, line, continued in _pieces(io.BytesIO(text.encode("utf-8", "surrogatepass"))):
+        found.extend(scan.feed(data, line, continued))
+    return found + scan.finish()
+
+
+# ---------------------------------------------------------------------------
+# The index
+
+_POINTER = re.compile(
+    r"""^[ \t]{0,3}(?:[-*+]|\d{1,9}[.)])[ \t]+
+    (?:\[(?P<title>(?:[^\[\]\\\n]|\\.|\[[^\[\]\n]*\])*)\]
+        \((?P<dest><[^<>\n]*>|[^\s()<>]+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'))?[ \t]*\)
+     |\[\[(?P<wiki>[^\[\]\n]+)\]\])
+    (?P<rest>.*)$""",
+    re.X,
+)
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_FENCE = re.compile(r"(?:---|\.\.\.)[ \t]*\r?")
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+_REMOTE = {"http", "https", "mailto", "ftp", "ftps", "tel"}
+# A frontmatter block at the top of the index that is not closed within
+# this many lines or characters is not one: its lines are read as the body.
+_FRONTMATTER_LINES = 1000
+_FRONTMATTER_CHARS = 1 << 16
+# Of a line longer than this, only the start is kept for classifying it.
+_LINE_HEAD = 1 << 16
+
+
+class IndexLine:
+    """One line of the index body: ``kind`` is ``"pointer"`` (then
+    ``target`` is the link as written and ``wiki`` says which form) or
+    ``"content"``; blank lines, headings, rules and comments are skipped.
+    ``length`` is the line's length in characters (``text`` may hold only
+    the start of an enormous line)."""
+
+    __slots__ = ("line", "kind", "text", "target", "wiki", "length")
+
+    def __init__(self, line: int, kind: str, text: str, target: str = "", wiki: bool = False, length: int = -1):
+        self.line, self.kind, self.text, self.target, self.wiki = line, kind, text, target, wiki
+        self.length = len(text) if length < 0 else length
+
+
+class _IndexLines:
+    """Classifies the lines of an index fed one at a time, in order
+    (:func:`index_lines` on a whole text, or a stream): a frontmatter block
+    at the top and ``<!-- comments -->`` (across lines too) are skipped."""
+
+    def __init__(self) -> None:
+        self.state = "first"  # first -> frontmatter (a block may be open) -> body
+        self.held: list[tuple[int, str, int]] = []
+        self.held_chars = 0
+        self.comment = False
+
+    def feed(self, number: int, text: str, length: int) -> list[IndexLine]:
+        if self.state == "body":
+            return self._body(number, text, length)
+        if self.state == "first":
+            self.state = "body"
+            head = text[3:-1] if text.endswith("\r") else text[3:]
+            if text.startswith("---") and not head.strip(" \t"):
+                self.state = "frontmatter"
+                self.held = [(number, text, length)]
+                return []
+            return self._body(number, text, length)
+        if _FENCE.fullmatch(text):  # the block closes: the body starts on the next line
+            self.state, self.held = "body", []
+            return []
+        self.held.append((number, text, length))
+        self.held_chars += len(text)
+        if len(self.held) > _FRONTMATTER_LINES or self.held_chars > _FRONTMATTER_CHARS:
+            return self._release()
+        return []
+
+    def close(self) -> list[IndexLine]:
+        """Lines still held at the end: a block that never closed is body."""
+        return self._release() if self.state == "frontmatter" else []
+
+    def _release(self) -> list[IndexLine]:
+        self.state = "body"
+        held, self.held = self.held, []
+        return [item for args in held for item in self._body(*args)]
+
+    def _uncomment(self, text: str) -> str:
+        """``text`` with the parts inside ``<!-- -->`` blanked out."""
+        out, pos = [], 0
+        while pos < len(text):
+            if self.comment:
+                end = text.find("-->", pos)
+                if end < 0:
+                    out.append(" " * (len(text) - pos))
+                    break
+                out.append(" " * (end + 3 - pos))
+                pos = end + 3
+                self.comment = False
+            else:
+                begin = text.find("<!--", pos)
+                if begin < 0:
+                    out.append(text[pos:])
+                    break
+                out += [text[pos:begin], "    "]
+                pos = begin + 4
+                self.comment = True
+        return "".join(out)
+
+    def _body(self, number: int, text: str, length: int) -> list[IndexLine]:
+        if self.comment or "<!--" in text:
+            text = self._uncomment(text)
+        line = text.rstrip("\r") if text.endswith("\r") else text
+        length -= len(text) - len(line)
+        match = _POINTER.match(line)  # a pointer is never blank, a heading or a rule
+        if match is not None:
+            wiki = match.group("wiki")
+            if wiki is not None:
+                return [IndexLine(number, "pointer", line, wiki, True, length)]
+            return [IndexLine(number, "pointer", line, match.group("dest"), False, length)]
+        if not line.strip() or _HEADING.match(line) or _RULE.match(line):
+            return []
+        return [IndexLine(number, "content", line, "", False, length)]
+
+
+def index_lines(text: str) -> list[IndexLine]:
+    """Classify the lines of an index (``text`` without BOM): pointers
+    ``- [Title](note.md) — hook`` or ``- [[note]] — hook`` (any list marker,
+    numbered too), and content (anything else but blank lines, headings,
+    thematic breaks, ``<!-- comments -->`` and a frontmatter block)."""
+    reader = _IndexLines()
+    out: list[IndexLine] = []
+    for number, line in enumerate(text.split("\n"), 1):
+        out += reader.feed(number, line, len(line))
+    return out + reader.close()
+
+
+class _Opener:
+    """Store-relative paths opened as the host's file system opens them:
+    exact letter case (and Unicode form) where the file system is
+    case-sensitive, a symlink inside the store followed to its note, one
+    out of the store refused."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.root = str(vault.root)
+        self.real = os.path.realpath(self.root)
+        self.files = set(vault.files)
+        self._inodes: dict[tuple[int, int], str] | None = None
+
+    def inside(self, real: str) -> bool:
+        return real == self.real or real.startswith(self.real.rstrip(os.sep) + os.sep)
+
+    def by_inode(self, full: str) -> str | None:
+        """The store path of the file ``full`` opens (through a symlink, or
+        another letter case on a case-insensitive file system)."""
+        try:
+            info = os.stat(full)
+        except (OSError, ValueError):
+            return None
+        if self._inodes is None:
+            self._inodes = {}
+            for path in self.vault.files:
+                try:
+                    other = os.stat(os.path.join(self.root, path))
+                except (OSError, ValueError):
+                    continue
+                self._inodes.setdefault((other.st_dev, other.st_ino), path)
+        return self._inodes.get((info.st_dev, info.st_ino))
+
+    def open(self, rel: str) -> tuple[str, str | None]:
+        """``("note", store path)``, ``("outside", None)`` (a symlink out of
+        the store) or ``("missing", None)`` for store-relative ``rel``."""
+        if rel in self.files:
+            return "note", rel
+        full = os.path.join(self.root, rel)
+        try:
+            info = os.stat(full)
+        except (OSError, ValueError):
+            return "missing", None
+        if not stat.S_ISREG(info.st_mode):
+            return "missing", None
+        if not self.inside(os.path.realpath(full)):
+            return "outside", None
+        path = self.by_inode(full)
+        return ("note", path) if path else ("missing", None)
+
+    @staticmethod
+    def _join(source: str, path: str) -> str | None:
+        """``path`` joined to ``source``'s folder; None when it leaves the store."""
+        norm = posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
+        return None if norm == ".." or norm.startswith("../") or norm.startswith("/") else norm
+
+    def markdown(self, dest: str, source: str, written: bool = False) -> tuple[str, str | None]:
+        """Where a Markdown link written in ``source`` leads: ``"note"``,
+        ``"remote"`` (a web or mail address), ``"outside"`` or
+        ``"missing"``.  ``dest`` is the path part, already decoded, unless
+        ``written`` (then ``#``/``?`` parts are dropped and ``%`` decoded)."""
+        scheme = _SCHEME.match(dest)
+        if scheme and len(scheme.group(1)) > 1:
+            return ("remote", None) if scheme.group(1).lower() in _REMOTE else ("outside", None)
+        path = dest
+        if written:
+            path = unquote(path.split("#", 1)[0].split("?", 1)[0])
+        path = path.replace("\\", "/")
+        if not path:
+            return "note", source  # a link to a heading of the same file
+        if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+            return "outside", None
+        norm = self._join(source, path)
+        if norm is None:
+            return "outside", None
+        for candidate in (norm, norm + ".md"):
+            status, found = self.open(candidate)
+            if status != "missing":
+                return status, found
+        return "missing", None
+
+    def wiki(self, target: str, source: str) -> tuple[str, str | None]:
+        """Where ``[[target]]`` written in ``source`` leads: the file the
+        name opens next to ``source`` (``.md`` optional), else the note
+        Obsidian finds by that name anywhere in the store, when the name is
+        spelled exactly as that file is."""
+        name = target.split("|", 1)[0].split("#", 1)[0].strip().replace("\\", "/")
+        if not name:
+            return "note", source
+        norm = self._join(source, name.lstrip("/") if name.startswith("/") else name)
+        if norm is None:
+            return "outside", None
+        for candidate in (norm,) if norm.lower().endswith(".md") else (norm + ".md", norm):
+            status, found = self.open(candidate)
+            if status != "missing":
+                return status, found
+        found = self.vault.resolver.resolve(name, source).path
+        if found and any(found == spelled or found.endswith("/" + spelled) for spelled in (name, name + ".md")):
+            return "note", found
+        return "missing", None
+
+    def pointer(self, item: IndexLine, index: str) -> tuple[str, str | None]:
+        """Where an index pointer leads (see :meth:`markdown`)."""
+        if item.wiki:
+            return self.wiki(item.target, index)
+        dest = item.target[1:-1] if item.target.startswith("<") else item.target
+        return self.markdown(dest, index, written=True)
+
+    def link(self, link, source: str) -> tuple[str, str | None]:
+        """Where a link of a note (:func:`index.note_links`) leads."""
+        if link.kind == "markdown":
+            return self.markdown(link.target, source) if link.target else ("note", source)
+        return self.wiki(link.target, source)
+
+
+# ---------------------------------------------------------------------------
+# Notes
+
+_DATE = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})"
+    r"(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?)?"
+)
+
+
+def _date(value) -> tuple | None:
+    """A sortable ``(date, time)`` for ``YYYY-MM-DD`` (optionally with an ISO
+    time), or None when the value is not a real calendar date."""
+    if not isinstance(value, str):
+        return None
+    match = _DATE.fullmatch(value.strip())
+    if match is None:
+        return None
+    y, mo, d, h, mi, s = (int(g) if g else 0 for g in match.groups())
+    try:
+        return datetime.date(y, mo, d), datetime.time(h, mi, s)
+    except ValueError:
+        return None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[\W_]+", "-", unicodedata.normalize("NFKC", text).casefold()).strip("-")
+
+
+def _stem(path: str) -> str:
+    """The file name without ``.md`` (in any letter case: ``Note.MD``)."""
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else name
+
+
+def _is_title(name: str) -> bool:
+    """A ``name`` with spaces is a short title (Claude Code writes
+    ``name: Git workflow`` in ``feedback_git_workflow.md``), not a file name."""
+    return any(c.isspace() for c in name.strip())
+
+
+def _name_matches(name: str, stem: str, types) -> bool:
+    """``name`` is the file's name: compared case-insensitively with spaces,
+    ``_`` and ``-`` alike; a type prefix on the file (``feedback_x.md`` for
+    ``name: x``, as Claude Code writes) is allowed."""
+    want, have = _slug(name), _slug(stem)
+    return want == have or any(have == f"{_slug(kind)}-{want}" for kind in types)
+
+
+def _label_pattern(label: str) -> re.Pattern:
+    words = r"[ \t]+".join(re.escape(word) for word in label.split())
+    return re.compile(
+        r"(?im)^[ \t]*(?:>[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?(?:#{1,6}[ \t]+)?(?:\*\*|__|\*|_)?[ \t]*"
+        + words
+        + r"[ \t]*(?:\*\*|__|\*|_)?[ \t]*[:：]"
+    )
+
+
+def _has_label(body: str, label: str) -> bool:
+    """Whether ``body`` has a line labelled ``label:`` (``Why:``, ``**Why:**``,
+    ``- How to apply:``, ``## Why:``), outside code and comments."""
+    from ..read.regions import code_regions
+
+    pattern = _label_pattern(label)
+    regions = None
+    for match in pattern.finditer(body):
+        if regions is None:
+            regions = code_regions(body)
+        if not any(start <= match.start() < end for start, end in regions):
+            return True
+    return False
+
+
+def _empty(value) -> bool:
+    return value is None or (
+        isinstance(value, (str, list, dict)) and not (value.strip() if isinstance(value, str) else value)
+    )
+
+
+def check_note(note: Note, types: dict) -> list[dict]:
+    """Problems of one memory note: frontmatter, required fields, type,
+    name (only a name without spaces must be the file's name), dates and
+    labelled lines (see :data:`ISSUES`).  A note without a
+    valid frontmatter block gets that one finding and no field findings."""
+    path = note.path
+    block = note.frontmatter
+    if block is None:
+        return [
+            _finding(
+                "frontmatter",
+                path,
+                1,
+                "no frontmatter block: the note must start with '---', then "
+                "name, description, type, created, updated, then '---'",
+            )
+        ]
+    if not block.valid:
+        error = block.error
+        return [
+            _finding(
+                "frontmatter",
+                path,
+                error.line,
+                f"frontmatter does not parse: {error.reason} (column {error.column}); fix it there",
+            )
+        ]
+    props = block.properties
+    line_of = {entry.key: entry.start + 2 for entry in block.entries}
+    kind = props.get("type")
+    known = isinstance(kind, str) and kind in types
+    if known:
+        required = types[kind]["required"]
+    else:
+        required = list(dict.fromkeys(field for spec in types.values() for field in spec["required"]))
+    out: list[dict] = []
+    for field in required:
+        value = props.get(field)
+        if _empty(value):
+            what = "is empty" if field in props else "is missing"
+            out.append(_finding("missing-field", path, line_of.get(field, 1), f"{field} {what}"))
+    if not _empty(kind) and not known:
+        names = ", ".join(types)
+        hint = f"; write it as {kind.lower()!r}" if isinstance(kind, str) and kind.lower() in types else ""
+        out.append(
+            _finding(
+                "bad-type",
+                path,
+                line_of.get("type"),
+                f"type {_quote(str(kind))} is not one of the store's types ({names}){hint}",
+            )
+        )
+    description = props.get("description")
+    if not _empty(description) and not isinstance(description, str):
+        out.append(_finding("missing-field", path, line_of.get("description"), "description is not one line of text"))
+    name = props.get("name")
+    stem = _stem(path)
+    if not _empty(name) and not _is_title(str(name)) and not _name_matches(str(name), stem, types):
+        out.append(
+            _finding(
+                "name-mismatch",
+                path,
+                line_of.get("name"),
+                f"name {_quote(str(name))} does not match the file name {_quote(stem)}",
+            )
+        )
+    dates = {}
+    for field in ("created", "updated"):
+        value = props.get(field)
+        if _empty(value):
+            continue
+        parsed = _date(value)
+        if parsed is None:
+            out.append(
+                _finding(
+                    "bad-date",
+                    path,
+                    line_of.get(field),
+                    f"{field} {_quote(str(value))} is not a real date (YYYY-MM-DD)",
+                )
+            )
+        else:
+            dates[field] = parsed
+    if len(dates) == 2 and dates["updated"] < dates["created"]:
+        out.append(
+            _finding(
+                "bad-date",
+                path,
+                line_of.get("updated"),
+                f"updated {dates['updated'][0]} is before created {dates['created'][0]}",
+            )
+        )
+    if known:
+        body = note.body
+        for label in types[kind]["labels"]:
+            if not _has_label(body, label):
+                out.append(
+                    _finding(
+                        "missing-label", path, None, f"{kind} notes need a line '{label}: ...' in the body; none found"
+                    )
+                )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The store
+
+
+def locate_store(folder: str | os.PathLike, memory: dict) -> Path:
+    """The store for ``folder``: ``folder/<memory.folder>`` when that folder
+    exists (``folder`` is a vault or project holding a store), else
+    ``folder`` itself (it is the store, as Claude Code's memory folder is)."""
+    root = Path(folder)
+    sub = memory.get("folder") or ""
+    if sub and (root / sub).is_dir():
+        return root / sub
+    return root
+
+
+def _archived(path: str, archive: str) -> bool:
+    return bool(archive) and (path.casefold() + "/").startswith(archive.casefold() + "/")
+
+
+class _Findings:
+    """Findings as they are found: at most :data:`MAX_LISTED` of one kind
+    per file are kept (a message is built only for those), the rest counted."""
+
+    def __init__(self) -> None:
+        self.issues: list[dict] = []
+        self.warnings: list[dict] = []
+        self.total: dict[str, int] = {}
+        self.omitted: dict[str, int] = {}
+        self._listed: dict[tuple[str, str], int] = {}
+
+    def add(self, kind: str, path: str, line: int | None, message) -> None:
+        """Record a finding; ``message`` is text or a function making it."""
+        self.total[kind] = self.total.get(kind, 0) + 1
+        listed = self._listed.get((path, kind), 0)
+        if listed >= MAX_LISTED:
+            self.omitted[kind] = self.omitted.get(kind, 0) + 1
+            return
+        self._listed[(path, kind)] = listed + 1
+        text = message() if callable(message) else message
+        (self.warnings if kind in WARNINGS else self.issues).append(_finding(kind, path, line, text))
+
+    def extend(self, other: _Findings) -> None:
+        for finding in other.issues + other.warnings:
+            self.add(finding["kind"], finding["path"], finding["line"], finding["message"])
+        for kind, number in other.omitted.items():
+            self.total[kind] = self.total.get(kind, 0) + number
+            self.omitted[kind] = self.omitted.get(kind, 0) + number
+
+
+def _memory_note(props: dict, types: dict) -> bool:
+    """Whether properties are a memory note's: a name, a description and a
+    type of the store's (in any letter case)."""
+    kind = props.get("type")
+    return (
+        isinstance(kind, str)
+        and kind.strip().lower() in {t.lower() for t in types}
+        and not _empty(props.get("name"))
+        and not _empty(props.get("description"))
+    )
+
+
+def _require_store(vault: Vault, live: list[str], index: str, types: dict) -> None:
+    """Raise :class:`NotAStore` unless at least half of the ``live`` notes
+    (and at least one) carry memory frontmatter.  Stops reading notes as
+    soon as the answer is known."""
+    yes = no = 0
+    for path in live:
+        if _memory_note(vault.note(path).properties, types):
+            yes += 1
+        else:
+            no += 1
+        if yes * 2 >= len(live) or no * 2 > len(live):
+            break
+    if yes and yes * 2 >= len(live):
+        return
+    kinds = "|".join(types)
+    held = (
+        f"fewer than half of its {len(live)} notes carry memory frontmatter (name, description, type: {kinds})"
+        if live
+        else "it holds no notes"
+    )
+    raise NotAStore(
+        f"{vault.root} is not a memory store: there is no {index} and {held}; give the store's folder "
+        f'(where {index} is), name it in schema.json as "memory.folder", or create one with init.py'
+    )
+
+
+def _open_regular(full: str):
+    """A binary file object for ``full``, or OSError when it is not a
+    regular file (a FIFO is never waited on)."""
+    fd = os.open(full, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(0, "not a regular file", full)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _scan_file(handle, path: str, found: _Findings, text_only: bool = True) -> None:
+    """Report the secrets of one file, streamed; a file with a NUL byte
+    near its start is binary and skipped when ``text_only``."""
+    if text_only:
+        head = handle.read(_SNIFF)
+        if b"\0" in head:
+            return
+        handle.seek(0)
+    scan = _SecretScan()
+    for data, line, continued in _pieces(handle):
+        for number, what in scan.feed(data, line, continued):
+            found.add("secret", path, number, f"looks like {what}; the value is not shown")
+    for number, what in scan.finish():
+        found.add("secret", path, number, f"looks like {what}; the value is not shown")
+
+
+def _dot_files(vault: Vault) -> list[str]:
+    """Files whose name starts with ``.`` (``.env``) in the store's folders:
+    the walk leaves them out of the notes, the secret scan does not."""
+    folders = {""} | {path.rsplit("/", 1)[0] for path in vault.files if "/" in path}
+    out = []
+    for folder in sorted(folders):
+        try:
+            with os.scandir(os.path.join(str(vault.root), folder)) as entries:
+                for entry in entries:
+                    if entry.name.startswith(".") and entry.is_file(follow_symlinks=False):
+                        rel = f"{folder}/{entry.name}" if folder else entry.name
+                        try:
+                            rel.encode("utf-8")
+                        except UnicodeEncodeError:
+                            continue
+                        out.append(rel)
+        except OSError:
+            continue
+    return sorted(out)
+
+
+def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
+    """Validate the memory store at ``store`` (a folder).
+
+    ``memory`` is :attr:`Schema.memory` (index name, archive folder, types);
+    ``caps`` the index caps.  Returns ``{"store", "index", "notes",
+    "archived", "index_size", "issues", "warnings", "counts", "omitted"}``:
+    ``notes`` and ``archived`` count live and archived notes (``*.md`` in
+    any letter case); ``index_size`` is :func:`caps.check_file`'s result
+    (None without a readable index); ``issues`` and ``warnings`` are lists
+    of ``{"kind", "path", "line", "message"}`` (store-relative paths, 1-based
+    lines, None when the whole file is meant) sorted by path and line, at
+    most :data:`MAX_LISTED` of one kind per file; ``counts`` maps each issue
+    kind found to its number, listed or not; ``omitted`` maps each kind to
+    the findings not listed.  Raises :class:`vault.VaultError` when
+    ``store`` is not a folder and :class:`NotAStore` when it is not a store.
+    """
+    vault = Vault.open(store)
+    opener = _Opener(vault)
+    root = str(vault.root)
+    found = _Findings()
+    index_rel = memory["index"]
+    archive = memory["archive"]
+    types = memory["types"]
+
+    # Where the index is, as the host opens it
+    index_full = os.path.join(root, index_rel)
+    state, canonical = "missing", None
+    if os.path.lexists(index_full):
+        if not opener.inside(os.path.realpath(index_full)):
+            state = "outside"
+        elif os.path.isfile(index_full):
+            state = "file"
+            canonical = index_rel if index_rel in opener.files else opener.by_inode(index_full)
+            if canonical and canonical.lower() == index_rel.lower():
+                index_rel = canonical  # a case-insensitive file system: the name as it is on disk
+        else:
+            state = "broken" if not os.path.exists(index_full) else "other"
+    for warning in vault.warnings:
+        where = warning.split(":", 1)[0]
+        if not (state == "outside" and where == index_rel):  # reported once, as index-outside
+            found.add("skipped", where, None, warning)
+    notes = [p for p in vault.files if p.lower().endswith(".md") and p != canonical]
+    live = [p for p in notes if not _archived(p, archive)]
+    near = [p for p in vault.files if p.lower() == memory["index"].lower()]
+    if state == "missing" and not near:
+        _require_store(vault, live, memory["index"], types)
+
+    size = None
+    start: set[str] = set()
+    readable = False
+    if state in ("missing", "broken"):
+        hint = f"; found {_quote(near[0])}: rename it to {_quote(memory['index'])}" if near else ""
+        what = f"{memory['index']!r} is a broken symlink" if state == "broken" else f"no index {memory['index']!r}"
+        found.add("index-missing", memory["index"], None, f"the store has {what}{hint}")
+    elif state == "outside":
+        found.add(
+            "index-outside",
+            index_rel,
+            None,
+            f"{index_rel} is a symlink to {os.path.realpath(index_full)}, outside the store; "
+            "it is not read (nothing outside the store is)",
+        )
+    elif state == "other":
+        found.add("index-unreadable", index_rel, None, "cannot read the index (not a regular file)")
+    else:
+        try:
+            size = capsmod.check_file(index_full, caps)
+            with _open_regular(index_full) as handle:
+                readable = _check_index(handle, index_rel, opener, size, caps, found, start)
+        except OSError as exc:
+            found.add("index-unreadable", index_rel, None, f"cannot read the index ({exc.strerror or exc})")
+            size = None
+    indexes = {index_rel, canonical}
+
+    for path in notes:
+        note = vault.note(path)
+        if note.text is None:
+            found.add("unreadable", path, None, f"cannot check the note: {note.error}")
+        elif not _archived(path, archive):
+            for finding in check_note(note, types):
+                found.add(finding["kind"], finding["path"], finding["line"], finding["message"])
+        if note.data:  # read already (not UTF-8 too): scan those bytes
+            _scan_file(io.BytesIO(note.data), path, found, text_only=False)
+    others = [p for p in vault.files if p not in indexes and not (p.lower().endswith(".md") and vault.note(p).data)]
+    for path in sorted(set(others) | set(_dot_files(vault)) - indexes):
+        try:
+            with _open_regular(os.path.join(root, path)) as handle:
+                _scan_file(handle, path, found, text_only=not path.lower().endswith(".md"))
+        except OSError:
+            continue  # a file that cannot be read is reported by the note checks, or is not a note
+
+    if readable:  # without a readable index, reachability is unknown: one finding says why
+        reached = _reachable(vault, opener, start, indexes)
+        for path in live:
+            if path not in reached:
+                found.add(
+                    "unreachable",
+                    path,
+                    None,
+                    f"not reachable from {index_rel}: no pointer to it, no link from a note that has one",
+                )
+    issues = sorted(found.issues, key=lambda f: (f["path"], f["line"] or 0))
+    warnings = sorted(found.warnings, key=lambda f: (f["path"], f["line"] or 0))
+    counts = {kind: found.total[kind] for kind in dict.fromkeys(f["kind"] for f in issues)}
+    return {
+        "store": root,
+        "index": index_rel if state in ("file", "outside", "other") else None,
+        "notes": len(live),
+        "archived": len(notes) - len(live),
+        "index_size": size,
+        "issues": issues,
+        "warnings": warnings,
+        "counts": counts,
+        "omitted": dict(sorted(found.omitted.items())),
+    }
+
+
+def _check_index(
+    handle, index_rel: str, opener: _Opener, size: dict, caps: capsmod.Caps, found: _Findings, start: set
+) -> bool:
+    """Read the index once, as a stream: caps, content lines, pointers and
+    secrets.  Adds the notes the index points at to ``start`` (where
+    reachability starts).  Returns False when the index is not UTF-8: then
+    only that and its secrets are reported."""
+    if size["over"]:
+        dims = " and ".join(f"{size[d]:,} {d} (limit {caps.hard[d]:,})" for d in size["over"])
+        dropped = size["lines"] - size["loaded_lines"]
+        found.add(
+            "index-over-cap",
+            index_rel,
+            None,
+            f"the index has {dims}; the host loads only its first {size['loaded_lines']} "
+            f"lines and silently drops the other {dropped}",
+        )
+    elif size["near"]:
+        dims = " and ".join(f"{size[d]:,} {d} (soft cap {caps.soft[d]:,})" for d in size["near"])
+        found.add("index-soft-cap", index_rel, None, f"the index has {dims}")
+    lines = _Findings()  # what the lines say; dropped if the index is not UTF-8
+    seen: dict[str, int] = {}
+    resolved: dict[tuple[str, bool], tuple[str, str | None]] = {}
+    run: list = []  # [first line number, its text, last line number, count] of consecutive content lines
+
+    def flush() -> None:
+        if run:
+            first, text, last, count = run
+            span = f"line {first}" if count == 1 else f"lines {first}-{last}"
+            lines.add(
+                "index-content",
+                index_rel,
+                first,
+                lambda: (
+                    f"{span} {'is' if count == 1 else 'are'} not a pointer "
+                    f"('- [Title](note.md) — hook'): {_quote(text)}"
+                ),
+            )
+            run.clear()
+
+    def check(item: IndexLine) -> None:
+        if item.kind == "content":
+            content(item.line, item.text)
+        else:
+            pointer(item.line, item.target, item.wiki, item.length)
+
+    def content(number: int, text: str) -> None:
+        if run and run[2] == number - 1:
+            run[2], run[3] = number, run[3] + 1
+            return
+        flush()
+        run.extend([number, text, number, 1])
+
+    def pointer(number: int, target: str, wiki: bool, length: int) -> None:
+        if run:
+            flush()
+        if length > MAX_INDEX_LINE:
+            lines.add(
+                "index-content",
+                index_rel,
+                number,
+                f"pointer line is {length:,} characters (limit {MAX_INDEX_LINE}): "
+                f"keep the hook short and move the detail into the note",
+            )
+        key = (target, wiki)
+        hit = resolved.get(key)
+        if hit is None:
+            if len(resolved) >= 4096:  # bounded: a runaway index of distinct targets
+                resolved.clear()
+            hit = resolved[key] = opener.pointer(IndexLine(number, "pointer", "", target, wiki), index_rel)
+        status, path = hit
+        if status == "missing":
+            lines.add(
+                "broken-pointer",
+                index_rel,
+                number,
+                lambda: (
+                    f"points to {_quote(target)}, which is not in the store "
+                    "(as the file system opens it: letter case counts)"
+                ),
+            )
+        elif status == "outside":
+            lines.add("pointer-outside", index_rel, number, lambda: f"points to {_quote(target)}, outside the store")
+        elif status == "note" and path is not None and path != index_rel:
+            if path in seen:
+                first = seen[path]
+                lines.add(
+                    "duplicate-pointer", index_rel, number, lambda: f"{path} is already pointed to on line {first}"
+                )
+            else:
+                seen[path] = number
+                start.add(path)
+
+    classify = _IndexLines()
+    secrets = _SecretScan()
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    valid = True
+    partial: list = []  # [line number, head, length] of a line longer than a block
+
+    def decode(data: bytes, final: bool = False) -> str:
+        nonlocal decoder, valid
+        if valid:
+            pending = decoder.getstate()[0]
+            try:
+                return decoder.decode(data, final)
+            except UnicodeDecodeError:
+                valid = False
+                decoder = codecs.getincrementaldecoder("utf-8")("replace")
+                data = pending + data
+        return decoder.decode(data, final)
+
+    def line_done(number: int, text: str, length: int) -> None:
+        for item in classify.feed(number, text, length):
+            check(item)
+
+    body = classify._body
+    pointer_match = _POINTER.match
+
+    for data, first_line, continued in _pieces(handle):
+        for number, what in secrets.feed(data, first_line, continued):
+            found.add("secret", index_rel, number, f"looks like {what}; the value is not shown")
+        text = decode(data)
+        parts = text.split("\n")
+        tail = parts.pop()
+        number = first_line
+        if continued and partial:
+            if not parts:  # the middle of an enormous line
+                partial[2] += len(tail)
+                if len(partial[1]) < _LINE_HEAD:
+                    partial[1] += tail[: _LINE_HEAD - len(partial[1])]
+                continue
+            line_done(
+                partial[0], partial[1] + parts[0][: max(0, _LINE_HEAD - len(partial[1]))], partial[2] + len(parts[0])
+            )
+            partial.clear()
+            parts = parts[1:]
+            number += 1
+        if classify.state == "body":  # the common case, inline: no call per line for most lines
+            for part in parts:
+                if classify.comment or "<!--" in part or len(part) > _LINE_HEAD:
+                    for item in body(number, part[:_LINE_HEAD], len(part)):
+                        check(item)
+                elif (match := pointer_match(part)) is not None:
+                    wiki = match.group("wiki")
+                    length = len(part) - (len(part) - len(part.rstrip("\r")) if part.endswith("\r") else 0)
+                    pointer(number, match.group("dest") if wiki is None else wiki, wiki is not None, length)
+                elif run and run[2] == number - 1 and part.strip() and part[0] not in " \t#-*_":
+                    run[2], run[3] = number, run[3] + 1  # one more line of content
+                else:
+                    for item in body(number, part, len(part)):
+                        check(item)
+                number += 1
+        else:
+            for part in parts:
+                line_done(number, part[:_LINE_HEAD], len(part))
+                number += 1
+        if tail:
+            partial[:] = [number, tail[:_LINE_HEAD], len(tail)]
+    for number, what in secrets.finish():
+        found.add("secret", index_rel, number, f"looks like {what}; the value is not shown")
+    rest = decode(b"", final=True)
+    if partial:
+        line_done(partial[0], (partial[1] + rest)[:_LINE_HEAD], partial[2] + len(rest))
+    for item in classify.close():
+        check(item)
+    flush()
+    if not valid:
+        found.add("index-unreadable", index_rel, None, "cannot read the index (not valid UTF-8)")
+        return False
+    found.extend(lines)
+    return True
+
+
+def _reachable(vault: Vault, opener: _Opener, start: set[str], indexes: set) -> set[str]:
+    """Notes reachable from ``start`` by following links (wikilinks, Markdown
+    links, links in properties) from note to note, as the host opens them."""
+    reached: set[str] = set()
+    queue = sorted(path for path in start if path.lower().endswith(".md"))
+    while queue:
+        path = queue.pop()
+        if path in reached:
+            continue
+        reached.add(path)
+        note = vault.note(path)
+        if note.text is None:
+            continue
+        for link in note_links(note):
+            status, target = opener.link(link, path)
+            if (
+                status == "note"
+                and target is not None
+                and target.lower().endswith(".md")
+                and target not in reached
+                and target not in indexes
+            ):
+                queue.append(target)
+    return reached
+
+
+def index_files(folder: str | os.PathLike, index_paths: list[str], memory: dict) -> list[str]:
+    """Folder-relative paths of the index files under ``folder`` that exist:
+    the schema's ``index.files``, then the memory store's index
+    (``<memory.folder>/<memory.index>``) when the store folder exists."""
+    root = Path(folder)
+    names = list(index_paths)
+    sub = memory.get("folder") or ""
+    if not sub or (root / sub).is_dir():
+        names.append(posixpath.join(sub, memory["index"]) if sub else memory["index"])
+    out: list[str] = []
+    for name in names:
+        name = posixpath.normpath(name.replace("\\", "/"))
+        if name not in out and os.path.lexists(root / name):
+            out.append(name)
+    return out

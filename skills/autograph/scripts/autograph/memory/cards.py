@@ -1,0 +1,880 @@
+"""Card operations: the update-in-place protocol of ``card.py``, as plans.
+
+One function per command: :func:`plan_new`, :func:`plan_set`,
+:func:`plan_log`, :func:`plan_link`, :func:`plan_retire`.  Each reads the
+vault and returns a :class:`Plan` (the :class:`store.Edit` of each card it
+would write, what changed, or why it refuses); none writes a file.  The
+caller writes with ``cli.carry_out`` (``card.py`` does, under the vault's
+writer lock).
+
+The rules that make a vault hold one card per subject and one current value
+per field:
+
+* ``new`` refuses a card whose identity (``identity.match_fields``,
+  normalised by :mod:`identity`) is held by an existing card, or whose file
+  name (or note name) exists, naming that card;
+* ``set`` compares the parsed values and does nothing when they are equal
+  (no write, no touch); otherwise it rewrites only that key's lines
+  (:func:`frontmatter.set_property`) and appends the old value to
+  ``## History`` (:func:`sections.history_line`);
+* ``log``, ``link`` and ``retire`` append to ``## Log`` and ``## Related``
+  through :mod:`sections`;
+* every card a command writes is also touched (:func:`decay.plan_touch`:
+  ``access_count`` + 1, ``tier``, ``last_accessed``) in the same one write,
+  and gets ``updated`` set to today.
+"""
+
+from __future__ import annotations
+
+import datetime
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..read import frontmatter as fm
+from ..read import identity as ident
+from ..write import sections
+from ..write.store import Edit
+
+__all__ = [
+    "FORBIDDEN",
+    "Ambiguous",
+    "BadRequest",
+    "Plan",
+    "alias_matches",
+    "find_card",
+    "file_name",
+    "identity_matches",
+    "link_form",
+    "parse_assignment",
+    "parse_value",
+    "plan_link",
+    "plan_log",
+    "plan_new",
+    "plan_retire",
+    "plan_set",
+]
+
+# Characters Obsidian refuses in a note's name.
+FORBIDDEN = '[]#^|\\/:*?"<>'
+MAX_NAME_BYTES = 200  # file systems allow 255; room for " 2", ".md" and a sync tool's suffix
+LIST_TYPES = {"tags", "aliases", "multitext", "list"}  # Obsidian property types that hold lists
+
+
+class BadRequest(ValueError):
+    """A request the command cannot carry out as asked: an unknown type, a
+    NOTE or OTHER that names no note, a value that does not parse (exit 2)."""
+
+
+class _NotEditable(Exception):
+    """The card cannot be rewritten: unreadable, not UTF-8, frontmatter that
+    does not parse, a value with comments, a section inside open code."""
+
+
+@dataclass
+class Plan:
+    """What one ``card.py`` command would write.
+
+    ``path`` is the card the command is about (vault-relative).  ``edits``
+    holds one :class:`store.Edit` per card written (none: nothing to do).
+    ``changes`` lists what changed: ``{path, field, old, new}`` for a
+    property, ``{path, section, line}`` for a line added to a section.
+    ``refused`` is None, or ``{reason, message, matches[{path, field,
+    value}]}`` with ``reason`` one of ``identity-match``, ``exists``,
+    ``by-itself``, ``by-superseded`` (exit 1), ``missing-required`` (exit 2,
+    ``missing[]`` lists the fields), ``not-supersedable`` (exit 2) and
+    ``not-editable`` (exit 4).  ``notes`` are things reported, not done."""
+
+    command: str
+    path: str | None = None
+    edits: list = field(default_factory=list)
+    changes: list = field(default_factory=list)
+    refused: dict | None = None
+    notes: list = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------
+# field=value
+
+
+def parse_value(text: str):
+    """The value of ``field=value`` as YAML reads one flow value: ``[a, b]``
+    a list, ``{k: v}`` a mapping, ``3`` a number, ``true`` a bool, empty or
+    ``null`` None, ``"3"`` or ``'3'`` text.  Unquoted text is taken whole
+    (``a: b``, ``x # y`` stay text: a command-line word has no comments) and
+    typed as :func:`frontmatter.resolve_plain` types it (``01234``, ``1.10``,
+    ``yes`` stay text).  ``[[Acme]]`` is the link ``"[[Acme]]"``, also as a
+    list item.  Text holding a line break stays as written.  Raises
+    :class:`BadRequest` for a quoted or bracketed value that is not YAML."""
+    if "\n" in text or "\r" in text:
+        return text
+    stripped = text.strip(" \t")
+    if stripped[:1] in ("'", '"', "[", "{"):
+        try:
+            values, _ = fm.loads("v: " + stripped)
+        except fm.FrontmatterError as exc:
+            raise BadRequest(f"{text!r} is not one YAML value ({exc.reason}); quote it to keep it as text") from None
+        return _wikilinks(values["v"])
+    return fm.resolve_plain(stripped)
+
+
+def _wikilinks(value):
+    """``[[Acme]]`` read as YAML is a list holding a list holding ``Acme``;
+    nobody means that in a property, and the shell has already eaten the
+    quotes of ``company="[[Acme]]"``: such a value, alone or in a list, is
+    the link ``"[[Acme]]"`` (what Obsidian writes)."""
+    if isinstance(value, list):
+        if len(value) == 1 and isinstance(value[0], list) and len(value[0]) == 1 and isinstance(value[0][0], str):
+            return f"[[{value[0][0]}]]"
+        return [_wikilinks(item) for item in value]
+    return value
+
+
+def parse_assignment(text: str) -> tuple[str, object]:
+    """``field=value`` split at the first ``=``: ``(field, value)`` with the
+    value read by :func:`parse_value`.  Raises :class:`BadRequest` without a
+    ``=`` or with an empty field name."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise BadRequest(f"{text!r}: expected field=value (like role=CEO, tags=[a, b])")
+    if any(ch in name for ch in "\n\r\t#:") or name.startswith(("-", "[", "{", "'", '"')):
+        raise BadRequest(f"{name!r} cannot be a property name")
+    return name, parse_value(value)
+
+
+# ---------------------------------------------------------------------------
+# Names and lookups
+
+
+def file_name(title: str) -> str:
+    """The file name (without ``.md``) of a card titled ``title``: NFC, the
+    characters Obsidian forbids (:data:`FORBIDDEN`) and control characters
+    replaced by a space, runs of white space made one space, dots and
+    spaces trimmed at the ends (a leading dot would hide the note), cut to
+    :data:`MAX_NAME_BYTES` bytes of UTF-8.  Raises :class:`BadRequest` when
+    nothing is left."""
+    text = unicodedata.normalize("NFC", title)
+    text = "".join(" " if ch in FORBIDDEN or ord(ch) < 32 or ch == "\x7f" else ch for ch in text)
+    text = " ".join(text.split()).strip(". ")
+    while len(text.encode("utf-8")) > MAX_NAME_BYTES:
+        text = text[:-1].rstrip(". ")
+    if not text:
+        raise BadRequest(f"{title!r} leaves no file name; give a title with letters or digits")
+    return text
+
+
+def _fold(text: str) -> str:
+    return unicodedata.normalize("NFC", text).lower()
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def canonical_type(schema, kind: str) -> str:
+    """The schema's name of type ``kind`` (its letter case, or the type a
+    ``type_aliases`` entry maps it to); ``kind`` itself when the schema has
+    no types.  Raises :class:`BadRequest` for a type the schema lacks."""
+    types = schema.node_types
+    if not types:
+        return kind
+    by_fold = {name.lower(): name for name in types}
+    found = by_fold.get(kind.strip().lower())
+    if found is None:
+        alias = {k.lower(): v for k, v in schema.type_aliases.items()}.get(kind.strip().lower())
+        found = by_fold.get(alias.lower()) if isinstance(alias, str) else None
+    if found is None:
+        raise BadRequest(f"unknown type {kind!r}; the schema's types are: {', '.join(sorted(types))}")
+    return found
+
+
+def _known_type(schema, kind: str | None) -> str | None:
+    """The schema's name of ``kind``, or None when it has no such type."""
+    if kind is None:
+        return None
+    try:
+        return canonical_type(schema, kind)
+    except BadRequest:
+        return None
+
+
+def _type_of(schema, path: str, properties: dict) -> str | None:
+    kind = properties.get("type")
+    if isinstance(kind, str) and kind.strip():
+        try:
+            return canonical_type(schema, kind).lower()
+        except BadRequest:
+            return kind.strip().lower()
+    inferred = schema.infer_type(path)
+    return inferred.lower() if inferred else None
+
+
+def identity_matches(
+    vault, schema, kind: str | None, values: dict, exclude: str | None = None, unreadable: list | None = None
+) -> list[dict]:
+    """The cards that hold one of the identity values of ``values`` (a
+    would-be card's ``{field: value}``): ``[{path, field, value,
+    retired}]``, live cards first (the one to update), retired ones
+    (:func:`supersede.retired`) after them, each part by path.  Fields and
+    kinds come from the schema's ``identity`` (``match_fields``, ``default_country``, ``ignore_values``), compared
+    through :func:`identity.normalise`, as search and dedup compare them.
+    The settings and their defaults are dedup's
+    (:func:`dedup.identity_settings`), so ``new`` refuses what dedup would
+    merge: with ``identity.same_type_only`` (default false: a ``contact``
+    and a ``person`` with one email are one entity, BR-28) only cards of
+    type ``kind``; a value already held by ``max_shared`` cards or more
+    (default 8: with the new card, more than dedup allows) is a shared one
+    (a company's number), not an identity.  ``unreadable``, when given,
+    gets ``{path, error}`` of each card whose properties cannot be read
+    (not UTF-8, frontmatter that does not parse) and whose bytes may hold
+    one of the values: it may be the card, unseen."""
+    from .dedup import identity_settings
+
+    settings = identity_settings(schema)
+    kinds, country, ignore = settings.kinds, settings.country, settings.ignore
+    max_shared, same_type = settings.max_shared, settings.same_type_only
+    wanted: dict[tuple[str, str], object] = {}
+    for key, value in values.items():
+        name = key.lower()
+        if name not in kinds:
+            continue
+        for item in ident.values_of({name: value}, name):
+            norm = ident.normalise(item, kinds[name], country, ignore)
+            if norm is not None:
+                wanted[(name, norm)] = item
+    if not wanted:
+        return []
+    needles = [_needle(norm, kinds[name]) for name, norm in wanted]
+    holders: dict[tuple[str, str], list[dict]] = {key: [] for key in wanted}
+    held_by: dict[str, dict] = {}  # path -> properties of the cards read
+    for path in vault.cards(schema):
+        if path == exclude:
+            continue
+        note = vault.note(path, keep=False)
+        if None not in needles and not _may_hold(note.data, needles):
+            continue  # cheap: most cards hold none of the values
+        problem = note.unwritable  # not read, not UTF-8, or frontmatter that does not parse
+        if problem is not None:
+            if unreadable is not None and (None in needles or _may_hold(note.data, needles)):
+                unreadable.append({"path": path, "error": problem})
+            continue
+        props = note.properties
+        held_by[path] = props
+        if same_type and kind is not None and _type_of(schema, path, props) != kind.lower():
+            continue
+        for name, norm in wanted:
+            for held in ident.values_of(props, name):
+                if ident.normalise(held, kinds[name], country, ignore) == norm:
+                    holders[(name, norm)].append({"path": path, "field": name, "value": held})
+                    break
+    found = []
+    for found_here in holders.values():
+        if 0 < len(found_here) < max_shared:
+            found.extend(found_here)
+    if found:
+        from .supersede import retired
+
+        cards = set(vault.cards(schema))
+        for item in found:
+            item["retired"] = retired(vault, cards, item["path"], held_by[item["path"]])
+    return sorted(found, key=lambda item: (item["retired"], item["path"], item["field"]))  # live cards first
+
+
+_NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
+
+
+def _needle(norm: str, kind: str) -> tuple[bool, bytes] | None:
+    """What the bytes of a card that holds the normalised identity ``norm``
+    must contain: ``(digits only?, bytes)``; None when no cheap test is
+    sure (text that is not ASCII may be written in another Unicode form)."""
+    if kind == "phone":
+        digits = norm.lstrip("+")
+        return (True, digits[-6:].encode("ascii")) if digits.isascii() and digits.isdigit() else None
+    if not norm.isascii():
+        return None
+    return False, norm.lower().encode("ascii")
+
+
+def _may_hold(data: bytes, needles: list) -> bool:
+    """Whether a card's bytes may hold one of the values (a false yes is
+    fine: the parsed values decide; a false no is not: a YAML escape such as
+    ``\x40`` may spell any value, so a backslash always says yes)."""
+    if b"\\" in data:
+        return True
+    lowered = data.lower()
+    digits = None
+    for only_digits, needle in needles:
+        if only_digits:
+            if digits is None:
+                digits = data.translate(None, _NOT_DIGITS)
+            if needle in digits:
+                return True
+        elif needle in lowered:
+            return True
+    return False
+
+
+def alias_matches(vault, schema, name: str, exclude: str | None = None) -> list[dict]:
+    """The cards whose ``aliases`` hold ``name`` (compared trimmed, NFC and
+    without case): ``[{path, field: "aliases", value}]`` in vault order.
+    An alias is a name of the card (``dedup.py`` keeps a merged card's old
+    name there; search finds it), so ``new`` refuses it as it refuses a
+    note name."""
+    wanted = _fold(name.strip())
+    if not wanted:
+        return []
+    needle = wanted.encode("utf-8") if wanted.isascii() else None
+    found = []
+    for path in vault.cards(schema):
+        if path == exclude:
+            continue
+        note = vault.note(path, keep=False)
+        data = note.data or b""
+        if needle is not None and b"\\" not in data and needle not in data.lower():
+            continue  # cheap: a YAML escape may spell any text, so a backslash always reads on
+        for alias in ident.values_of(note.properties, "aliases"):
+            if isinstance(alias, str) and _fold(alias.strip()) == wanted:
+                found.append({"path": path, "field": "aliases", "value": alias})
+                break
+    return found
+
+
+class Ambiguous(BadRequest):
+    """A NOTE name that Obsidian's rules find in several notes;
+    ``candidates`` lists their paths, the one a link would reach first."""
+
+    def __init__(self, message: str, candidates: list[str]):
+        super().__init__(message)
+        self.candidates = candidates
+
+
+def find_card(vault, text: str, cwd: str | None = None) -> str | None:
+    """The vault path of the note ``text`` names, for ``card.py``'s NOTE
+    and OTHER: a file path (absolute or relative to ``cwd``) inside the
+    vault, an exact vault path (``.md`` optional when it names a folder),
+    else a name resolved as a
+    wikilink written at the vault's root (:class:`links.Resolver`): first
+    the whole text (a file may be named ``Pipe | Name``), then its link part
+    (``[[Name|alias]]``, ``Name#Heading``).  None when no note matches.
+
+    Raises :class:`Ambiguous` when the name fits several notes (two files
+    whose paths differ only in letter case or Unicode form, or one name in
+    several folders): writing to the one Obsidian would pick is a guess, and
+    ``graph.py health`` lists such links as ambiguous.  An exact path is
+    never ambiguous."""
+    import os
+
+    name = text.strip()
+    if name.startswith("[[") and name.endswith("]]"):
+        name = name[2:-2].strip()
+    notes = set(vault.notes)
+    slashed = name.replace("\\", "/")
+    # a path: "people/Dana Reyes" or "Dana Reyes.md"; a bare "Dana Reyes" is a name, even when a
+    # root note is called so (a stray root note must not capture the card's name)
+    for exact in (slashed, slashed + ".md" if "/" in slashed else None):
+        if exact in notes:
+            return exact
+    real = os.path.realpath(os.path.join(cwd or os.getcwd(), name))
+    root = os.path.realpath(str(vault.root))
+    if os.path.isfile(real) and (real + os.sep).startswith(root + os.sep):
+        rel = os.path.relpath(real, root).replace(os.sep, "/")
+        if rel in notes:
+            return rel
+    link = name.split("|", 1)[0].split("#", 1)[0].strip()
+    for target in dict.fromkeys((slashed, link)):
+        if not target:
+            continue
+        hit = vault.resolver.resolve(target, "")
+        if hit.path not in notes:
+            continue
+        same = [c for c in hit.candidates if c in notes and _fold(c) == _fold(hit.path)]
+        if hit.ambiguous or len(same) > 1:
+            candidates = [c for c in hit.candidates if c in notes]
+            raise Ambiguous(
+                f"{target!r} names {len(candidates)} notes: {', '.join(candidates)}; give the path of the one meant",
+                candidates,
+            )
+        return hit.path
+    return None
+
+
+def link_form(vault, source: str, target: str) -> str:
+    """The shortest link text that resolves, from note ``source``, to
+    ``target`` and to nothing else: the note's name, else the shortest
+    trailing part of its path that is not ambiguous, else its whole path
+    (``.md`` left off; other files keep their extension)."""
+    name = target[:-3] if target.endswith(".md") else target
+    parts = name.split("/")
+    for k in range(len(parts) - 1, -1, -1):
+        candidate = "/".join(parts[k:])
+        hit = vault.resolver.resolve(candidate, source)
+        if hit.path == target and (not hit.ambiguous or k == 0):
+            return candidate
+    return name
+
+
+def _link_target(vault, value, source: str) -> str | None:
+    """The path a ``"[[Link]]"`` (or plain name) property value resolves to."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2]
+    text = text.split("|", 1)[0].split("#", 1)[0].strip()
+    return vault.resolver.resolve(text, source).path if text else None
+
+
+# ---------------------------------------------------------------------------
+# A card being edited
+
+
+def _same(old, new) -> bool:
+    return fm.same_value(old, new)
+
+
+def _empty(value) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _key_of(properties: dict, key: str) -> str | None:
+    """The key as written in the card: exact, else ignoring letter case (as
+    Obsidian finds a property, and as :func:`frontmatter.set_property` edits it)."""
+    if key in properties:
+        return key
+    folded = key.lower()
+    return next((k for k in properties if isinstance(k, str) and k.lower() == folded), None)
+
+
+def _is_list_field(schema, key: str) -> bool:
+    """Whether ``key`` holds a list: ``tags``, ``aliases``, or a list type in
+    the schema's ``properties``."""
+    kinds = {name.lower(): kind for name, kind in schema.properties.items()}
+    return key.lower() in ("tags", "aliases") or kinds.get(key.lower()) in LIST_TYPES
+
+
+class _Draft:
+    """The new text of one card, built by surgical edits; ``edit()`` gives
+    the one :class:`store.Edit` (touch included) or None when unchanged."""
+
+    def __init__(self, vault, schema, path: str):
+        self.vault = vault
+        self.path = path
+        if path not in vault.cards(schema):
+            raise _NotEditable(
+                f"{path}: not a card (a template, in ignore_folders, an index file or a hub); card.py writes only cards"
+            )
+        self.note = vault.note(path)
+        if self.note.text is None:
+            raise _NotEditable(f"{path}: {self.note.error}")
+        block = self.note.frontmatter
+        if block is not None and block.error is not None:
+            raise _NotEditable(f"{path}: the frontmatter does not parse ({block.error}); repair it first")
+        self.text = self.note.text
+        self.changes: list[dict] = []
+
+    @property
+    def properties(self) -> dict:
+        block = fm.parse(self.text)
+        return block.properties if block is not None else {}
+
+    def set(self, key: str, value) -> bool:
+        """Set ``key`` (found ignoring case); False when it already holds an
+        equal value.  Records the change."""
+        props = self.properties
+        written = _key_of(props, key)
+        old = props[written] if written is not None else None
+        if written is not None and _same(old, value):
+            return False
+        if written is None and value is None:
+            return False
+        try:
+            self.text = fm.set_property(self.text, written or key, value)
+        except fm.FrontmatterError as exc:
+            raise _NotEditable(f"{self.path}: {key} cannot be rewritten ({exc})") from None
+        self.changes.append({"path": self.path, "field": written or key, "old": old, "new": value})
+        return True
+
+    def append(self, heading: str, lines: list[str]) -> None:
+        if not lines:
+            return
+        try:
+            self.text = sections.append(self.text, heading, lines)
+        except ValueError as exc:
+            raise _NotEditable(f"{self.path}: {exc}") from None
+        self.changes.extend({"path": self.path, "section": heading, "line": line} for line in lines)
+
+    def related(self) -> set[str]:
+        """Paths the links of the card's ``## Related`` section resolve to."""
+        from ..read.links import scan
+
+        found = sections.find(self.text, "Related")
+        if found is None:
+            return set()
+        start, end = found
+        paths = set()
+        for link in scan(self.text[start:end]):
+            hit = self.vault.resolver.resolve(link.target, self.path).path if link.target else None
+            if hit is not None:
+                paths.add(hit)
+        return paths
+
+    def link(self, target: str) -> bool:
+        """Add ``- [[target]]`` under ``## Related`` unless a link there
+        already resolves to ``target``."""
+        if target == self.path or target in self.related():
+            return False
+        form = link_form(self.vault, self.path, target)
+        if any(ch in form for ch in "[]|#^"):
+            raise BadRequest(f"{target}: its name holds a character a wikilink cannot hold ([ ] | # ^); rename it")
+        self.append("Related", [f"- [[{form}]]"])
+        return True
+
+    def edit(self, schema, today: datetime.date, reason: str) -> Edit | None:
+        """The card's one write: ``updated`` set to today, then the touch
+        folded in; None when nothing changed."""
+        if not self.changes:
+            return None
+        if not any(change.get("field", "").lower() == "updated" for change in self.changes):
+            try:
+                self.text = fm.set_property(self.text, "updated", today)
+            except fm.FrontmatterError as exc:
+                raise _NotEditable(f"{self.path}: updated cannot be rewritten ({exc})") from None
+        after = _touched(self.vault, schema, self.path, self.note.encode(self.text), today)
+        return Edit(self.path, self.note.data, after, reason)
+
+
+def _touched(vault, schema, path: str, data: bytes, today: datetime.date) -> bytes:
+    """``data`` (the card's new bytes) with the touch of :func:`decay.plan_touch`
+    applied: the same values ``engine.py touch`` would write, computed on
+    the new text, so the card is written once.  A note that is no card
+    (templates, ``ignore_folders``) is not touched."""
+    from . import decay
+
+    plan = decay.plan_touch(vault.with_text(path, data), schema, [path], today)
+    return plan.edits[0].after if plan.edits else data
+
+
+def _refusal(plan: Plan, exc: _NotEditable) -> Plan:
+    plan.refused = {"reason": "not-editable", "message": str(exc), "matches": []}
+    plan.edits = []
+    return plan
+
+
+def _finish(plan: Plan, drafts: list[_Draft], schema, today, reason: str) -> Plan:
+    try:
+        edits = [d.edit(schema, today, reason) for d in drafts]
+    except _NotEditable as exc:
+        return _refusal(plan, exc)
+    plan.edits = [e for e in edits if e is not None]
+    plan.changes = [c for d in drafts for c in d.changes]
+    return plan
+
+
+def _day(today: datetime.date) -> str:
+    return today.isoformat()
+
+
+# ---------------------------------------------------------------------------
+# The commands
+
+
+def plan_new(
+    vault, schema, kind: str, title: str, assignments: list[tuple[str, object]], today: datetime.date, force=False
+) -> Plan:
+    """Plan a new card of type ``kind`` titled ``title`` with the fields of
+    ``assignments`` (``[(field, value)]``, last one wins).
+
+    The card goes to ``schema.folder_of(kind)`` as ``file_name(title).md``
+    (``title`` becomes an alias when its name had to change), with ``type``,
+    the given fields, the type's required fields from the schema's
+    ``defaults``/``status_defaults``, ``created`` and ``updated`` (today),
+    and the touch.  Refused (``plan.refused``) when a card holds one of its
+    identity values (:func:`identity_matches`) or a note of that name exists
+    anywhere in the vault (``force`` allows both, but never overwrites a
+    file), and when a required field has no value.  Raises
+    :class:`BadRequest` for an unknown type or an empty title."""
+    kind = canonical_type(schema, kind)
+    title = title.strip()
+    if title.lower().endswith(".md") and title[:-3].strip():
+        title = title[:-3].strip()  # a file name given as the title: Foo.md is Foo, not Foo.md.md
+    name = file_name(title)
+    folder = schema.folder_of(kind) or ""
+    path = f"{folder}/{name}.md" if folder else f"{name}.md"
+    plan = Plan("new", path)
+    parts = folder.split("/") if folder else []
+    for depth in range(1, len(parts) + 1):
+        place = Path(vault.root, *parts[:depth])
+        if place.exists() and not place.is_dir():
+            raise BadRequest(f"the {kind} folder {folder!r} cannot hold cards: {place.name!r} is a file, not a folder")
+    values: dict[str, object] = {}
+    for key, value in assignments:
+        existing = _key_of(values, key)
+        values[existing or key] = value
+    given_type = values.pop(_key_of(values, "type") or "type", None)
+    if given_type is not None and canonical_type(schema, str(given_type)) != kind:
+        raise BadRequest(f"type={given_type} disagrees with the type {kind!r} given first")
+    if not force:
+        unread: list[dict] = []
+        matches = identity_matches(vault, schema, kind, values, unreadable=unread)
+        plan.notes += [
+            f"{u['path']} cannot be read ({u['error']}) and may hold this card's identity; check it before "
+            "keeping two cards"
+            for u in unread
+        ]
+        if matches:
+            names = ", ".join(sorted({m["path"] for m in matches}))
+            plan.refused = {
+                "reason": "identity-match",
+                "message": f"a card with the same identity exists: {names} (update it with card.py set; "
+                "--force creates another card)",
+                "matches": matches,
+            }
+            return plan
+    same_file = [p for p in vault.files if _fold(p) == _fold(path)]
+    same_name = [p for p in vault.notes if _fold(_stem(p)) == _fold(name) and p not in same_file]
+    # [[name]] reaches a file named so (atlas.png) before a note atlas.png.md
+    same_name += [p for p in vault.files if not p.endswith(".md") and _fold(p.rsplit("/", 1)[-1]) == _fold(name)]
+    if same_file or (same_name and not force):
+        found = same_file or same_name
+        apart = " or ".join(f"'{option}'" for option in dict.fromkeys((f"{name} ({kind})", f"{name} (company)")))
+        plan.refused = {
+            "reason": "exists",
+            "message": f"a note named {name!r} exists: {', '.join(found)}; if it is this subject, update it "
+            f"(card.py set); if not, give a title that tells them apart, such as {apart}",
+            "matches": [{"path": p, "field": "name", "value": _stem(p)} for p in found],
+        }
+        return plan
+    aliased = [] if force else alias_matches(vault, schema, title) or alias_matches(vault, schema, name)
+    if aliased:
+        names = ", ".join(m["path"] for m in aliased)
+        plan.refused = {
+            "reason": "exists",
+            "message": f"{title!r} is an alias of {names} (a name of that card, kept there by a merge or by "
+            "hand); if it is this subject, update it (card.py set PATH); --force creates another card",
+            "matches": aliased,
+        }
+        return plan
+    fields: dict[str, object] = {"type": kind}
+    fields.update(values)
+    spec = schema.node_types.get(kind, {})
+    wanted = list(schema.required(kind))
+    if "status" not in wanted and (schema.statuses(kind) or "status" in (spec.get("defaults") or {})):
+        wanted.append("status")
+    wanted += [k for k in (spec.get("defaults") or {}) if not k.startswith("_") and k not in wanted]
+    for key in wanted:
+        if _key_of(fields, key) is None and key not in ("created", "updated"):
+            default = schema.default_for(kind, key)
+            if default is not None:
+                fields[key] = default
+    if name != title and _key_of(fields, "aliases") is None:
+        fields["aliases"] = [title]
+    fields.setdefault("created", today)
+    fields.setdefault("updated", today)
+    missing = [key for key in schema.required(kind) if _empty(fields.get(_key_of(fields, key) or key))]
+    if missing:
+        plan.refused = {
+            "reason": "missing-required",
+            "message": f"a {kind} card needs {', '.join(missing)}; give them as field=value",
+            "missing": missing,
+            "matches": [],
+        }
+        return plan
+    allowed = schema.statuses(kind)
+    status = fields.get(_key_of(fields, "status") or "status")
+    if allowed and status is not None and status not in allowed:
+        raise BadRequest(f"status {status!r} is not one of the {kind} statuses: {', '.join(allowed)}")
+    text = ""
+    for key, value in fields.items():
+        text = fm.set_property(text, key, value)
+    data = text.encode("utf-8")
+    after = _touched(vault, schema, path, data, today)
+    plan.edits = [Edit(path, None, after, f"new {kind} card")]
+    plan.changes = [{"path": path, "field": k, "old": None, "new": v} for k, v in fields.items()]
+    return plan
+
+
+def _check_status(schema, draft: _Draft, key: str, value) -> None:
+    """Raise :class:`BadRequest` for a ``status`` its type does not allow."""
+    if key.lower() != "status" or value is None:
+        return
+    kind = _known_type(schema, _type_of(schema, draft.path, draft.properties))
+    allowed = schema.statuses(kind) if kind else []
+    if allowed and value not in allowed:
+        raise BadRequest(f"status {value!r} is not one of the {kind} statuses: {', '.join(allowed)}")
+
+
+def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], today: datetime.date) -> Plan:
+    """Plan setting each ``(field, value)`` of ``assignments`` on the card
+    at ``path``.  A field that already holds an equal value (parsed values
+    compared, ``3`` is not ``"3"``) is left alone; when all are, the plan is
+    empty (no write, no touch).  A changed field's old value goes to ``##
+    History`` as ``- DAY: field: old → new`` (a field that had no value
+    adds no line; setting an empty value records ``- DAY: field: old``).  A
+    field that holds a list keeps a list: a single value becomes a
+    one-item list (as for a field of a list type in ``properties``)."""
+    plan = Plan("set", path)
+    try:
+        draft = _Draft(vault, schema, path)
+        lines = []
+        for key, value in assignments:
+            _check_status(schema, draft, key, value)
+            props = draft.properties
+            written = _key_of(props, key)
+            old = props.get(written) if written is not None else None
+            if (
+                value is not None
+                and not isinstance(value, list)
+                and (isinstance(old, list) or (old is None and _is_list_field(schema, key)))
+            ):
+                value = [value]
+            if draft.set(key, value) and not _empty(old):
+                lines.append(sections.history_line(_day(today), written or key, old, value))
+        draft.append("History", lines)
+    except _NotEditable as exc:
+        return _refusal(plan, exc)
+    _shared_identity(vault, schema, plan, draft)
+    _retired_note(vault, schema, plan, path)
+    return _finish(plan, [draft], schema, today, "set " + ", ".join(k for k, _ in assignments))
+
+
+def _retired_note(vault, schema, plan: Plan, path: str) -> None:
+    """Note when the card set is retired: a fact written there is hidden
+    from an agent that follows ``superseded_by`` to the card replacing it."""
+    from .supersede import retired, successor
+
+    props = vault.note(path).properties
+    cards = set(vault.cards(schema))
+    if not retired(vault, cards, path, props):
+        return
+    after = successor(vault, cards, path, props["superseded_by"]) if props.get("superseded_by") else None
+    if after is not None:
+        plan.notes.append(f"{path} is retired: {after} replaced it (superseded_by); a new fact belongs there")
+    else:
+        plan.notes.append(f"{path} is retired (status: superseded); a new fact belongs on the card that replaced it")
+
+
+def _shared_identity(vault, schema, plan: Plan, draft: _Draft) -> None:
+    """Note when a value just set is an identity another card holds: two
+    cards of one subject (``dedup.py`` merges them)."""
+    values = {c["field"]: c["new"] for c in draft.changes if "field" in c and c["new"] is not None}
+    if not values:
+        return
+    kind = _known_type(schema, _type_of(schema, draft.path, draft.properties))
+    for match in identity_matches(vault, schema, kind, values, exclude=draft.path):
+        plan.notes.append(
+            f"{match['field']}: {match['path']} holds the same value; if it is the same subject, "
+            "dedup.py merges the two cards"
+        )
+
+
+def plan_log(vault, schema, path: str, text: str, today: datetime.date) -> Plan:
+    """Plan the line ``- DAY: text`` under the card's ``## Log``; nothing
+    when the same line is there already (a repeated call the same day).
+    Raises :class:`BadRequest` for empty text or text with a line break."""
+    text = text.strip()
+    if not text or "\n" in text or "\r" in text:
+        raise BadRequest("TEXT must be one non-empty line")
+    plan = Plan("log", path)
+    line = f"- {_day(today)}: {text}"
+    try:
+        draft = _Draft(vault, schema, path)
+        if line not in sections.items(draft.text, "Log"):
+            draft.append("Log", [line])
+    except _NotEditable as exc:
+        return _refusal(plan, exc)
+    return _finish(plan, [draft], schema, today, "log")
+
+
+def plan_link(vault, schema, path: str, others: list[str], today: datetime.date) -> Plan:
+    """Plan ``- [[OTHER]]`` under the card's ``## Related`` for each of
+    ``others`` (vault paths of notes) that no link there resolves to yet,
+    in the shortest form that resolves to it (:func:`link_form`)."""
+    plan = Plan("link", path)
+    try:
+        draft = _Draft(vault, schema, path)
+        for other in others:
+            if other == path:
+                plan.notes.append(f"{other}: a card is not linked to itself")
+            elif not draft.link(other):
+                plan.notes.append(f"{other}: already under ## Related")
+    except _NotEditable as exc:
+        return _refusal(plan, exc)
+    return _finish(plan, [draft], schema, today, "link")
+
+
+def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan:
+    """Plan superseding the card at ``path`` by the card at ``by``: ``status:
+    superseded``, ``superseded_by: "[[BY]]"``, each card linked from the
+    other's ``## Related``, and ``## History`` lines for what changed
+    (``superseded_by`` included when it had no value).  Both cards are
+    touched; nothing when all is in place.
+
+    Refused (``plan.refused``, nothing written): ``by-itself`` when ``by``
+    is ``path``; ``by-superseded`` when ``by`` is itself retired (``status:
+    superseded``, or a ``superseded_by`` naming another card: a cycle or a
+    chain would leave no current card; ``matches`` names it and what
+    supersedes it); ``not-supersedable`` when the card's type cannot be
+    superseded (:meth:`schema.Schema.supersedable`: ``supersedable: false``,
+    or a status list without ``superseded``)."""
+    from .supersede import successor
+
+    plan = Plan("retire", path)
+    if by == path:
+        plan.refused = {
+            "reason": "by-itself",
+            "message": f"{path}: a card cannot be superseded by itself; give the card that replaces it",
+            "matches": [{"path": by, "field": "superseded_by", "value": by}],
+        }
+        return plan
+    try:
+        old, new = _Draft(vault, schema, path), _Draft(vault, schema, by)
+        props = old.properties
+        kind = _known_type(schema, _type_of(schema, path, props))
+        if not schema.supersedable(kind):
+            plan.refused = {
+                "reason": "not-supersedable",
+                "message": f"{path}: the type {kind!r} cannot be superseded (its schema entry says "
+                '"supersedable": false or lists statuses without "superseded"); nothing written',
+                "matches": [],
+            }
+            return plan
+        by_props = new.properties
+        by_status = by_props.get(_key_of(by_props, "status") or "status")
+        by_key = _key_of(by_props, "superseded_by")
+        next_card = successor(vault, set(vault.cards(schema)), by, by_props.get(by_key)) if by_key else None
+        if next_card is not None or (isinstance(by_status, str) and by_status.strip().lower() == "superseded"):
+            told = f"superseded by {next_card}" if next_card else "status: superseded"
+            plan.refused = {
+                "reason": "by-superseded",
+                "message": f"{by} is itself retired ({told}); retire {path} by a current card"
+                + (
+                    " (retiring a card by the card it replaced leaves neither current)"
+                    if next_card == path
+                    else f" (such as {next_card})"
+                    if next_card
+                    else ""
+                ),
+                "matches": [
+                    {"path": by, "field": by_key or "status", "value": by_props.get(by_key) if by_key else by_status}
+                ],
+            }
+            return plan
+        lines = []
+        written = _key_of(props, "status")
+        before = props.get(written) if written else None
+        if old.set("status", "superseded"):
+            lines.append(sections.history_line(_day(today), written or "status", before, "superseded"))
+        written = _key_of(props, "superseded_by")
+        before = props.get(written) if written else None
+        if _link_target(vault, before, path) != by:
+            value = f"[[{link_form(vault, path, by)}]]"
+            old.set("superseded_by", value)
+            lines.append(sections.history_line(_day(today), written or "superseded_by", before, value))
+        old.append("History", lines)
+        old.link(by)
+        new.link(path)
+    except _NotEditable as exc:
+        return _refusal(plan, exc)
+    return _finish(plan, [old, new], schema, today, f"retire {path} by {by}")

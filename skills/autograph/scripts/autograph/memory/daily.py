@@ -1,0 +1,456 @@
+"""Daily notes: which notes are daily, what in them could become a card, and
+which of them were processed already.
+
+Which notes are daily (:func:`daily_notes`), among the vault's cards
+(templates and ``ignore_folders`` are never daily notes):
+
+1. a note whose ``type`` is ``daily`` (or a ``type_aliases`` spelling of it);
+2. a note in a folder the schema gives the ``daily`` type (its
+   ``node_types.daily.folder``, or ``path_type_hints``);
+3. a note that Obsidian's Daily notes plugin would have made: in the folder
+   of ``.obsidian/daily-notes.json`` (``folder``; the vault's root when the
+   file or key is missing) with a path, below that folder and without
+   ``.md``, that the plugin's date ``format`` reads (moment.js tokens:
+   ``YYYY``, ``YY``, ``MM``, ``M``, ``MMM``, ``MMMM``, ``DD``, ``D``,
+   ``Do``, ``DDD``/``DDDD`` day of the year, ``ddd``/``dddd`` weekday names,
+   ``[literal]``; default ``YYYY-MM-DD``).
+
+A daily note's date is read from its path by that format, else from a
+``YYYY-MM-DD`` in its file name, else from its ``date`` (or ``created``)
+property; a note of rule 1 or 2 without any date is reported, not used.
+
+What is extracted (:func:`extract`), from the body only and never inside
+code, comments or math: bold names (``**Ada Lovelace**``, ``__Acme__``),
+links to notes that do not exist (the resolver finds nothing), emails,
+``@handles``, phone numbers (normalised by :mod:`identity`), ISO dates and
+open tasks (``- [ ] ...``).
+
+Processed notes (:func:`fingerprint`, :func:`plan_mark`): ``daily.py mark``
+sets :data:`KEY` to ``sha256:<hex>`` of the note's bytes without that key
+(and without the fields decay maintains, :data:`MAINTAINED`, so a nightly
+decay run does not make a note look edited).  A note whose stored value
+equals its fingerprint is ``processed``; one whose value differs was edited
+by hand since (``changed``) and is extracted again; one without it is
+``new``.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+
+from ..read import frontmatter, jsonfile
+from ..read.identity import normalise
+from ..read.links import scan
+from ..read.regions import code_regions
+from ..write import store
+
+__all__ = [
+    "KEY",
+    "MAINTAINED",
+    "DailyNote",
+    "Settings",
+    "daily_notes",
+    "extract",
+    "fingerprint",
+    "moment_pattern",
+    "plan_mark",
+    "settings",
+    "state",
+]
+
+KEY = "autograph_processed"
+MAINTAINED = ("tier", "relevance", "last_accessed", "access_count")
+
+# Bold text that reads as a label or emphasis, not as a name.
+STOP_WORDS = frozenset(
+    """note notes todo to-do important warning update updates summary decision decisions done next action
+    actions agenda question questions idea ideas tip info fyi tbd wip attendees participants follow-up
+    followup yes no ok new open closed urgent reminder status result results goal goals plan problem
+    issue issues""".split()
+)
+PARTICLES = frozenset("van von der den de del della da di du la le el al bin ibn y e of and the & mc".split())
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where daily notes live: ``folder`` and ``format`` of Obsidian's Daily
+    notes plugin (``source`` ``obsidian`` when read from
+    ``.obsidian/daily-notes.json``, else ``default``), and the schema's
+    daily type folder (``schema_folder``, None when the schema has none)."""
+
+    folder: str
+    format: str
+    source: str
+    schema_folder: str | None
+
+
+def settings(vault, schema) -> Settings:
+    """The :class:`Settings` of ``vault`` (unreadable or odd settings give
+    Obsidian's defaults: the vault's root and ``YYYY-MM-DD``)."""
+    folder, form, source = "", "YYYY-MM-DD", "default"
+    try:
+        data = json.loads(jsonfile.read_bytes(os.path.join(vault.root, ".obsidian", "daily-notes.json"), 1 << 20))
+    except (OSError, ValueError, RecursionError):
+        data = None
+    if isinstance(data, dict):
+        source = "obsidian"
+        value = data.get("folder")
+        if isinstance(value, str) and ".." not in value.split("/"):
+            folder = value.strip().strip("/")
+        value = data.get("format")
+        if isinstance(value, str) and value.strip():
+            form = value.strip()
+    kinds = {"daily"} | {alias for alias, kind in schema.type_aliases.items() if kind == "daily"}
+    schema_folder = next((schema.folder_of(kind) for kind in sorted(kinds) if schema.folder_of(kind)), None)
+    return Settings(folder, form, source, schema_folder)
+
+
+_MONTHS = [m.lower() for m in calendar.month_name[1:]]
+_MONTHS_ABBR = [m.lower() for m in calendar.month_abbr[1:]]
+_DAYS = "|".join(calendar.day_name[:]) + "|" + "|".join(calendar.day_abbr[:])
+_TOKENS = re.compile(r"\[[^\]]*\]|YYYY|YY|MMMM|MMM|MM|M|DDDD|DDD|Do|DD|D|dddd|ddd|gggg|GGGG|ww|WW|w|W|.", re.S)
+
+
+def moment_pattern(form: str) -> re.Pattern:
+    """A regular expression (full match, case-insensitive) for paths the
+    moment.js date format ``form`` writes; groups ``y``, ``m``, ``d``,
+    ``doy`` (day of the year), ``mon`` (month name)."""
+    parts = []
+    used: set[str] = set()
+
+    def group(name: str, body: str) -> str:
+        if name in used:  # the same field twice: the second is matched, not captured
+            return f"(?:{body})"
+        used.add(name)
+        return f"(?P<{name}>{body})"
+
+    for token in _TOKENS.findall(form):
+        if token.startswith("["):
+            parts.append(re.escape(token[1:-1]))
+        elif token == "YYYY" or token in ("gggg", "GGGG"):
+            parts.append(group("y", r"\d{4}"))
+        elif token == "YY":
+            parts.append(group("yy", r"\d{2}"))
+        elif token == "MMMM":
+            parts.append(group("mon", "|".join(_MONTHS)))
+        elif token == "MMM":
+            parts.append(group("mon", "|".join(_MONTHS_ABBR)))
+        elif token == "MM":
+            parts.append(group("m", r"\d{2}"))
+        elif token == "M":
+            parts.append(group("m", r"\d{1,2}"))
+        elif token in ("DDDD", "DDD"):
+            parts.append(group("doy", r"\d{3}" if token == "DDDD" else r"\d{1,3}"))
+        elif token == "DD":
+            parts.append(group("d", r"\d{2}"))
+        elif token == "D":
+            parts.append(group("d", r"\d{1,2}"))
+        elif token == "Do":
+            parts.append(group("d", r"\d{1,2}") + "(?:st|nd|rd|th)")
+        elif token in ("dddd", "ddd"):
+            parts.append(f"(?:{_DAYS})")
+        elif token in ("ww", "WW", "w", "W"):
+            parts.append(r"\d{1,2}")
+        else:
+            parts.append(re.escape(token))
+    return re.compile("".join(parts), re.I)
+
+
+def _date_of(match: re.Match) -> str | None:
+    found = match.groupdict()
+    try:
+        year = int(found["y"]) if found.get("y") else 2000 + int(found["yy"]) if found.get("yy") else None
+        if year is None:
+            return None
+        if found.get("doy"):
+            day = dt.date(year, 1, 1) + dt.timedelta(days=int(found["doy"]) - 1)
+            return day.isoformat() if day.year == year else None
+        if found.get("mon"):
+            name = found["mon"].lower()
+            month = (_MONTHS.index(name) if name in _MONTHS else _MONTHS_ABBR.index(name)) + 1
+        else:
+            month = int(found["m"]) if found.get("m") else None
+        if month is None or not found.get("d"):
+            return None
+        return dt.date(year, month, int(found["d"])).isoformat()
+    except (ValueError, OverflowError):
+        return None
+
+
+_ISO = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
+
+
+def _iso(text) -> str | None:
+    """The first valid ``YYYY-MM-DD`` date in ``text`` (a string), else None."""
+    if not isinstance(text, str):
+        return None
+    for match in _ISO.finditer(text):
+        try:
+            return dt.date(*(int(g) for g in match.groups())).isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+@dataclass
+class DailyNote:
+    """A daily note: its ``path``, ``date`` (``YYYY-MM-DD``) and why it is
+    one (``by``: ``type``, ``schema folder`` or ``daily notes``)."""
+
+    path: str
+    date: str
+    by: str
+
+
+def daily_notes(vault, schema, config: Settings | None = None) -> tuple[list[DailyNote], list[dict]]:
+    """The daily notes of ``vault`` in path order, and ``[{path, reason}]``
+    of notes that look daily but cannot be used (no date, unreadable)."""
+    config = config or settings(vault, schema)
+    pattern = moment_pattern(config.format)
+    kinds = {"daily"} | {alias.lower() for alias, kind in schema.type_aliases.items() if kind == "daily"}
+    found: list[DailyNote] = []
+    skipped: list[dict] = []
+    prefix = config.folder + "/" if config.folder else ""
+    for path in vault.cards(schema):
+        by = None
+        stem_path = path[:-3]
+        date = None
+        if stem_path.startswith(prefix):
+            match = pattern.fullmatch(stem_path[len(prefix) :])
+            date = _date_of(match) if match else None
+            if date:
+                by = "daily notes"
+        if by is None and (schema.infer_type(path) or "").lower() in kinds:
+            by = "schema folder"
+        note = None
+        if by is None:
+            note = vault.note(path, keep=False)
+            # only a note that spells a daily type somewhere has its frontmatter parsed
+            if note.text is not None and any(kind in note.text.lower() for kind in kinds):
+                kind = note.properties.get("type")
+                if isinstance(kind, str) and kind.strip().lower() in kinds:
+                    by = "type"
+        if by is None:
+            continue
+        if date is None:
+            date = _iso(path.rsplit("/", 1)[-1])
+        if date is None:
+            note = note or vault.note(path, keep=False)
+            props = note.properties
+            date = _iso(props.get("date")) or _iso(props.get("created"))
+        if date is None:
+            skipped.append({"path": path, "reason": "a daily note without a date (in its name or its date property)"})
+            continue
+        found.append(DailyNote(path, date, by))
+    return found, skipped
+
+
+# ---------------------------------------------------------------------------
+# Processed or not
+
+
+def _canonical(text: str) -> str:
+    # the key is set before it is taken away, so a note without frontmatter
+    # hashes the same before the mark (which adds a block) and after it
+    text = frontmatter.set_property(text, KEY, "x")
+    for key in (KEY, *MAINTAINED):
+        text = frontmatter.delete_property(text, key)
+    return text
+
+
+def fingerprint(note) -> str | None:
+    """``sha256:<hex>`` of the note's text without :data:`KEY` and the
+    :data:`MAINTAINED` fields, or None when the note cannot be read or its
+    frontmatter does not parse."""
+    if note.text is None:
+        return None
+    try:
+        text = _canonical(note.text)
+    except (frontmatter.FrontmatterError, ValueError):
+        return None
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def state(note) -> str:
+    """``processed`` (marked, unchanged since), ``changed`` (marked, then
+    edited), ``new`` (never marked) or ``unreadable``."""
+    mark = fingerprint(note)
+    if mark is None:
+        return "unreadable"
+    stored = note.properties.get(KEY)
+    if stored is None:
+        return "new"
+    return "processed" if stored == mark else "changed"
+
+
+def plan_mark(vault, notes: list[DailyNote], expect: str | None = None) -> tuple[list, list[dict]]:
+    """The :class:`store.Edit` of each daily note in ``notes`` that is not
+    marked processed yet, and ``[{path, reason}]`` of notes left alone.
+    ``expect``: mark a note only when its fingerprint is still this one (the
+    ``hash`` the extract reported), so a note edited since is not marked."""
+    edits, left = [], []
+    for item in notes:
+        note = vault.note(item.path)
+        mark = fingerprint(note)
+        if mark is None:
+            left.append({"path": item.path, "reason": note.error or "the frontmatter does not parse; not marked"})
+            continue
+        if note.properties.get(KEY) == mark:
+            left.append({"path": item.path, "reason": "already marked processed"})
+            continue
+        if expect is not None and mark != expect:
+            left.append({"path": item.path, "reason": "changed since it was extracted (its hash differs); not marked"})
+            continue
+        try:
+            after = note.with_property(KEY, mark)
+        except (frontmatter.FrontmatterError, ValueError) as exc:
+            left.append({"path": item.path, "reason": f"cannot set {KEY}: {exc}"})
+            continue
+        edits.append(store.Edit(item.path, note.data, after, f"{KEY}: marked processed"))
+    return edits, left
+
+
+# ---------------------------------------------------------------------------
+# Extraction
+
+_BOLD = re.compile(r"(\*\*|__)(?=[^\s*_])(.+?)(?<=[^\s*_])\1")
+_NAME_WORD = re.compile(r"[^\W\d_][\w'’.-]*\Z")
+_EMAIL = re.compile(
+    r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)+"
+)
+_HANDLE = re.compile(r"(?<![\w@./:+-])@([A-Za-z_][A-Za-z0-9_.]{1,38}[A-Za-z0-9_]|[A-Za-z_][A-Za-z0-9_])(?![\w@])")
+_PHONE = re.compile(r"(?<![\w+/.-])(?:\+|00)?\(?[0-9][0-9 ()./-]{5,}[0-9](?![\w/-])")
+_DATE_LIKE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,2}:\d{2}")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s<>)\]]+", re.I)
+_TASK = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+\[ \][ \t]+(\S.*?)[ \t]*$", re.M)
+_FILE_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}\Z")
+
+
+def _masked(body: str) -> str:
+    """``body`` with code, comments, math and URLs blanked (line breaks
+    kept), so offsets and lines stay those of the body."""
+    chars = list(body)
+    for start, end in code_regions(body):
+        for i in range(start, end):
+            if chars[i] not in "\r\n":
+                chars[i] = " "
+    text = "".join(chars)
+    return _URL.sub(lambda m: " " * len(m.group()), text)
+
+
+def _is_name(text: str, stop: frozenset) -> bool:
+    words = text.split()
+    if not 1 <= len(words) <= 5 or len(text) > 60 or text.lower() in stop:
+        return False
+    if not words[0][0].isupper():
+        return False
+    for n, word in enumerate(words):
+        if n and word.lower() in PARTICLES:
+            continue  # "Ada van Dijk", "Smith & Wesson"
+        if not _NAME_WORD.match(word) or not word[0].isupper():
+            return False
+    return words[-1].lower() not in PARTICLES
+
+
+@dataclass
+class _Found:
+    items: dict = field(default_factory=dict)
+
+    def add(self, kind: str, key: str, entry: dict) -> None:
+        bucket = self.items.setdefault(kind, {})
+        if key in bucket:
+            bucket[key]["count"] += 1
+        else:
+            bucket[key] = {**entry, "count": 1}
+
+
+KINDS = ("names", "missing_links", "emails", "handles", "phones", "dates", "tasks")
+
+
+def extract(note, resolver, schema, own_date: str | None = None) -> dict:
+    """Candidates for cards in daily note ``note``: ``{kind: [item]}`` for
+    each of :data:`KINDS`, items in the order they first appear, one per
+    value (``count`` says how often it appears).  Every item has ``value``,
+    ``line`` (1-based, in the file) and ``context`` (its line, trimmed, at
+    most 200 characters); names and missing links have ``note`` (the path
+    the name resolves to, or None), emails, handles and phones
+    ``normalised`` (:func:`identity.normalise`).  ``own_date``, the daily
+    note's own date, is not listed among its dates."""
+    text = note.text or ""
+    offset = note.body_offset
+    body = text[offset:]
+    first_line = note.body_line
+    masked = _masked(body)
+    lines = body.split("\n")
+    country = schema.section("identity").get("default_country")
+    stop = STOP_WORDS | {
+        str(w).lower() for w in schema.section("entity_extraction").get("noise_words", []) if isinstance(w, str)
+    }
+    found = _Found()
+
+    def where(start: int) -> tuple[int, str]:
+        index = body.count("\n", 0, start)
+        return first_line + index, lines[index].strip()[:200]
+
+    for match in _BOLD.finditer(masked):
+        name = " ".join(match.group(2).split())
+        if "[[" in name or not _is_name(name, stop):
+            continue
+        line, context = where(match.start())
+        hit = resolver.resolve(name, note.path).path
+        found.add("names", name.casefold(), {"value": name, "line": line, "context": context, "note": hit})
+    for link in scan(text, offset, first_line):
+        target = link.target
+        if not target or _FILE_EXTENSION.search(target) and not target.lower().endswith(".md"):
+            continue
+        if resolver.resolve(target, note.path).path is not None:
+            continue
+        index = link.line - first_line
+        context = lines[index].strip()[:200] if 0 <= index < len(lines) else ""
+        found.add(
+            "missing_links", target.casefold(), {"value": target, "line": link.line, "context": context, "note": None}
+        )
+    emails_at: list[tuple[int, int]] = []
+    for match in _EMAIL.finditer(masked):
+        value = match.group().rstrip(".")
+        emails_at.append((match.start(), match.end()))
+        line, context = where(match.start())
+        key = normalise(value, "email") or value
+        found.add("emails", key, {"value": value, "normalised": key, "line": line, "context": context})
+    for match in _HANDLE.finditer(masked):
+        if any(s <= match.start() < e for s, e in emails_at):
+            continue
+        value = "@" + match.group(1)
+        line, context = where(match.start())
+        key = normalise(value, "handle") or value
+        found.add("handles", key, {"value": value, "normalised": key, "line": line, "context": context})
+    for match in _PHONE.finditer(masked):
+        value = match.group().strip()
+        digits = sum(ch.isdigit() for ch in value)
+        if not 7 <= digits <= 15 or _DATE_LIKE.search(value) or any(s <= match.start() < e for s, e in emails_at):
+            continue
+        if not (value.startswith(("+", "00", "(")) or re.search(r"[0-9][ ./-][0-9]", value)):
+            continue  # a bare run of digits is an id or an amount more often than a phone
+        line, context = where(match.start())
+        key = normalise(value, "phone", country) or value
+        found.add("phones", key, {"value": value, "normalised": key, "line": line, "context": context})
+    for match in _ISO.finditer(masked):
+        try:
+            value = dt.date(*(int(g) for g in match.groups())).isoformat()
+        except ValueError:
+            continue
+        if value == own_date:
+            continue
+        line, context = where(match.start())
+        found.add("dates", value, {"value": value, "line": line, "context": context})
+    for match in _TASK.finditer(masked):
+        task = body[match.start(1) : match.end(1)].strip()
+        line, context = where(match.start(1))
+        found.add("tasks", f"{line}", {"value": task, "line": line, "context": context})
+    return {kind: list(found.items.get(kind, {}).values()) for kind in KINDS}

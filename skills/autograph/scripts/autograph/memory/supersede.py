@@ -1,0 +1,289 @@
+"""Superseded values: cards of one entity that disagree, and retired cards still current.
+
+:func:`find` reads the vault; :func:`plan` returns the edits; nothing is
+written here.
+
+* **Candidates**: a group of cards of one entity (the identity grouping of
+  :func:`dedup.find_groups`: a shared identity key, no conflicting identity
+  value, retired cards left out) whose conflict fields (schema
+  ``conflict_fields.fields``; default :data:`DEFAULT_FIELDS`) hold different
+  values.  Values compare trimmed, NFC and without case; lists as sets.
+  The *current* card is the newest (``updated``, else ``created``); each
+  other card is *retired* when it is strictly older.  A candidate without
+  such an order (dates equal or missing) is reported as undecided and never
+  applied; so is one found by a handle alone (not ``strong``: no email or
+  phone key), which a person settles with ``card.py retire``.
+* **Still current**: a card whose ``superseded_by`` names another card
+  (resolved as Obsidian resolves the link, :func:`successor`) and whose
+  ``status`` is not ``superseded`` (retired, but read as current by every
+  search).  A ``superseded_by`` that names no other card (``TBD``, ``0``,
+  ``[[Nobody]]``, a hub, the card itself) is reported as *unresolved* and
+  never stamped; an empty one, ``false``, ``n/a``, ``-`` or ``none`` says
+  nobody and is left alone.
+
+:func:`plan` stamps each retired card ``status: superseded`` and
+``superseded_by: "[[current]]"`` (surgical frontmatter edits) and links
+both ways under ``## Related`` (:func:`sections.append`; a line already
+there is not added twice).  A still-current card gets ``status:
+superseded``.  A card whose type's status list lacks ``superseded`` is
+refused (the schema says it is never replaced).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+
+from . import dedup
+
+__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan", "retired", "successor"]
+
+DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
+NOT_SUPERSEDABLE = "its type cannot be superseded (supersedable: false, or a status list without superseded)"
+
+
+@dataclass
+class Candidate:
+    """Cards of one entity whose conflict fields disagree.  ``conflicts``
+    maps a field to ``{value as written: [paths]}``; ``current`` is the
+    newest card (None when undecided); ``retired`` the strictly older ones;
+    ``reason`` why nothing would be applied (None when it would)."""
+
+    members: list[str]
+    conflicts: dict[str, dict[str, list[str]]]
+    evidence: list[dict]
+    strong: bool
+    current: str | None
+    retired: list[str]
+    dates: dict[str, str | None]
+    reason: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "members": self.members,
+            "current": self.current,
+            "retired": self.retired,
+            "conflicts": self.conflicts,
+            "evidence": self.evidence,
+            "strong": self.strong,
+            "dates": self.dates,
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class Findings:
+    """``candidates``, ``still_current`` (``{"path", "status",
+    "superseded_by"}``), ``unresolved`` (``{"path", "superseded_by",
+    "reason"}``: a ``superseded_by`` that names no other card, never
+    stamped) and the grouping's :class:`dedup.Report`."""
+
+    candidates: list[Candidate] = field(default_factory=list)
+    still_current: list[dict] = field(default_factory=list)
+    unresolved: list[dict] = field(default_factory=list)
+    report: dedup.Report | None = None
+
+
+def _fold(value) -> object:
+    if isinstance(value, list):
+        return frozenset(_fold(v) for v in value if v not in (None, ""))
+    if isinstance(value, str):
+        return unicodedata.normalize("NFC", value).strip().casefold()
+    return value
+
+
+def _shown(value) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return str(value).strip()
+
+
+def conflict_fields(schema) -> list[str]:
+    """The schema's ``conflict_fields.fields`` (lower case), else :data:`DEFAULT_FIELDS`."""
+    fields = schema.section("conflict_fields").get("fields")
+    return [f.lower() for f in (fields if fields else DEFAULT_FIELDS)]
+
+
+def find(vault, schema, report: dedup.Report | None = None) -> Findings:
+    """Candidates and still-current cards of ``vault`` (module docstring)."""
+    report = report if report is not None else dedup.find_groups(vault, schema)
+    findings = Findings(report=report)
+    fields = conflict_fields(schema)
+    zone = dedup.identity_settings(schema).zone
+    for group in report.groups:
+        props = {path: vault.note(path).properties for path in group.members}
+        conflicts: dict[str, dict[str, list[str]]] = {}
+        for name in fields:
+            seen: dict[object, tuple[str, list[str]]] = {}
+            for path in sorted(group.members):
+                key = dedup.find_key(props[path], name)
+                value = props[path].get(key) if key is not None else None
+                if value in (None, "", []):
+                    continue
+                folded = _fold(value)
+                seen.setdefault(folded, (_shown(value), []))[1].append(path)
+            if len(seen) > 1:
+                conflicts[name] = {shown: paths for shown, paths in seen.values()}
+        if not conflicts:
+            continue
+        dates = {path: dedup.card_date(props[path], zone) or None for path in group.members}
+        order = sorted(group.members, key=lambda p: (dates[p] or "", p), reverse=True)
+        newest = order[0]
+        retired = [p for p in order[1:] if (dates[p] or "") < (dates[newest] or "")]
+        current: str | None = newest
+        reason = None
+        if not dates[newest] or len(retired) < len(order) - 1:
+            reason = "no card is strictly newer than the others (updated/created); retire one with card.py retire"
+            current, retired = None, []
+        elif not group.strong:
+            reason = "found by a handle or another weak key alone; retire one with card.py retire if they are one"
+        findings.candidates.append(
+            Candidate(sorted(group.members), conflicts, group.evidence, group.strong, current, retired, dates, reason)
+        )
+    cards = vault.cards(schema)
+    card_set = set(cards)
+    for path in cards:
+        note = vault.note(path, keep=False)
+        props = note.properties
+        key = dedup.find_key(props, "superseded_by")
+        by = props.get(key) if key is not None else None
+        if _no_successor(by):
+            continue
+        status = props.get("status")
+        if successor(vault, card_set, path, by) is None:
+            findings.unresolved.append(
+                {"path": path, "superseded_by": by, "reason": "superseded_by names no other card; nothing stamped"}
+            )
+        elif not (isinstance(status, str) and status.strip().lower() == "superseded"):
+            findings.still_current.append({"path": path, "status": status, "superseded_by": by})
+    return findings
+
+
+def _no_successor(value) -> bool:
+    """A ``superseded_by`` that says "nobody": empty, ``null``, ``false`` or
+    one of :data:`identity.DEFAULT_IGNORE` (``n/a``, ``-``, ``none``, ...)."""
+    from ..read.identity import DEFAULT_IGNORE
+
+    if value is None or value is False or value == [] or value == {}:
+        return True
+    if isinstance(value, list):
+        return all(_no_successor(item) for item in value)
+    return isinstance(value, str) and value.strip().lower() in DEFAULT_IGNORE
+
+
+def successor(vault, cards, path: str, value) -> str | None:
+    """The card (vault path) that ``value``, the ``superseded_by`` of the
+    card at ``path``, names: a ``"[[Link]]"`` or a note name (or a list of
+    them; the first that counts), resolved as Obsidian resolves a link
+    written in ``path`` (:class:`links.Resolver`).  Only another card of
+    ``cards`` (a set of paths, :meth:`Vault.cards`) counts; None for text
+    that names no note (``TBD``, ``0``, ``[[Nobody]]``), a note that is no
+    card (a hub) or the card itself."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
+            continue
+        text = str(item).strip()
+        if text.startswith("[[") and text.endswith("]]"):
+            text = text[2:-2]
+        target = text.split("|", 1)[0].split("#", 1)[0].strip()
+        if not target:
+            continue
+        hit = vault.resolver.resolve(target, path).path
+        if hit is not None and hit != path and hit in cards:
+            return hit
+    return None
+
+
+def retired(vault, cards, path: str, properties: dict) -> bool:
+    """Whether the card at ``path`` with ``properties`` is retired:
+    ``status: superseded``, or a ``superseded_by`` that names another card
+    (:func:`successor`).  ``superseded_by: TBD`` alone retires nothing.
+    ``cards`` is a set of paths (:meth:`Vault.cards`)."""
+    status = properties.get("status")
+    if isinstance(status, str) and status.strip().lower() == "superseded":
+        return True
+    value = properties.get("superseded_by")
+    return bool(value) and successor(vault, cards, path, value) is not None
+
+
+def _allows_superseded(schema, props: dict) -> bool:
+    kind = props.get("type")
+    return schema.supersedable(kind if isinstance(kind, str) else None)
+
+
+def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
+    """``(edits, refused)``: the :class:`store.Edit` of every card to stamp
+    or link (one edit per card), and ``{"path", "reason"}`` for cards left
+    as they are."""
+    from ..read import frontmatter as fm
+    from ..write import sections, store
+
+    texts: dict[str, str] = {}
+    refused: list[dict] = []
+
+    def text_of(path: str) -> str | None:
+        if path not in texts:
+            note = vault.note(path)
+            if note.unwritable:
+                refused.append({"path": path, "reason": note.unwritable})
+                return None
+            texts[path] = note.text
+        return texts[path]
+
+    def related(path: str, target: str) -> None:
+        text = text_of(path)
+        if text is None:
+            return
+        line = f"- [[{dedup.link_name(vault, path, target)}]]"
+        if line[2:] not in {item[2:].strip() for item in sections.items(text, "Related")}:
+            texts[path] = sections.append(text, "Related", [line])
+
+    for candidate in findings.candidates:
+        if candidate.reason is not None or candidate.current is None:
+            continue
+        current = candidate.current
+        for path in candidate.retired:
+            text = text_of(path)
+            if text is None or text_of(current) is None:
+                continue
+            if not _allows_superseded(schema, fm.parse(text).properties if fm.parse(text) else {}):
+                refused.append(
+                    {
+                        "path": path,
+                        "reason": NOT_SUPERSEDABLE,
+                    }
+                )
+                continue
+            try:
+                text = fm.set_property(text, "status", "superseded")
+                text = fm.set_property(text, "superseded_by", f"[[{dedup.link_name(vault, path, current)}]]")
+            except fm.FrontmatterError as exc:
+                refused.append({"path": path, "reason": str(exc)})
+                continue
+            texts[path] = text
+            related(path, current)
+            related(current, path)
+    for item in findings.still_current:
+        text = text_of(item["path"])
+        if text is None:
+            continue
+        block = fm.parse(text)
+        if not _allows_superseded(schema, block.properties if block else {}):
+            refused.append(
+                {
+                    "path": item["path"],
+                    "reason": NOT_SUPERSEDABLE,
+                }
+            )
+            continue
+        try:
+            texts[item["path"]] = fm.set_property(text, "status", "superseded")
+        except fm.FrontmatterError as exc:
+            refused.append({"path": item["path"], "reason": str(exc)})
+    edits = []
+    for path in sorted(texts):
+        note = vault.note(path)
+        after = note.encode(texts[path])
+        if after != note.data:
+            edits.append(store.Edit(path, note.data, after, "supersede"))
+    return edits, refused

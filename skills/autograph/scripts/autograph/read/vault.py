@@ -1,0 +1,321 @@
+"""Walking a vault: which files are notes, ignore rules, symlinks, the note cache.
+
+Obsidian's rules: files and folders whose name starts with ``.`` are not part
+of the vault (``.obsidian/``, ``.trash/``, ``.git/``, macOS ``._Note.md``),
+and a note is a file ending in ``.md``.  Every other file is an attachment
+that links may point to.
+
+Symlinks are followed once each by real path: a file or folder reached a
+second time (through a link, or a loop such as ``loop -> .``) is skipped, and
+the canonical path of a note is the one reached without a symlink (BR-31).
+A symlink whose real path lies outside the vault is skipped with a warning,
+so nothing is ever read from or written to outside the vault.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from functools import cached_property
+from pathlib import Path
+
+from . import jsonfile
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from .links import Resolver
+    from .note import Note
+
+__all__ = ["MAX_NOTE_BYTES", "Vault", "VaultError", "walk"]
+
+# Notes are read whole; one larger than this is reported, not read (a stray
+# export or dump would otherwise take gigabytes of memory).
+MAX_NOTE_BYTES = 32 << 20
+
+
+class VaultError(Exception):
+    """The vault folder cannot be used (missing, not a folder, unreadable)."""
+
+
+def read_note(root, path: str, limit: int | None = None):
+    """:func:`note.read_note`, imported on first use: a command that only
+    walks the vault (a warm search) does not load the frontmatter parser."""
+    global _read_note
+    if _read_note is None:  # once: an import statement per note costs a tenth of reading it
+        from .note import read_note as read
+
+        _read_note = read
+    return _read_note(root, path, limit)
+
+
+_read_note = None
+
+
+def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
+    """Every file of the vault at ``root``: ``(paths, warnings)``.
+
+    Paths are vault-relative with ``/``, sorted; warnings name what was
+    skipped (broken symlinks, symlinks out of the vault, names that are not
+    UTF-8, folders that cannot be listed).  A symlink to a file or folder
+    already counted is skipped silently: its content is in the vault once,
+    under the path without the symlink (BR-31).  Deterministic: never
+    depends on directory listing order.
+
+    ``stamps``, when given, receives ``path: (size, mtime_ns, ctime_ns)``
+    of each note (``.md``) found, stat'ed during the walk (through a
+    symlink: of its target); a note whose stat fails has none.
+    """
+    root_real = os.path.realpath(root)
+    seen_dirs = {root_real}
+    seen_files: set[str] = set()
+    files: list[str] = []
+    warnings: list[str] = []
+    deferred: list[tuple[str, str]] = []  # (relative path, real path) of symlinks
+
+    def inside(real: str) -> bool:
+        return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+    def scan(folder: str, real_folder: str, rel: str) -> None:
+        # real_folder is the folder's real path, so entries that are not
+        # symlinks get theirs by joining, without a system call each
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            warnings.append(f"{rel or '.'}: cannot list folder ({exc.strerror})")
+            return
+        subdirs = []
+        prefix = real_folder if real_folder.endswith(os.sep) else real_folder + os.sep  # os.path.join, once
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            path = f"{rel}/{entry.name}" if rel else entry.name
+            if not entry.name.isascii() and not _utf8(entry.name):
+                warnings.append(f"{path.encode('utf-8', 'backslashreplace').decode()}: name is not UTF-8; skipped")
+                continue
+            real = prefix + entry.name
+            if entry.is_symlink():
+                deferred.append((path, entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                subdirs.append((entry.path, real, path))
+            elif entry.is_file(follow_symlinks=False) and real not in seen_files:
+                seen_files.add(real)
+                files.append(path)
+                if stamps is not None and path.endswith(".md"):
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    stamps[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+        for full, real, path in subdirs:
+            if real not in seen_dirs:
+                seen_dirs.add(real)
+                scan(full, real, path)
+
+    scan(str(root), root_real, "")
+    # Symlinks last, so the path without a symlink is the canonical one.
+    while deferred:
+        batch, deferred[:] = sorted(deferred), []
+        for path, full in batch:
+            real = os.path.realpath(full)
+            try:
+                info = os.stat(real)
+                mode = info.st_mode
+            except OSError:
+                mode = None
+            if mode is None:
+                warnings.append(f"{path}: broken symlink skipped")
+            elif not inside(real):
+                warnings.append(f"{path}: symlink to outside the vault skipped")
+            elif not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                # reading a FIFO would hang, a device would never end
+                warnings.append(f"{path}: symlink to something that is not a regular file or folder skipped")
+            elif stat.S_ISDIR(mode):
+                if real not in seen_dirs:
+                    seen_dirs.add(real)
+                    scan(full, real, path)
+            elif real not in seen_files:
+                seen_files.add(real)
+                files.append(path)
+                if stamps is not None and path.endswith(".md"):
+                    stamps[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    files.sort()
+    return files, warnings
+
+
+def _utf8(name: str) -> bool:
+    """False for names with bytes that are not UTF-8 (surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+class Vault:
+    """A vault on disk: its files, its notes, and parsed notes on demand.
+
+    ``files`` holds every file (notes and attachments); ``notes`` the ``.md``
+    ones.  :meth:`note` reads and caches a note; :attr:`resolver` resolves
+    links against all files.  ``progress`` (has ``step()``) is told of each
+    note read.
+    """
+
+    # A plain class: dataclasses imports inspect, ~10 ms of the start of every
+    # command, and a warm search.py query is measured against reading the vault.
+    def __init__(self, root: Path, files: list[str], warnings: list[str] | None = None):
+        self.root = root
+        self.files = files
+        self.warnings = [] if warnings is None else warnings
+        self._notes: dict[str, Note] = {}
+        self._resolver: Resolver | None = None
+        self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
+        self.progress: object | None = None
+
+    def __repr__(self) -> str:
+        return f"Vault(root={self.root!r}, files={len(self.files)})"
+
+    @staticmethod
+    def check_folder(root: str | os.PathLike) -> Path:
+        """``root`` as a Path; raises :class:`VaultError` if it is not a folder."""
+        path = Path(root)
+        if not path.exists():
+            raise VaultError(f"vault folder not found: {path}")
+        if not path.is_dir():
+            raise VaultError(f"not a folder: {path} (give the vault's folder)")
+        return path
+
+    @classmethod
+    def open(cls, root: str | os.PathLike) -> Vault:
+        """Walk the vault at ``root``; raises :class:`VaultError` if it is not a folder."""
+        path = cls.check_folder(root)
+        files, warnings = walk(path)
+        return cls(path, files, warnings)
+
+    def with_text(self, path: str, data: bytes) -> Vault:
+        """A new view of this vault in which the note ``path`` (added to its
+        files if new) holds ``data``, as if it had been written: for
+        planning further on an edit not written yet.  Nothing is written."""
+        from .note import Note
+
+        files = self.files if path in self.files else sorted([*self.files, path])
+        view = Vault(self.root, files, list(self.warnings))
+        view._notes[path] = Note.from_bytes(path, data)
+        return view
+
+    @property
+    def notes(self) -> list[str]:
+        return [path for path in self.files if path.endswith(".md")]
+
+    def note(self, path: str, keep: bool = True) -> Note:
+        """The parsed note at vault-relative ``path`` (read once, then cached;
+        ``keep=False`` does not cache a note read now, so a pass over a large
+        vault does not hold every note's text to the end of the run).
+
+        A note that cannot be read (permissions, deleted since the walk, too
+        large) comes back with ``text = None`` and ``error`` saying why; it is
+        reported, never an exception.
+        """
+        note = self._notes.get(path)
+        if note is None:
+            try:
+                note = read_note(str(self.root), path, MAX_NOTE_BYTES)
+            except OSError as exc:
+                from .note import Note
+
+                note = Note(path, b"", None, False, f"cannot read: {exc.strerror or exc}")
+            if keep:
+                self._notes[path] = note
+            if self.progress is not None:
+                self.progress.step()
+        return note
+
+    @cached_property
+    def template_folders(self) -> list[str]:
+        """The vault's templates folders, as its settings name them: the core
+        Templates plugin (``.obsidian/templates.json``, key ``folder``) and
+        Templater (``.obsidian/plugins/templater-obsidian/data.json``, key
+        ``templates_folder``).  Vault-relative, without ``/`` at the ends;
+        unreadable or odd settings give none."""
+        found = []
+        for name, key in (
+            ("templates.json", "folder"),
+            ("plugins/templater-obsidian/data.json", "templates_folder"),
+        ):
+            try:
+                data = jsonfile.read_bytes(os.path.join(self.root, ".obsidian", name), limit=1 << 20)
+                value = json.loads(data.decode("utf-8")).get(key)
+            except (OSError, ValueError, AttributeError, RecursionError):  # NotAFile is a ValueError
+                continue
+            if isinstance(value, str) and value.strip("/ ") and ".." not in value.split("/"):
+                found.append(value.strip("/"))
+        return found
+
+    def cards(self, schema=None) -> list[str]:
+        """The notes that are cards: every note outside the templates folders
+        (:attr:`template_folders`) and the schema's ``ignore_folders``, other
+        than the always-loaded index files (``index.files``, e.g.
+        ``MEMORY.md``) and the hubs named in ``hubs.names`` (``index``,
+        ``Home``, ...), compared without letter case.
+
+        The one place that decides what a card is.  Templates are read for
+        links like every note, but they are not cards: no command checks,
+        fixes, decays or counts them as orphans, since a card's fields
+        written into a template would be copied into every note made from it.
+        An index or a named hub is a list of cards, not one: a ``tier`` or a
+        ``type`` written into ``MEMORY.md`` would cost every session a line.
+        Maps of Content written by ``moc.py generate`` are not cards either
+        (:func:`moc.generated_paths`: they are rewritten whole, so a field
+        written into one would not last, and they are hubs).
+        ``schema`` is a :class:`schema.Schema` (None: templates only).
+        """
+        folders = self._frozen_folders(schema)
+        if schema is None:
+            return [path for path in self.notes if not path.startswith(folders)] if folders else self.notes
+        index_files = {f.strip("/").lower() for f in schema.index_files}
+        hub_names = schema.hub_names
+        generated = self.generated_mocs(schema)
+
+        def is_card(path: str) -> bool:
+            if folders and path.startswith(folders):
+                return False
+            if path in generated:
+                return False
+            if path.lower() in index_files:
+                return False
+            stem = path.rsplit("/", 1)[-1]
+            return (stem[:-3] if stem.lower().endswith(".md") else stem).lower() not in hub_names
+
+        return [path for path in self.notes if is_card(path)]
+
+    def _frozen_folders(self, schema=None) -> tuple[str, ...]:
+        ignore = schema.ignore_folders if schema is not None else []
+        return tuple(f.strip("/") + "/" for f in [*self.template_folders, *ignore] if f.strip("/"))
+
+    def frozen(self, schema=None) -> set[str]:
+        """The notes nothing writes: those in the templates folders and the
+        schema's ``ignore_folders`` (read for links, never written; a link
+        rewrite leaves theirs as they are)."""
+        folders = self._frozen_folders(schema)
+        return {path for path in self.notes if path.startswith(folders)} if folders else set()
+
+    def generated_mocs(self, schema) -> set[str]:
+        """The Maps of Content ``moc.py generate`` wrote
+        (:func:`moc.generated_paths`), read once per schema: :meth:`cards`
+        and health's orphans both ask."""
+        cached = self._generated.get(id(schema))
+        if cached is None or cached[0] is not schema:
+            from ..graph.moc import generated_paths
+
+            cached = self._generated[id(schema)] = (schema, generated_paths(self, schema))
+        return cached[1]
+
+    @property
+    def resolver(self) -> Resolver:
+        """Resolves link targets against this vault's files (built on first
+        use: commands that never follow a link do not import links)."""
+        if self._resolver is None:
+            from .links import Resolver
+
+            self._resolver = Resolver(self.files)
+        return self._resolver
