@@ -10,7 +10,9 @@ import sys
 
 import pytest
 from autograph.hosts import caps
-from autograph.hosts.caps import Caps, Size
+from autograph.hosts.caps import Caps
+from autograph.read import size
+from autograph.read.size import Size
 from autograph.schema.model import DEFAULTS, load_schema, validate
 from conftest import EXAMPLE_VAULT, SCRIPTS
 from hypothesis import given
@@ -39,47 +41,47 @@ DEFAULT_CAPS, _ = caps.caps_from(None, {})
     ],
 )
 def test_count_lines(text, lines):
-    assert caps.count_lines(text) == lines
-    assert caps.count_lines(text.encode("utf-8")) == lines
+    assert size.count_lines(text) == lines
+    assert size.count_lines(text.encode("utf-8")) == lines
 
 
 def test_bytes_are_utf8_bytes_not_characters():
     data = "é — 日本\n".encode()
-    assert caps.measure(data) == Size(1, len(data))
-    assert caps.measure(data).bytes == 2 + 1 + 3 + 1 + 6 + 1 and len("é — 日本\n") == 7
+    assert size.measure(data) == Size(1, len(data))
+    assert size.measure(data).bytes == 2 + 1 + 3 + 1 + 6 + 1 and len("é — 日本\n") == 7
 
 
 def test_bom_and_crs_count_as_bytes():
-    assert caps.measure(b"\xef\xbb\xbfa\r\n") == Size(1, 6)
+    assert size.measure(b"\xef\xbb\xbfa\r\n") == Size(1, 6)
 
 
 @given(st.binary(max_size=300), st.integers(min_value=1, max_value=7))
 def test_measure_file_streams_to_the_same_size(tmp_path_factory, data, chunk):
     path = tmp_path_factory.mktemp("m") / "MEMORY.md"
     path.write_bytes(data)
-    assert caps.measure_file(path, chunk=chunk) == caps.measure(data)
+    assert size.measure_file(path, chunk=chunk) == size.measure(data)
 
 
 def test_measure_file_with_a_bom_split_across_chunks(tmp_path):
     path = tmp_path / "MEMORY.md"
     path.write_bytes(b"\xef\xbb\xbf")
-    assert caps.measure_file(path, chunk=1) == Size(0, 3)
+    assert size.measure_file(path, chunk=1) == Size(0, 3)
     path.write_bytes(b"\xef\xbb\xbfa\nb")
-    assert caps.measure_file(path, chunk=2) == caps.measure(path.read_bytes()) == Size(2, 6)
+    assert size.measure_file(path, chunk=2) == size.measure(path.read_bytes()) == Size(2, 6)
 
 
 def test_measure_file_of_a_missing_file_raises(tmp_path):
     with pytest.raises(OSError):
-        caps.measure_file(tmp_path / "nope.md")
+        size.measure_file(tmp_path / "nope.md")
 
 
 def test_loaded_lines_stop_at_the_line_cap_or_the_byte_cap():
     data = b"".join(b"- [T](t.md) \xe2\x80\x94 hook %03d\n" % i for i in range(250))
-    assert caps.loaded_lines(data, 200, 25000) == 200
+    assert size.loaded_lines(data, 200, 25000) == 200
     line = len(b"- [T](t.md) \xe2\x80\x94 hook 000\n")
-    assert caps.loaded_lines(data, 200, line * 10 + 5) == 10  # the 11th line is cut: not whole
-    assert caps.loaded_lines(b"a\nb", 200, 25000) == 2
-    assert caps.loaded_lines(b"", 200, 25000) == 0
+    assert size.loaded_lines(data, 200, line * 10 + 5) == 10  # the 11th line is cut: not whole
+    assert size.loaded_lines(b"a\nb", 200, 25000) == 2
+    assert size.loaded_lines(b"", 200, 25000) == 0
 
 
 # ---------------------------------------------------------------------------

@@ -21,7 +21,10 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(SCRIPTS))
 
 from autograph.memory import decay
-from autograph.read import frontmatter  # noqa: E402
+from autograph.read import (
+    dates,
+    frontmatter,  # noqa: E402
+)
 from autograph.read.vault import Vault  # noqa: E402
 from autograph.schema.model import Schema, SchemaError, load_schema, validate  # noqa: E402
 
@@ -155,7 +158,7 @@ def test_a_touch_never_lowers_a_tier(stored, days, count):
     ],
 )
 def test_parse_when(value, expected):
-    assert decay.parse_when(value) == expected
+    assert dates.parse_when(value) == expected
 
 
 @pytest.mark.parametrize(
@@ -164,27 +167,27 @@ def test_parse_when(value, expected):
      ["2024-05-01"], "2024-05-01T25:00", 1.5e9],
 )  # fmt: skip
 def test_not_a_date(value):
-    with pytest.raises(decay.NotADate):
-        decay.parse_when(value)
+    with pytest.raises(dates.NotADate):
+        dates.parse_when(value)
 
 
 def test_br32_a_date_only_value_is_never_shifted_by_the_zone(case, tmp_path):
     vault = case("BR-32") / "vault"
     task = vault / "task.md"
     before = task.read_bytes()
-    zone = decay.zone_of("America/Chicago")
-    now = decay.parse_when("2021-04-11T09:00:00-05:00")
-    today = decay.today_in(zone, now)
+    zone = dates.zone_of("America/Chicago")
+    now = dates.parse_when("2021-04-11T09:00:00-05:00")
+    today = dates.today_in(zone, now)
     properties = props(task)
     assert properties["due"] == "2021-04-01"  # 1: a calendar date, written back as it is
-    assert decay.local_date(decay.parse_when(properties["due"]), zone) == D(2021, 4, 1)
-    assert decay.local_date(decay.parse_when(properties["created"]), zone) == D(2021, 4, 1)  # 2: not 04-02
-    assert decay.age_days(properties["due"], today, zone) == 10  # 3
-    assert decay.age_days(properties["created"], today, zone) == 10
+    assert dates.local_date(dates.parse_when(properties["due"]), zone) == D(2021, 4, 1)
+    assert dates.local_date(dates.parse_when(properties["created"]), zone) == D(2021, 4, 1)  # 2: not 04-02
+    assert dates.age_days(properties["due"], today, zone) == 10  # 3
+    assert dates.age_days(properties["created"], today, zone) == 10
     # the same in every zone: a date and a wall-clock time are never converted
     for name in ("UTC", "Asia/Tokyo", "Pacific/Kiritimati", "Pacific/Pago_Pago"):
-        assert decay.age_days(properties["due"], D(2021, 4, 11), decay.zone_of(name)) == 10
-        assert decay.age_days(properties["created"], D(2021, 4, 11), decay.zone_of(name)) == 10
+        assert dates.age_days(properties["due"], D(2021, 4, 11), dates.zone_of(name)) == 10
+        assert dates.age_days(properties["created"], D(2021, 4, 11), dates.zone_of(name)) == 10
     # 4: decay (created is the last access) adds its tier and changes neither line
     schema = schema_file(tmp_path, {"timezone": "America/Chicago"})
     data = engine_json("decay", vault, "--schema", schema, "--now", "2021-04-11T09:00:00-05:00")
@@ -203,9 +206,9 @@ BR34 = [
 @pytest.mark.parametrize(("name", "key", "zone", "now", "age"), BR34, ids=[row[0] for row in BR34])
 def test_br34_ages_are_local_calendar_days(case, name, key, zone, now, age):
     vault = case("BR-34") / "vault"
-    tz = decay.zone_of(zone)
-    today = decay.today_in(tz, decay.parse_when(now))
-    assert decay.age_days(props(vault / name)[key], today, tz) == age
+    tz = dates.zone_of(zone)
+    today = dates.today_in(tz, dates.parse_when(now))
+    assert dates.age_days(props(vault / name)[key], today, tz) == age
 
 
 def test_br34_decay_counts_72_days_across_the_dst_change(case, tmp_path):
@@ -233,8 +236,8 @@ def test_br41_placeholder_dates_are_not_dates_and_are_left_alone(case):
 
 def test_the_machine_zone_is_used_without_a_schema_zone():
     instant = datetime.datetime(2024, 5, 1, 12, 0, tzinfo=datetime.UTC)
-    assert decay.local_date(instant, None) == instant.astimezone().date()
-    assert decay.today_in(None, D(2024, 5, 1)) == D(2024, 5, 1)
+    assert dates.local_date(instant, None) == instant.astimezone().date()
+    assert dates.today_in(None, D(2024, 5, 1)) == D(2024, 5, 1)
 
 
 # ---------------------------------------------------------------------------
@@ -676,7 +679,7 @@ def test_obsidian_hub_decay_after_init(fast_tmp):
     for path in Vault.open(vault).cards(load_schema(vault)):
         created = props_safe(vault / path).get("created")
         if created:
-            dated[path] = decay.parse_when(created)
+            dated[path] = dates.parse_when(created)
     assert dated
     start = max(dated.values())
     before = _typed_and_bodies(vault)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from autograph.hosts import caps
+from autograph.read import size
 from conftest import SCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -106,14 +107,14 @@ BR35 = [
 def test_br35_hook_inputs(case, name, lines, expected):
     root = case("BR-35")
     before = (root / "memory" / "MEMORY.md").read_bytes()
-    assert caps.measure(before) == (200, 10600)
+    assert size.measure(before) == (200, 10600)
     payload = hook_input(root, name)
     proc = run_guard(payload)
     assert decision(proc) == expected
     if lines is not None:  # the count the guard judged is the file after the call
         tool = json.loads(payload)
         result = caps.after_call(tool["tool_name"].lower(), tool["tool_input"], before)
-        assert caps.count_lines(result) == lines
+        assert size.count_lines(result) == lines
     if expected == "deny":
         assert f"MEMORY.md would have {lines} lines (limit 200)" in reason(proc)
     elif lines is not None and lines <= 200 and not context(proc):
@@ -206,7 +207,10 @@ print(sorted(m for m in sys.modules if m.startswith("autograph")), "argparse" in
 """
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, env=CLEAN_ENV)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.strip() == "['autograph', 'autograph.hosts', 'autograph.hosts.caps'] False"
+    assert (
+        proc.stdout.strip()
+        == "['autograph', 'autograph.hosts', 'autograph.hosts.caps', 'autograph.read', 'autograph.read.size'] False"
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -480,7 +484,7 @@ def test_property_shrinking_an_over_cap_index_is_never_denied(tmp_path, pair, to
     current, result = pair
     path = tmp_path / "MEMORY.md"
     path.write_bytes(current.encode("utf-8"))
-    before, after = caps.measure(current.encode("utf-8")), caps.measure(result.encode("utf-8"))
+    before, after = size.measure(current.encode("utf-8")), size.measure(result.encode("utf-8"))
     assert caps.DEFAULT_HARD["lines"] < before.lines or caps.DEFAULT_HARD["bytes"] < before.bytes
     assert after.lines <= before.lines and after.bytes <= before.bytes
     if tool == "Write":

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from autograph.hosts import caps, wiring
+from autograph.read import size as read_size
 from conftest import SCRIPTS
 
 INIT = SCRIPTS / "init.py"
@@ -319,11 +320,11 @@ def test_caps_readers_refuse_what_is_not_a_regular_file(tmp_path):
     result: list = []
 
     def size():
-        for call in (lambda: caps.measure_file(path), lambda: caps.check_file(path, caps.caps_from({}, {})[0])):
+        for call in (lambda: read_size.measure_file(path), lambda: caps.check_file(path, caps.caps_from({}, {})[0])):
             try:
                 call()
                 result.append("read")
-            except caps.NotRegular as exc:
+            except read_size.NotRegular as exc:
                 result.append(str(exc))
 
     worker = threading.Thread(target=size, daemon=True)
@@ -334,8 +335,8 @@ def test_caps_readers_refuse_what_is_not_a_regular_file(tmp_path):
     assert isinstance(caps.read_current(str(path), need_bytes=True), caps.UNREADABLE)
     big = tmp_path / "big.md"
     big.write_bytes(b"- a\n" * 10)
-    with pytest.raises(caps.NotRegular, match="more than"):
-        caps.measure_file(big, limit=20)
+    with pytest.raises(read_size.NotRegular, match="more than"):
+        read_size.measure_file(big, limit=20)
 
 
 # ---------------------------------------------------------------------------

@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 from autograph.graph import cleanup, moc
 from autograph.graph.health import health_report
-from autograph.hosts.caps import measure
+from autograph.read import generated
 from autograph.read.index import NoteIndex, note_links
 from autograph.read.links import scan
 from autograph.read.note import Note
+from autograph.read.size import measure
 from autograph.read.vault import Vault
 from autograph.schema.model import SchemaError, load_schema
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, require
@@ -175,7 +176,7 @@ def test_no_page_exceeds_the_caps_and_every_card_is_listed_once(make_vault, coun
         size = measure(data)
         assert size.lines <= caps["lines"] and size.bytes <= caps["bytes"], page
         note = vault.note(page["path"])
-        assert moc.is_generated(note.properties)
+        assert generated.is_generated(note.properties)
         targets = [vault.resolver.resolve(link.target, page["path"]).path for link in note_links(note)]
         assert None not in targets
         listed += [t for t in targets if t.startswith("cards/")]
@@ -459,7 +460,7 @@ def test_generated_paths_finds_the_generated_pages_only(make_vault):
     )
     pages = [page["path"] for page in generate(root)["pages"]]
     assert len(pages) > 1
-    assert moc.generated_paths(Vault.open(root), load_schema(root)) == set(pages)
+    assert generated.generated_paths(Vault.open(root), load_schema(root)) == set(pages)
 
 
 @settings(max_examples=60, deadline=None)

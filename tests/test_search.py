@@ -11,7 +11,6 @@ import time
 import unicodedata
 
 import pytest
-from autograph import cli
 from autograph.memory import search
 from autograph.read import identity
 from autograph.read.vault import Vault
@@ -166,7 +165,7 @@ def test_hostile_raw_queries_answer_or_say_what_is_wrong(hostile_index, text):
     index, v, schema = hostile_index
     try:
         hits = search.search(index, v, schema, text, raw=True, kind="\udcfe")
-    except cli.UsageError as exc:
+    except search.QueryError as exc:
         assert "bad FTS5 query" in str(exc)
     else:
         assert hits == []
@@ -195,7 +194,7 @@ def test_200_hostile_queries_never_raise(hostile_index, text):
 def test_raw_fts_mode_works_and_bad_syntax_is_a_clear_error(hostile_index, tmp_path):
     index, v, schema = hostile_index
     assert [h.path for h in search.search(index, v, schema, "policy AND café", raw=True)] == ["POL-358.md"]
-    with pytest.raises(cli.UsageError, match="bad FTS5 query"):
+    with pytest.raises(search.QueryError, match="bad FTS5 query"):
         search.search(index, v, schema, "NEAR(", raw=True)
     proc = run("NEAR(", "--fts", "--vault", str(v.root))
     assert proc.returncode == 2 and "bad FTS5 query" in proc.stderr and "Traceback" not in proc.stderr

@@ -160,9 +160,10 @@ REFUSED_CODE = {
 
 def _card(args):
     from autograph.memory import cards, decay
+    from autograph.read import dates
 
     vault, schema = cli.load(args)
-    today = args.today or decay.today_in(decay.Settings.of(schema).zone)
+    today = args.today or dates.today_in(decay.Settings.of(schema).zone)
     try:
         plan = _plan(args, vault, schema, today)
     except cards.BadRequest as exc:

@@ -91,6 +91,7 @@ def _human(rows: list[dict], limits: caps.Caps) -> str:
 
 def cmd_check(args) -> int:
     from autograph.hosts import caps, store_doctor
+    from autograph.read import size
     from autograph.schema.model import load_schema
 
     target = Path(args.target)
@@ -118,7 +119,7 @@ def cmd_check(args) -> int:
     for shown, path in files:
         try:
             rows.append({"path": shown, **caps.check_file(path, limits)})
-        except caps.NotRegular as exc:  # a FIFO or a device: opened without blocking, never read
+        except size.NotRegular as exc:  # a FIFO or a device: opened without blocking, never read
             raise cli.UsageError(f"{shown}: {exc}; an index is a regular file, give its path") from None
         except OSError as exc:
             raise cli.UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None

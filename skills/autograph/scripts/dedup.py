@@ -101,8 +101,9 @@ def cmd_dedup(args) -> int:
 
 def _today(args, schema) -> str:
     from autograph.memory import decay
+    from autograph.read import dates
 
-    return decay.today_in(decay.Settings.of(schema).zone, args.today).isoformat()
+    return dates.today_in(decay.Settings.of(schema).zone, args.today).isoformat()
 
 
 def _dedup(args):

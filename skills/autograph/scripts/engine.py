@@ -231,11 +231,11 @@ def now_value(text: str):
     instant; without: the vault's wall-clock time)."""
     import argparse
 
-    from autograph.memory import decay
+    from autograph.read import dates
 
     try:
-        value = decay.parse_when(text.strip())
-    except decay.NotADate:
+        value = dates.parse_when(text.strip())
+    except dates.NotADate:
         value = None
     if value is None or type(value).__name__ != "datetime":
         raise argparse.ArgumentTypeError(f"{text!r} is not a date-time like 2026-01-31T09:00:00+01:00")
@@ -250,9 +250,10 @@ def _add_when(parser) -> None:
 
 def _today(args, schema):
     from autograph.memory import decay
+    from autograph.read import dates
 
     settings = decay.Settings.of(schema)
-    return decay.today_in(settings.zone, args.today or args.now), settings
+    return dates.today_in(settings.zone, args.today or args.now), settings
 
 
 def _history_time(args, today) -> str:

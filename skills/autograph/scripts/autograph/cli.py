@@ -293,19 +293,13 @@ def print_json(data) -> None:
     sys.stdout.write(text + "\n")
 
 
-_CONTROL = r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]|[\ud800-\udfff]"  # compiled (re's cache) on first use
-
-
 def printable(text: str) -> str:
-    """``text`` safe for a terminal: control characters (ESC, CR, NUL, line
-    breaks inside names) and stray surrogates shown as escapes."""
-    if re.search(_CONTROL, text) is None and "\n" not in text:
-        return text
-    return re.sub(
-        _CONTROL,
-        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"),
-        text.replace("\n", "\\n"),
-    )
+    """``text`` safe for a terminal: control characters and stray
+    surrogates shown as escapes (:func:`read.printable.printable`, the one
+    rule, imported on first use so that ``--help`` loads no library module)."""
+    from .read.printable import printable as shown
+
+    return shown(text)
 
 
 def plural(count: int, word: str) -> str:
@@ -374,7 +368,9 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         # anything is read or journaled, since no note can hold them; a path that exists (a
         # vault folder whose name is not UTF-8) is the one such word that means something
         if re.search(r"[\ud800-\udfff]", word) and not os.path.lexists(word):
-            print(f"{parser.prog}: error: argument {number} is not valid UTF-8: {printable(word)}", file=sys.stderr)
+            # shown as the bytes given (a bytes repr escapes every byte a terminal could act on)
+            shown = repr(os.fsencode(word))[2:-1]
+            print(f"{parser.prog}: error: argument {number} is not valid UTF-8: {shown}", file=sys.stderr)
             return EXIT_USAGE
     args, extra = parser.parse_known_args(argv)
     command = getattr(args, "_parser", parser)
@@ -392,7 +388,10 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     except _raised("schema.model", "SchemaError") as exc:
         print(f"{parser.prog}: bad schema: {exc}", file=sys.stderr)
     except (
-        _raised("read.vault", "VaultError") + _raised("write.store", "PathError", "TargetError") + (UsageError,)
+        _raised("read.vault", "VaultError")
+        + _raised("write.store", "PathError", "TargetError")
+        + _raised("memory.search", "QueryError")
+        + (UsageError,)
     ) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
     except _raised("write.store", "LockBusy") as exc:

@@ -195,9 +195,10 @@ def _recall(vault: Vault, schema: Schema, index: NoteIndex, today) -> dict:
     """The report's decay keys: ``stale_share``, ``tiers`` and ``recall``
     (:func:`decay.stats` on the cards, as their dates give them ``today``)."""
     from ..memory import decay
+    from ..read import dates
 
     settings = decay.Settings.of(schema)
-    today = today or decay.today_in(settings.zone)
+    today = today or dates.today_in(settings.zone)
     found = decay.stats(decay.read_cards(vault, schema, today, settings, index), settings)
     keys = ("dated", "undated", "not_dates", "stale", "stale_days", "never_touched_share")
     return {
@@ -218,8 +219,9 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> di
     the stale share and the tiers move with it."""
     if today is None:
         from ..memory import decay
+        from ..read import dates
 
-        today = decay.today_in(decay.Settings.of(schema).zone)
+        today = dates.today_in(decay.Settings.of(schema).zone)
     key = _report_key(vault, schema, index, today) if index.use_cache else None
     if key is not None:
         try:

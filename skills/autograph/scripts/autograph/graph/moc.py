@@ -44,8 +44,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-# store, caps, frontmatter and links are imported where used: vault.cards
-# imports this module for generated_paths, and must stay cheap to import
+from ..read.generated import MARK, is_generated, is_page_path
+
+# store, frontmatter and links are imported where used
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -53,19 +54,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DESCRIPTION_CHARS",
-    "MARK",
     "MocError",
     "Plan",
-    "generated_paths",
     "heading_text",
-    "is_generated",
-    "is_page_path",
     "key_of",
     "link_to",
     "plan",
 ]
 
-MARK = ("generated_by", "autograph")
 DESCRIPTION_CHARS = 200
 NO_STATUS = "(no status)"
 SUFFIX = " MOC"
@@ -80,42 +76,6 @@ _SPANNING = re.compile(r"%%|<!--|\$\$|`{3,}|~{3,}")
 class MocError(ValueError):
     """The MOCs cannot be planned as the schema asks (a folder that is never
     written, caps too small for one entry)."""
-
-
-def is_generated(properties: dict) -> bool:
-    """Whether a note's properties mark it as a generated MOC:
-    ``generated_by: autograph`` and ``type: moc``.  A note without both is
-    someone's own and is never written over or trashed."""
-    by, kind = properties.get(MARK[0]), properties.get("type")
-    return by == MARK[1] and isinstance(kind, str) and kind.lower() == "moc"
-
-
-# the names plan() gives pages: "<group> MOC.md", "<group> MOC (2).md", "<group> MOC 3.md"
-_PAGE_NAME = re.compile(r" MOC(?: \(\d+\))?(?: \d+)?\.md$")
-
-
-def is_page_path(path: str, folder: str) -> bool:
-    """Whether vault path ``path`` is named as :func:`plan` names pages in
-    ``folder`` (``<group> MOC[ (n)][ k].md`` directly in it).  Only such a
-    note, when marked (:func:`is_generated`), is moc.py's own: a marked note
-    anywhere else (a person's copy of a map, with their notes in it) is
-    never written or trashed."""
-    prefix = folder + "/" if folder else ""
-    return path.startswith(prefix) and "/" not in path[len(prefix) :] and bool(_PAGE_NAME.search(path))
-
-
-def generated_paths(vault, schema) -> set[str]:
-    """The generated MOCs in ``moc.folder``: notes named as :func:`plan`
-    names pages whose frontmatter :func:`is_generated` accepts.  Reads only
-    those few notes, so :meth:`vault.Vault.cards` can leave them out."""
-    folder = schema.moc["folder"]
-    found = set()
-    for path in vault.notes:
-        if is_page_path(path, folder):
-            note = vault.note(path, keep=False)
-            if note.text is not None and is_generated(note.properties):
-                found.add(path)
-    return found
 
 
 @dataclass
@@ -417,7 +377,7 @@ def _nav_links(first: str, parts: int, resolver: Resolver) -> list[str]:
 
 def _size(lines: list[str]) -> tuple[int, int]:
     """``(lines, bytes)`` of ``lines`` written one per line (none holds a
-    line break), as :func:`caps.measure` counts the file."""
+    line break), as :func:`size.measure` counts the file."""
     return len(lines), sum(len(line.encode("utf-8")) for line in lines) + len(lines)
 
 
@@ -472,9 +432,9 @@ def plan(vault, schema, index=None) -> Plan:
     folder whose notes are never written (a templates folder or in
     ``ignore_folders``) or the caps cannot hold one entry.
     """
-    from ..hosts.caps import measure
     from ..read.index import NoteIndex
     from ..read.links import Resolver
+    from ..read.size import measure
     from ..write import store
 
     settings = schema.moc

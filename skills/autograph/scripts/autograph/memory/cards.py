@@ -217,7 +217,7 @@ def identity_matches(
     """The cards that hold one of the identity values of ``values`` (a
     would-be card's ``{field: value}``): ``[{path, field, value,
     retired}]``, live cards first (the one to update), retired ones
-    (:func:`supersede.retired`) after them, each part by path.  Fields and
+    (:func:`retirement.retired`) after them, each part by path.  Fields and
     kinds come from the schema's ``identity`` (``match_fields``, ``default_country``, ``ignore_values``), compared
     through :func:`identity.normalise`, as search and dedup compare them.
     The settings and their defaults are dedup's
@@ -274,7 +274,7 @@ def identity_matches(
         if 0 < len(found_here) < max_shared:
             found.extend(found_here)
     if found:
-        from .supersede import retired
+        from .retirement import retired
 
         cards = set(vault.cards(schema))
         for item in found:
@@ -742,7 +742,7 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
 def _retired_note(vault, schema, plan: Plan, path: str) -> None:
     """Note when the card set is retired: a fact written there is hidden
     from an agent that follows ``superseded_by`` to the card replacing it."""
-    from .supersede import retired, successor
+    from .retirement import retired, successor
 
     props = vault.note(path).properties
     cards = set(vault.cards(schema))
@@ -818,7 +818,7 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
     supersedes it); ``not-supersedable`` when the card's type cannot be
     superseded (:meth:`schema.Schema.supersedable`: ``supersedable: false``,
     or a status list without ``superseded``)."""
-    from .supersede import successor
+    from .retirement import successor
 
     plan = Plan("retire", path)
     if by == path:

@@ -36,7 +36,7 @@ integer) is *not a date*: reported, and the card left alone.  A card
 without any of the three is *undated*: reported, never treated as old.
 
 Everything takes "today" (the vault's calendar date of "now") as an
-argument; nothing here reads the clock except :func:`today_in`, when the
+argument; nothing here reads the clock except :func:`dates.today_in`, when the
 caller gives no date.
 """
 
@@ -45,9 +45,9 @@ from __future__ import annotations
 import datetime
 import math
 import os
-import re
 from collections import Counter
 
+from ..read.dates import NotADate, age_days, zone_of
 from ..schema.model import DEFAULTS, Schema
 
 # frontmatter and store are imported by the functions that write: reading a
@@ -56,16 +56,12 @@ from ..schema.model import DEFAULTS, Schema
 
 __all__ = [
     "DATE_KEYS",
-    "NotADate",
     "Reading",
     "Settings",
     "TIERS",
-    "age_days",
     "CardCache",
     "creative",
-    "local_date",
     "last_access",
-    "parse_when",
     "plan_decay",
     "plan_touch",
     "read_cards",
@@ -73,8 +69,6 @@ __all__ = [
     "stats",
     "strength",
     "tier_for",
-    "today_in",
-    "zone_of",
 ]
 
 TIERS = ("core", "active", "warm", "cold", "archive")  # warmest first; core is set by a person
@@ -186,98 +180,7 @@ class Settings:
 
 
 # ---------------------------------------------------------------------------
-# Dates
-
-
-class NotADate(ValueError):
-    """A date property whose value is not a date the decay understands."""
-
-
-_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")
-_DATETIME = re.compile(
-    r"([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt ]([0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?)"
-    r" ?([Zz]|[+-][0-9]{2}(?::?[0-9]{2})?)?\Z"
-)
-
-
-def zone_of(name) -> datetime.tzinfo | None:
-    """The time zone named ``name`` (an IANA name such as ``Europe/Berlin``,
-    or ``UTC``); None (the machine's zone) for no name.  Raises ValueError
-    for a name the system's time zone database does not know."""
-    if name is None:
-        return None
-    if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"{name!r} is not a time zone name")
-    if name.strip().upper() in ("UTC", "Z", "ETC/UTC"):
-        return datetime.UTC
-    import zoneinfo
-
-    try:
-        return zoneinfo.ZoneInfo(name.strip())
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
-        raise ValueError(f"unknown time zone {name!r}") from exc
-
-
-def parse_when(value) -> datetime.date | datetime.datetime | None:
-    """A date property's value as a ``date``, a naive ``datetime`` (wall-clock
-    time in the vault's zone) or an aware one (an instant; epoch integers
-    too).  None when the value is empty (no value); raises :class:`NotADate`
-    for anything else."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if isinstance(value, bool):
-        raise NotADate("a boolean")
-    if isinstance(value, datetime.datetime | datetime.date):
-        return value
-    if isinstance(value, int):
-        if 10**9 <= value < 10**10:
-            return datetime.datetime.fromtimestamp(value, datetime.UTC)
-        if 10**12 <= value < 10**13:
-            return datetime.datetime.fromtimestamp(value / 1000, datetime.UTC)
-        raise NotADate("an integer that is neither epoch seconds (10 digits) nor milliseconds (13 digits)")
-    if not isinstance(value, str):
-        raise NotADate(f"a {'list' if isinstance(value, list) else type(value).__name__}")
-    if ("{{" in value or "<%" in value) and _is_placeholder(value):
-        raise NotADate("a template placeholder")
-    text = value.strip()
-    try:
-        if _DATE.match(text):
-            return datetime.date(int(text[:4]), int(text[5:7]), int(text[8:10]))
-        match = _DATETIME.match(text)
-        if match:
-            day, clock, offset = match.groups()
-            offset = (offset or "").upper()
-            return datetime.datetime.fromisoformat(f"{day}T{clock.replace(',', '.')}{offset}")
-    except ValueError as exc:  # 2024-02-30, 25:00
-        raise NotADate(f"no such date or time ({exc})") from None
-    raise NotADate("not a date, a date-time or epoch seconds")
-
-
-def local_date(when: datetime.date | datetime.datetime, zone: datetime.tzinfo | None) -> datetime.date:
-    """The calendar date of a parsed value in the vault's ``zone`` (None: the
-    machine's): a date is itself, a naive date-time is wall-clock time there
-    (its own date), an instant is converted to the zone first."""
-    if isinstance(when, datetime.datetime):
-        if when.tzinfo is None:
-            return when.date()
-        return (when.astimezone(zone) if zone is not None else when.astimezone()).date()
-    return when
-
-
-def today_in(zone: datetime.tzinfo | None, now: datetime.date | datetime.datetime | None = None) -> datetime.date:
-    """The vault's calendar date of ``now``: a date is taken as it is, a
-    date-time as :func:`local_date` reads it, None means the clock's now."""
-    if now is None:
-        now = datetime.datetime.now(datetime.UTC)
-    return local_date(now, zone)
-
-
-def age_days(value, today: datetime.date, zone: datetime.tzinfo | None = None) -> int | None:
-    """Whole calendar days from a date property's ``value`` to ``today`` in
-    the vault's ``zone``: negative for a value in the future, None when
-    empty.  Raises :class:`NotADate`."""
-    when = parse_when(value)
-    return None if when is None else (today - local_date(when, zone)).days
+# Properties
 
 
 def _get(properties: dict, key: str, folded: dict | None = None):
@@ -559,12 +462,6 @@ def _read_note(note, today: datetime.date, settings: Settings) -> Reading:
 
 # ---------------------------------------------------------------------------
 # decay
-
-
-def _is_placeholder(value: str) -> bool:
-    from ..read.frontmatter import is_placeholder
-
-    return is_placeholder(value)
 
 
 def _same_number(stored, value: float) -> bool:

@@ -22,7 +22,7 @@ same field (``email:alex@example.com``).  Rules, in order:
 * cards the schema does not count as cards (templates, ``ignore_folders``),
   hubs, notes that cannot be read or whose frontmatter does not parse, and
   retired cards (``status: superseded``, or a ``superseded_by`` naming
-  another card: :func:`supersede.retired`) are left out.
+  another card: :func:`retirement.retired`) are left out.
 
 A group is *strong* when its members are linked by ``email`` or ``phone``
 kind keys alone; only strong groups are merged without a reviewed manifest.
@@ -126,7 +126,7 @@ def identity_settings(schema) -> Settings:
 
 
 def _zone(schema):
-    from .decay import zone_of
+    from ..read.dates import zone_of
 
     try:
         return zone_of(schema.data.get("timezone"))
@@ -275,8 +275,8 @@ def card_date(props: dict, zone=None) -> str:
     """The ISO date of a card's ``updated`` (else ``created``), "" when it
     has none: the calendar date in the vault's ``zone`` (a ``tzinfo``; None:
     the machine's), so a time with an offset gives the same date on every
-    machine (decay.local_date)."""
-    from .decay import NotADate, local_date, parse_when
+    machine (dates.local_date)."""
+    from ..read.dates import NotADate, local_date, parse_when
 
     for key in ("updated", "created"):
         try:
@@ -300,7 +300,7 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
     cards: dict[str, Card] = {}
     props_of: dict[str, dict] = {}
     bodies: dict[str, int] = {}
-    from .supersede import retired  # supersede builds on this module
+    from .retirement import retired
 
     card_paths = vault.cards(schema)
     card_set = set(card_paths)

@@ -31,7 +31,7 @@ it, as Obsidian would: a path-qualified link never credits a same-named
 other note; counted when notes are indexed), ``hub = 1.1`` when a hub note
 links to it, ``fresh = 0.85 + 0.15
 * relevance`` (decay's relevance; 0.5 for an undated note), ``superseded =
-0.5`` for a retired card (:func:`supersede.retired`: status
+0.5`` for a retired card (:func:`retirement.retired`: status
 ``superseded``, or a ``superseded_by`` that names another card, resolved
 when such a note is a candidate; ``superseded_by: TBD`` is not retired).
 """
@@ -48,8 +48,6 @@ import stat
 import sys
 import unicodedata
 
-from ..cli import UsageError
-
 __all__ = [
     "INDEX_NAME",
     "INDEX_VERSION",
@@ -57,6 +55,7 @@ __all__ = [
     "WEIGHTS",
     "Hit",
     "Index",
+    "QueryError",
     "SearchUnavailable",
     "check_sqlite",
     "fold",
@@ -114,6 +113,11 @@ _SKIP_PROPS = {"title", "aliases", "alias", "description", "summary", "tags", "t
 
 class SearchUnavailable(Exception):
     """This Python's SQLite cannot hold the index (too old, or no FTS5)."""
+
+
+class QueryError(ValueError):
+    """A query that cannot run as written (bad FTS5 syntax with ``--fts``):
+    the message says what is wrong; a command exits 2 (bad usage)."""
 
 
 def check_sqlite() -> None:
@@ -1152,7 +1156,7 @@ def search(
     snippets: bool = True,
 ) -> list[Hit]:
     """The best ``limit`` notes for ``text`` (see the module docstring).
-    ``raw``: ``text`` is FTS5 syntax; a bad one raises :class:`UsageError`."""
+    ``raw``: ``text`` is FTS5 syntax; a bad one raises :class:`QueryError`."""
     text, kind, status, folder = (_text(value) for value in (text, kind, status, folder))
     words = text.split() if not raw else []
     if len(words) > MAX_QUERY_WORDS:
@@ -1184,7 +1188,7 @@ def search(
     except sqlite3.Error as exc:
         if raw and not _locked(exc):
             hint = "leave out --fts to search for the words as typed"
-            raise UsageError(f"bad FTS5 query {text!r}: {exc} ({hint})") from None
+            raise QueryError(f"bad FTS5 query {text!r}: {exc} ({hint})") from None
         raise
     ranked = rerank(index, schema, rows, vault)[:limit]
     terms = [fold(" ".join(t)) for t in query_terms(text)] if not raw else [fold(w) for w in _WORD.findall(text)]
@@ -1266,18 +1270,19 @@ def rerank(index: Index, schema, rows, vault=None) -> list[tuple]:
         rel = None
         if props and _DATED.search(props):  # decay (and its imports) only for a card that has a date
             if clock is None:
+                from ..read import dates
                 from . import decay
 
                 settings = decay.Settings.of(schema)
-                clock = (decay.today_in(settings.zone), settings)
+                clock = (dates.today_in(settings.zone), settings)
             rel = freshness(json.loads(props), *clock)
         score = -bm * (1 + 0.15 * math.log1p(inlinks)) * (1.1 if near_hub and not hub_self else 1.0)
         score *= 0.85 + 0.15 * (0.5 if rel is None else rel)
         if superseded == 2 and vault is not None:  # a superseded_by: retired if it names another card
-            from . import supersede
+            from . import retirement
 
             cards = set(vault.cards(schema)) if cards is None else cards
-            superseded = supersede.retired(vault, cards, path, json.loads(props))
+            superseded = retirement.retired(vault, cards, path, json.loads(props))
         if superseded:
             score *= 0.5
         out.append((doc_id, score, -bm, rel))
@@ -1393,7 +1398,7 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
     :mod:`identity` normalises that field's kind): ``{"identity": {...},
     "matches": [{path, title, field, value, status, retired}],
     "unreadable": [{path, error}]}``: matches live cards first (the one to
-    update), retired ones (superseded, :func:`supersede.retired`) after
+    update), retired ones (superseded, :func:`retirement.retired`) after
     them, each part by path; ``unreadable`` the cards whose properties are
     unknown (not UTF-8, too large, frontmatter that does not parse), any of
     which may hold the identity."""
@@ -1409,7 +1414,7 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
     cards = set(vault.cards(schema))
     matches = []
     if wanted is not None:
-        from .supersede import retired
+        from .retirement import retired
 
         rows = index.con.execute("SELECT path, title, status, props FROM docs ORDER BY path")
         for path, title, status, props in rows:

@@ -35,8 +35,9 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from . import dedup
+from .retirement import _no_successor, successor
 
-__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan", "retired", "successor"]
+__all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan"]
 
 DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
 NOT_SUPERSEDABLE = "its type cannot be superseded (supersedable: false, or a status list without superseded)"
@@ -157,53 +158,6 @@ def find(vault, schema, report: dedup.Report | None = None) -> Findings:
         elif not (isinstance(status, str) and status.strip().lower() == "superseded"):
             findings.still_current.append({"path": path, "status": status, "superseded_by": by})
     return findings
-
-
-def _no_successor(value) -> bool:
-    """A ``superseded_by`` that says "nobody": empty, ``null``, ``false`` or
-    one of :data:`identity.DEFAULT_IGNORE` (``n/a``, ``-``, ``none``, ...)."""
-    from ..read.identity import DEFAULT_IGNORE
-
-    if value is None or value is False or value == [] or value == {}:
-        return True
-    if isinstance(value, list):
-        return all(_no_successor(item) for item in value)
-    return isinstance(value, str) and value.strip().lower() in DEFAULT_IGNORE
-
-
-def successor(vault, cards, path: str, value) -> str | None:
-    """The card (vault path) that ``value``, the ``superseded_by`` of the
-    card at ``path``, names: a ``"[[Link]]"`` or a note name (or a list of
-    them; the first that counts), resolved as Obsidian resolves a link
-    written in ``path`` (:class:`links.Resolver`).  Only another card of
-    ``cards`` (a set of paths, :meth:`Vault.cards`) counts; None for text
-    that names no note (``TBD``, ``0``, ``[[Nobody]]``), a note that is no
-    card (a hub) or the card itself."""
-    for item in value if isinstance(value, list) else [value]:
-        if isinstance(item, bool) or not isinstance(item, (str, int, float)):
-            continue
-        text = str(item).strip()
-        if text.startswith("[[") and text.endswith("]]"):
-            text = text[2:-2]
-        target = text.split("|", 1)[0].split("#", 1)[0].strip()
-        if not target:
-            continue
-        hit = vault.resolver.resolve(target, path).path
-        if hit is not None and hit != path and hit in cards:
-            return hit
-    return None
-
-
-def retired(vault, cards, path: str, properties: dict) -> bool:
-    """Whether the card at ``path`` with ``properties`` is retired:
-    ``status: superseded``, or a ``superseded_by`` that names another card
-    (:func:`successor`).  ``superseded_by: TBD`` alone retires nothing.
-    ``cards`` is a set of paths (:meth:`Vault.cards`)."""
-    status = properties.get("status")
-    if isinstance(status, str) and status.strip().lower() == "superseded":
-        return True
-    value = properties.get("superseded_by")
-    return bool(value) and successor(vault, cards, path, value) is not None
 
 
 def _allows_superseded(schema, props: dict) -> bool:

@@ -265,7 +265,7 @@ class Vault:
         An index or a named hub is a list of cards, not one: a ``tier`` or a
         ``type`` written into ``MEMORY.md`` would cost every session a line.
         Maps of Content written by ``moc.py generate`` are not cards either
-        (:func:`moc.generated_paths`: they are rewritten whole, so a field
+        (:func:`generated.generated_paths`: they are rewritten whole, so a field
         written into one would not last, and they are hubs).
         ``schema`` is a :class:`schema.Schema` (None: templates only).
         """
@@ -301,11 +301,11 @@ class Vault:
 
     def generated_mocs(self, schema) -> set[str]:
         """The Maps of Content ``moc.py generate`` wrote
-        (:func:`moc.generated_paths`), read once per schema: :meth:`cards`
+        (:func:`generated.generated_paths`), read once per schema: :meth:`cards`
         and health's orphans both ask."""
         cached = self._generated.get(id(schema))
         if cached is None or cached[0] is not schema:
-            from ..graph.moc import generated_paths
+            from .generated import generated_paths
 
             cached = self._generated[id(schema)] = (schema, generated_paths(self, schema))
         return cached[1]

@@ -286,7 +286,7 @@ def _check_timezone(value, path: str, problems: list[str]) -> None:
     if not isinstance(value, str) or not value.strip():
         problems.append(f'{path}: expected an IANA time zone name, like "Europe/Berlin" or "America/Chicago"')
         return
-    from ..memory.decay import zone_of
+    from ..read.dates import zone_of
 
     try:
         zone_of(value)

@@ -1,0 +1,28 @@
+"""Text safe to show: control characters and stray surrogates as escapes.
+
+Note names, property values and a model's answers are data: an ESC in a
+file name must not drive the terminal that lists it, and a line break in a
+name must not start a new line of a report.  The command-line reports
+(:func:`cli.printable`) and the HTML report's text (:func:`svg.esc`) show
+them through this one rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["printable"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]|[\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (ESC, CR, NUL, line
+    breaks inside names) and stray surrogates shown as escapes
+    (``\\x1b``, ``\\n``, ``\\udcff``); other text as it is."""
+    if _CONTROL.search(text) is None and "\n" not in text:
+        return text
+    return _CONTROL.sub(
+        lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"),
+        text.replace("\n", "\\n"),
+    )
