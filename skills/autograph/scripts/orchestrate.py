@@ -385,13 +385,13 @@ def cmd_prepare(args) -> int:
 
 
 def cmd_research_plan(args) -> int:
-    from autograph.agents import research
+    from autograph.agents import batches, research
     from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     # --batch-size alone caps notes, not tokens
-    budget = args.budget or (10**12 if args.batch_size else research.batches.DEFAULT_BUDGET)
+    budget = args.budget or (10**12 if args.batch_size else batches.DEFAULT_BUDGET)
     data = research.plan(vault, schema, budget, args.batch_size, index)
     if not args.dry_run:
         index.save()

@@ -29,32 +29,35 @@ if TYPE_CHECKING:
     from .read.vault import Vault
 
 __all__ = [
+    "add_common",
+    "add_quiet",
+    "add_vault",
+    "add_writes",
+    "carry_out",
+    "EXIT_CRASH",
     "EXIT_FOUND",
+    "exit_now",
     "EXIT_OK",
     "EXIT_SKIPPED",
     "EXIT_USAGE",
-    "UsageError",
-    "add_common",
-    "add_quiet",
-    "progress_for",
-    "add_writes",
-    "writing",
-    "outcome_code",
-    "seconds",
-    "writes",
-    "add_vault",
-    "carry_out",
-    "print_outcome",
-    "plural",
-    "printable",
-    "score_value",
-    "vault_folder",
     "load",
     "make_parser",
+    "outcome_code",
+    "outcome_of",
+    "plural",
     "print_json",
+    "print_outcome",
+    "printable",
+    "progress_for",
     "run",
-    "exit_now",
+    "score_value",
+    "seconds",
     "subparser",
+    "UsageError",
+    "vault_folder",
+    "warn",
+    "writes",
+    "writing",
 ]
 
 EXIT_OK = 0
@@ -295,16 +298,18 @@ def print_json(data) -> None:
 
 def printable(text: str) -> str:
     """``text`` safe for a terminal: control characters and stray
-    surrogates shown as escapes (:func:`read.printable.printable`, the one
-    rule, imported on first use so that ``--help`` loads no library module)."""
-    from .read.printable import printable as shown
+    surrogates shown as escapes (:func:`read.text.printable`, the one rule,
+    imported on first use so that ``--help`` loads no library module)."""
+    from .read.text import printable as shown
 
     return shown(text)
 
 
 def plural(count: int, word: str) -> str:
-    """``"1 link"``, ``"2 links"``."""
-    return f"{count} {word}" + ("" if count == 1 else "s")
+    """``"1 link"``, ``"2 links"`` (:func:`read.text.plural`)."""
+    from .read.text import plural as counted
+
+    return counted(count, word)
 
 
 # What the human reports use, for consoles that cannot show it (cp437,

@@ -58,7 +58,18 @@ from ..write import store
 from . import health, svg
 from .svg import esc
 
-__all__ = ["DECAY_HISTORY", "REPORT", "TIERS", "collect", "counts", "read_decay_history", "read_history", "render"]
+__all__ = [
+    "collect",
+    "counts",
+    "DECAY_HISTORY",
+    "default_path",
+    "output_path",
+    "read_decay_history",
+    "read_history",
+    "render",
+    "REPORT",
+    "TIERS",
+]
 
 REPORT = "report.html"
 DECAY_HISTORY = "decay-history.jsonl"

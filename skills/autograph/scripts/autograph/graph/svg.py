@@ -18,7 +18,7 @@ from __future__ import annotations
 import html
 import math
 
-from ..read.printable import printable
+from ..read.text import printable
 
 __all__ = ["HEIGHT", "WIDTH", "esc", "line_chart", "nice_ticks", "stacked_chart"]
 

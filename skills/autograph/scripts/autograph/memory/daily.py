@@ -51,15 +51,16 @@ from ..read.regions import code_regions
 from ..write import store
 
 __all__ = [
-    "KEY",
-    "MAINTAINED",
-    "DailyNote",
-    "Settings",
     "daily_notes",
+    "DailyNote",
     "extract",
     "fingerprint",
+    "KEY",
+    "KINDS",
+    "MAINTAINED",
     "moment_pattern",
     "plan_mark",
+    "Settings",
     "settings",
     "state",
 ]

@@ -55,20 +55,21 @@ from ..schema.model import DEFAULTS, Schema
 # a warm search's start-up.
 
 __all__ = [
-    "DATE_KEYS",
-    "Reading",
-    "Settings",
-    "TIERS",
     "CardCache",
     "creative",
+    "DATE_KEYS",
+    "HISTORY",
     "last_access",
     "plan_decay",
     "plan_touch",
     "read_cards",
+    "Reading",
     "relevance",
+    "Settings",
     "stats",
     "strength",
     "tier_for",
+    "TIERS",
 ]
 
 TIERS = ("core", "active", "warm", "cold", "archive")  # warmest first; core is set by a person

@@ -73,18 +73,21 @@ from ..read import frontmatter as fm
 from ..read import identity as ident
 
 __all__ = [
-    "STRONG_KINDS",
     "Card",
-    "Group",
-    "Refusal",
-    "Report",
     "conflicts_between",
     "find_groups",
+    "Group",
+    "groups_from_manifest",
     "identity_settings",
+    "manifest",
+    "ManifestError",
     "merge_text",
     "plan_merge",
     "read_card",
+    "Refusal",
+    "Report",
     "sha256",
+    "STRONG_KINDS",
 ]
 
 STRONG_KINDS = ("email", "phone")

@@ -1,17 +1,18 @@
-"""Text safe to show: control characters and stray surrogates as escapes.
+"""Text shown to a person: escapes for what a terminal would act on, plurals.
 
 Note names, property values and a model's answers are data: an ESC in a
 file name must not drive the terminal that lists it, and a line break in a
 name must not start a new line of a report.  The command-line reports
 (:func:`cli.printable`) and the HTML report's text (:func:`svg.esc`) show
-them through this one rule.
+them through this one rule (:func:`printable`).  :func:`plural` words a
+count the same way in every report.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["printable"]
+__all__ = ["plural", "printable"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]|[\ud800-\udfff]")
 
@@ -26,3 +27,9 @@ def printable(text: str) -> str:
         lambda m: m.group().encode("unicode_escape", "backslashreplace").decode("ascii"),
         text.replace("\n", "\\n"),
     )
+
+
+def plural(count: int, word: str) -> str:
+    """``"1 link"``, ``"2 links"``, ``"0 links"``: ``word`` with an ``s``
+    unless ``count`` is 1 (every word the reports count takes an ``s``)."""
+    return f"{count} {word}" + ("" if count == 1 else "s")
