@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from autograph.write import journal, store
+from autograph.write import journal, replace, store
 from autograph.write.store import Edit, Move, Trash, apply
 from autograph.write.undo import plan_undo
 from conftest import CORPORA, SCRIPTS, copy_tree, require
@@ -160,11 +160,11 @@ def test_the_journal_is_written_before_any_note_changes(tmp_path):
             lines = (run_dir / "entries.jsonl").read_text().splitlines()
             seen.append(([json.loads(line)["path"] for line in lines], (run_dir / "before.bin").read_bytes()))
 
-    store._test_hook = hook
+    replace._test_hook = hook
     try:
         apply(root, [Edit("people/a.md", CARD, FIXED), Edit("people/b.md", CARD, FIXED)], args=["test"])
     finally:
-        store._test_hook = None
+        replace._test_hook = None
     assert seen == [(["people/a.md", "people/b.md"], CARD + CARD)]
 
 
@@ -279,14 +279,14 @@ KILL_AFTER = textwrap.dedent(
     """
     import os, signal, sys, importlib.util
     sys.path.insert(0, sys.argv[1])
-    from autograph.write import store
+    from autograph.write import replace, store
     count = [0]
     def hook(stage, path):
         if stage == "swapped" and "/.graph/" not in path:
             count[0] += 1
             if count[0] == int(sys.argv[2]):
                 os.kill(os.getpid(), signal.SIGKILL)
-    store._test_hook = hook
+    replace._test_hook = hook
     spec = importlib.util.spec_from_file_location("script", sys.argv[3])
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -412,13 +412,13 @@ def test_a_run_stopped_by_an_exception_is_rolled_back_by_the_next_writer(tmp_pat
         if stage == "read" and path.endswith("b.md"):
             raise RuntimeError("stopped half way")
 
-    store._test_hook = hook
+    replace._test_hook = hook
     try:
         with store.writer_lock(root, command="test"):
             with pytest.raises(RuntimeError):
                 apply(root, [Edit("a.md", b"a\n", b"A\n"), Edit("b.md", b"b\n", b"B\n")], command="test")
     finally:
-        store._test_hook = None
+        replace._test_hook = None
     assert (root / "a.md").read_bytes() == b"A\n"
     assert json.loads((root / ".graph" / "writer.lock").read_text())["state"] == "running"
     with store.writer_lock(root, command="next"):

@@ -477,18 +477,18 @@ def test_a_case_only_rename_and_a_symlink(make_vault, capsys):
 
 
 def test_a_new_name_that_cannot_be_written_rolls_the_whole_run_back(make_vault, capsys, monkeypatch):
-    from autograph.write import store
+    from autograph.write import replace
 
     root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
     before = snapshot(root)
-    create = store._create
+    create = replace._create
 
     def refuse(target, *rest, **kw):
         if str(target).endswith("b.md"):
             raise OSError(28, "No space left on device")
         return create(target, *rest, **kw)
 
-    monkeypatch.setattr(store, "_create", refuse)
+    monkeypatch.setattr(replace, "_create", refuse)
     code, out = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
     assert code == 4 and out["failed"][0]["path"] == "b.md" and out["rolled_back"]
     assert snapshot(root) == before  # links and the old name as they were
@@ -496,7 +496,7 @@ def test_a_new_name_that_cannot_be_written_rolls_the_whole_run_back(make_vault, 
 
 def test_enforce_move_rolls_back_when_a_new_name_cannot_be_written(make_vault, capsys, monkeypatch):
     import enforce
-    from autograph.write import store
+    from autograph.write import replace
 
     root = make_vault(
         {
@@ -506,14 +506,14 @@ def test_enforce_move_rolls_back_when_a_new_name_cannot_be_written(make_vault, c
         }
     )
     before = snapshot(root)
-    create = store._create
+    create = replace._create
 
     def refuse(target, *rest, **kw):
         if "people" in str(target):
             raise OSError(28, "No space left on device")
         return create(target, *rest, **kw)
 
-    monkeypatch.setattr(store, "_create", refuse)
+    monkeypatch.setattr(replace, "_create", refuse)
     assert enforce.main([str(root), "--apply", "--move", "--json"]) == 4
     captured = capsys.readouterr()
     out = json.loads(captured.out)
@@ -527,7 +527,7 @@ def test_an_old_name_edited_during_the_move_rolls_the_whole_move_back(make_vault
     """F21: a person edits the moved note while mv runs; its old name cannot
     go to .trash, so the copy and every link rewrite are taken back and the
     edit stays at the old name."""
-    from autograph.write import store
+    from autograph.write import replace
 
     root = make_vault({"a.md": "x\n", "s.md": "[[a]]\n", "t.md": "[x](a.md)\n"})
 
@@ -539,11 +539,11 @@ def test_an_old_name_edited_during_the_move_rolls_the_whole_move_back(make_vault
             with open(root / "a.md", "a") as handle:
                 handle.write("a person's line\n")
 
-    store._test_hook = edit_the_moved_note
+    replace._test_hook = edit_the_moved_note
     try:
         code, out = mv(root, "a.md", "b.md", "--apply", capsys=capsys)
     finally:
-        store._test_hook = None
+        replace._test_hook = None
     assert code == 4 and out["rolled_back"]
     assert [item["path"] for item in out["not_moved"]] == ["a.md"]
     assert snapshot(root) == {"a.md": b"x\na person's line\n", "s.md": b"[[a]]\n", "t.md": b"[x](a.md)\n"}

@@ -457,14 +457,14 @@ def test_an_edit_that_cannot_be_told_apart_from_ours_is_a_conflict_and_undo_leav
     """An undo must never change a line nobody edited: when their edit
     touches ours, or a line diff could place it on another line, the note is
     a conflict, left as they made it."""
-    from autograph.write.store import _edited_on_top
+    from autograph.write.merge import edited_on_top
 
-    assert _edited_on_top(Edit("x.md", before, after), now) is None
+    assert edited_on_top(Edit("x.md", before, after), now) is None
 
 
 def test_a_line_appended_to_a_note_without_a_final_newline_stays_a_line_of_its_own():
-    from autograph.write.store import _edited_on_top
+    from autograph.write.merge import edited_on_top
 
     before = b"## Related\n- [[A]]\n- [[Gone]]"
     after = b"## Related\n- [[A]]\n"
-    assert _edited_on_top(Edit("x.md", before, after), after + b"- [[B]]\n") == before + b"\n- [[B]]\n"
+    assert edited_on_top(Edit("x.md", before, after), after + b"- [[B]]\n") == before + b"\n- [[B]]\n"

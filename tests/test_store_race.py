@@ -8,7 +8,7 @@ planned is reported, and the run exits 4.
 Two kinds of race:
 
 * driven: ``helpers/race_runner.py`` hands every stage of every write
-  (``store._test_hook``: read, temp-written, checked, swapped) to a writer in
+  (``replace._test_hook``: read, temp-written, checked, swapped) to a writer in
   another process, which appends, rewrites in place or renames its own file
   over the note at a chosen stage, having opened the note at the same or an
   earlier one.  Every combination, over 1,000+ attempts, no sleeps;

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from autograph.read.vault import walk
-from autograph.write import store
+from autograph.write import replace, store
 from autograph.write.store import Edit, TargetError, apply, merge3, write_output, writer_lock
 from conftest import SCRIPTS
 from hypothesis import given
@@ -295,7 +295,7 @@ HOLD = textwrap.dedent(
     import sys
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
-    from autograph.write import store
+    from autograph.write import replace, store
     with store.writer_lock(Path(sys.argv[2]), command="holder"):
         print("held", flush=True)
         sys.stdin.read()
@@ -374,14 +374,14 @@ KILL_AT = textwrap.dedent(
     """
     import os, signal, sys
     sys.path.insert(0, sys.argv[1])
-    from autograph.write import store
+    from autograph.write import replace, store
     seen = []
     def hook(stage, path):
         if stage == sys.argv[2] and "/.graph/" not in path:
             seen.append(path)
             if len(seen) == int(sys.argv[3]):
                 os.kill(os.getpid(), signal.SIGKILL)
-    store._test_hook = hook
+    replace._test_hook = hook
     import importlib.util
     spec = importlib.util.spec_from_file_location("enforce", sys.argv[4])
     module = importlib.util.module_from_spec(spec)
@@ -445,11 +445,11 @@ def test_a_late_write_that_cannot_be_merged_is_saved_and_reported(tmp_path):
             with open(target, "r+b") as handle:
                 handle.write(b"ONE\n")
 
-    store._test_hook = hook
+    replace._test_hook = hook
     try:
         result = apply(root, [Edit("n.md", b"one\n", b"uno\n")])
     finally:
-        store._test_hook = None
+        replace._test_hook = None
     assert result.written == ["n.md"] and target.read_bytes() == b"uno\n"
     (conflict,) = result.conflicts
     assert conflict.copy.startswith(f".graph/conflicts/{result.run_id}/")
@@ -461,7 +461,7 @@ def test_a_late_write_that_cannot_be_merged_is_saved_and_reported(tmp_path):
 
 
 def hooked(stage_actions: dict, root: Path, edits: list[Edit]):
-    """apply() with ``store._test_hook`` running ``stage_actions[stage]`` (a
+    """apply() with ``replace._test_hook`` running ``stage_actions[stage]`` (a
     list of callables, one used per call) at each stage."""
 
     def hook(stage, path):
@@ -469,11 +469,11 @@ def hooked(stage_actions: dict, root: Path, edits: list[Edit]):
         if actions and "/.graph/" not in path:  # notes only, not the run's journal
             actions.pop(0)(path)
 
-    store._test_hook = hook
+    replace._test_hook = hook
     try:
         return apply(root, edits)
     finally:
-        store._test_hook = None
+        replace._test_hook = None
 
 
 def append(text: bytes):
@@ -730,7 +730,7 @@ def test_a_note_replaced_by_something_else_in_the_last_moment_gets_it_back(tmp_p
         sys.path.insert(0, {str(SCRIPTS)!r})
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from pathlib import Path
-        from autograph.write import store
+        from autograph.write import replace, store
         import test_store_safety as t
         act = t.replace_with({kind!r}, Path({str(tmp_path)!r}))
         done = []
@@ -738,7 +738,7 @@ def test_a_note_replaced_by_something_else_in_the_last_moment_gets_it_back(tmp_p
             if stage == "checked" and path.endswith("a.md") and not done:
                 done.append(1)
                 act(path)
-        store._test_hook = hook
+        replace._test_hook = hook
         edits = [store.Edit(f"people/{{n}}.md", t.CARD, t.FIXED) for n in "ab"]
         r = store.apply(Path({str(root)!r}), edits)
         print(json.dumps([r.written, [c.error for c in r.conflicts], [f.error for f in r.failed]]))
@@ -851,7 +851,7 @@ def test_a_save_left_in_a_temporary_file_by_a_killed_run_is_kept(tmp_path):
         f"""
         import os, signal, sys
         sys.path.insert(0, {str(SCRIPTS)!r})
-        from autograph.write import store
+        from autograph.write import replace, store
         def hook(stage, path):
             if "/.graph/" in path:
                 return
@@ -861,10 +861,10 @@ def test_a_save_left_in_a_temporary_file_by_a_killed_run_is_kept(tmp_path):
                 os.rename(path + ".agent", path)
             if stage == "read" and path.endswith("b.md"):
                 os.kill(os.getpid(), signal.SIGKILL)
-        store._test_hook = hook
+        replace._test_hook = hook
         import runpy
         sys.argv = ["enforce.py", {str(root)!r}, "--apply"]
-        store._settle = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
+        replace._settle = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)
         runpy.run_path({str(ENFORCE)!r}, run_name="__main__")
         """
     )

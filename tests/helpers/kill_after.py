@@ -3,7 +3,7 @@
 Usage: kill_after.py N SCRIPT [ARGS...]
 
 Counts the writes of vault files that ``store.apply`` makes (each
-``store._swap``: an edit or a new file; each ``store._move``: a rename or a
+``replace._swap``: an edit or a new file; each ``store._move``: a rename or a
 move to the trash) and ends the process with ``os._exit(137)``, as a kill
 would, right after the N-th one returns: no journal is finished, no lock
 released cleanly.  Exits with the script's own code when it makes fewer
@@ -23,7 +23,7 @@ def main() -> int:
     limit, script, *args = sys.argv[1:]
     limit = int(limit)
     sys.path.insert(0, str(SCRIPTS))
-    from autograph.write import store
+    from autograph.write import replace, store
 
     count = [0]
 
@@ -40,7 +40,7 @@ def main() -> int:
 
         return wrapper
 
-    store._swap = counted(store._swap, lambda a: str(a[0]))
+    replace._swap = counted(replace._swap, lambda a: str(a[0]))
     store._move = counted(store._move, lambda a: a[1].path)
     spec = importlib.util.spec_from_file_location("script_under_test", script)
     module = importlib.util.module_from_spec(spec)

@@ -1,5 +1,5 @@
 """Run an autograph script with a concurrent writer landing a write in each
-window of every file write (``store._test_hook``), without any sleep.
+window of every file write (``replace._test_hook``), without any sleep.
 
 Usage: race_runner.py PLAN.json DONE.json SCRIPT [ARGS...]
 
@@ -21,7 +21,7 @@ SCRIPTS = HERE.parents[1] / "skills" / "autograph" / "scripts"
 def main() -> int:
     plan, done, script, *args = sys.argv[1:]
     sys.path.insert(0, str(SCRIPTS))
-    from autograph.write import store
+    from autograph.write import replace
 
     writer = subprocess.Popen(
         [sys.executable, str(HERE / "race_writer.py"), plan, done],
@@ -36,7 +36,7 @@ def main() -> int:
         if writer.stdout.readline() != "ok\n":
             raise RuntimeError("the writer process stopped answering")
 
-    store._test_hook = hook
+    replace._test_hook = hook
     spec = importlib.util.spec_from_file_location("script_under_test", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

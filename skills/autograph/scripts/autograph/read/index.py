@@ -21,11 +21,10 @@ import time
 import zlib
 from dataclasses import dataclass, field
 
-from ..write import store
 from . import jsonfile, parallel
 from .links import Link, anchor_key, property_links, scan, scan_body
 from .parallel import gc_paused
-from .vault import Vault
+from .vault import GRAPH_DIR, Vault
 
 __all__ = ["NoteIndex", "Summary", "note_links"]
 
@@ -186,9 +185,9 @@ def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
 class NoteIndex:
     """Summaries of every note of a vault, from the cache where still valid.
 
-    ``use_cache=False`` neither reads nor writes ``.graph/cache``.  Call
-    :meth:`save` after use to store what was parsed (it writes only when
-    something changed).
+    ``use_cache=False`` neither reads nor writes ``.graph/cache``.  After
+    use, :func:`derived.save_index` (the write layer) stores what was parsed
+    (:meth:`unsaved`: nothing when nothing changed).
 
     The cache is two files of JSON Lines: ``notes.jsonl`` (every note) and
     ``notes-delta.jsonl`` (the notes parsed since ``notes.jsonl`` was written,
@@ -228,7 +227,7 @@ class NoteIndex:
         at a time, never whole."""
         flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
         try:
-            fd = os.open(self.vault.root / store.GRAPH_DIR / name, flags)
+            fd = os.open(self.vault.root / GRAPH_DIR / name, flags)
         except OSError:
             return None
         handle = open(fd, "rb")  # noqa: SIM115 - closed by the caller, or below
@@ -359,11 +358,16 @@ class NoteIndex:
             found = self._anchors[path] = (keys, frozenset(summary.blocks))
         return found
 
-    def save(self) -> None:
-        """Write the cache if anything was parsed or computed since loading:
-        the delta when few notes changed, else the whole cache."""
+    def unsaved(self) -> list[tuple[str, object]]:
+        """What to store of what was parsed or computed since loading, as
+        ``[(name under .graph/, chunks of bytes)]``: the delta when few notes
+        changed, else the whole cache; ``[]`` when nothing changed, without
+        ``use_cache``, or when a FIFO or device stands in the file's place
+        (reading it to replace it would hang).  The write layer stores it
+        (:func:`derived.save_index`); this layer never writes.  Taking it
+        marks the index saved."""
         if not self.use_cache or not self._dirty:
-            return
+            return []
         files = set(self.vault.files)
         notes = self.vault.notes
         delta = {path: row for path, row in self._delta.items() if path in files and path not in self._parsed}
@@ -371,24 +375,24 @@ class NoteIndex:
         if self._targets_hold and self._base_id and small and self._known.issuperset(notes):
             rows = list(delta.items())
             rows += [(path, _encode(self._summaries[path], self._stamp(path))) for path in self._parsed]
-            self._write(DELTA_NAME, {"header": self._header(), "base": self._base_id, "files": self._files_key}, rows)
+            name, head = DELTA_NAME, {"header": self._header(), "base": self._base_id, "files": self._files_key}
         else:
             head = {"header": self._header(), "id": f"{time.time_ns():x}-{os.getpid()}", "files": self._files_key}
             rows = ((path, _encode(summary, self._stamp(path))) for path, summary in self._summaries.items())
-            self._write(CACHE_NAME, head, rows)
+            name = CACHE_NAME
         self._dirty = False
-
-    def _write(self, name: str, head: dict, notes) -> None:
         try:
-            mode = os.lstat(self.vault.root / store.GRAPH_DIR / name).st_mode
+            mode = os.lstat(self.vault.root / GRAPH_DIR / name).st_mode
         except OSError:
             mode = stat.S_IFREG  # absent (or unreadable: the write says)
         if not stat.S_ISREG(mode):
-            return  # a FIFO or device in its place is left alone (reading it to replace it would hang)
-        try:
-            store.write_derived_chunks(self.vault.root, name, _chunks(head, notes))
-        except (OSError, store.Conflict, store.PathError, store.TargetError):
-            pass  # a cache that cannot be written only costs time next run
+            return []  # a FIFO or device in its place is left alone
+        return [(name, _chunks(head, rows))]
+
+    def save(self) -> None:  # TRANSITIONAL: callers move to derived.save_index(index)
+        from ..write.derived import save_index
+
+        save_index(self)
 
 
 def _chunks(head: dict, rows):

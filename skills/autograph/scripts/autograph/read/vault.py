@@ -27,7 +27,11 @@ if TYPE_CHECKING:
     from .links import Resolver
     from .note import Note
 
-__all__ = ["MAX_NOTE_BYTES", "Vault", "VaultError", "walk"]
+__all__ = ["GRAPH_DIR", "MAX_NOTE_BYTES", "TRASH_DIR", "Vault", "VaultError", "walk"]
+
+# autograph's own folders in a vault (dot folders: Obsidian and the walk skip them)
+GRAPH_DIR = ".graph"  # derived files: reports, caches, the search index, the journal, the writer lock
+TRASH_DIR = ".trash"  # what autograph removes, under a run id: nothing is deleted
 
 # Notes are read whole; one larger than this is reported, not read (a stray
 # export or dump would otherwise take gigabytes of memory).

@@ -30,8 +30,10 @@ and the store rolls it back.  Journals older than ``journal.keep_days``
 (default 30) or beyond ``journal.max_mb`` (default 200) in all are pruned
 (:func:`prunable`), the newest run never.
 
-This module reads journals; :mod:`store`, which makes every write, writes
-them.
+This module reads journals (:func:`load`, :func:`runs`, :func:`unfinished`),
+writes one for each run the store carries out (:class:`JournalWriter`), marks
+a rolled-back run (:func:`mark_run`) and prunes old ones
+(:func:`prune_journals`, at most every :data:`PRUNE_INTERVAL` seconds).
 """
 
 from __future__ import annotations
@@ -43,7 +45,27 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["FOLDER", "Change", "Run", "digest", "load", "prunable", "runs", "unfinished"]
+from ..read.vault import GRAPH_DIR
+from .changes import utc_now
+from .derived import derived_path, open_derived, write_derived
+from .replace import fsync_dir, replace_file
+
+__all__ = [
+    "FOLDER",
+    "KEEP_DAYS",
+    "MAX_MB",
+    "PRUNE_INTERVAL",
+    "Change",
+    "JournalWriter",
+    "Run",
+    "digest",
+    "load",
+    "mark_run",
+    "prunable",
+    "prune_journals",
+    "runs",
+    "unfinished",
+]
 
 FOLDER = "journal"
 KEEP_DAYS = 30
@@ -251,3 +273,121 @@ def prunable(graph: Path, keep_days: float = KEEP_DAYS, max_mb: float = MAX_MB, 
             total -= size
             chosen.append(name)
     return chosen
+
+
+class JournalWriter:
+    """Writes one run's journal, in the format above (the store makes one
+    per run: :meth:`begin`, :meth:`record` before any file changes,
+    :meth:`keep` for bytes an undo puts back, :meth:`finish`)."""
+
+    def __init__(self, folder: Path, run: Run):
+        self.folder, self.run, self.size = folder, run, 0
+
+    @classmethod
+    def begin(cls, root: Path, run_id: str, command: str, args: list[str], undoes: str | None) -> JournalWriter:
+        """Make ``.graph/journal/<run-id>/`` with ``run.json`` (running), fsynced."""
+        folder = derived_path(root, f"{FOLDER}/{run_id}/run.json").parent  # made here, ids are unique
+        run = Run(run_id, folder, command, [str(a) for a in args], utc_now(), None, "running", undoes)
+        writer = cls(folder, run)
+        writer._write_run()
+        fsync_dir(folder.parent)
+        return writer
+
+    def _write_run(self) -> None:
+        replace_file(self.folder / "run.json", _read_or_none(self.folder / "run.json"), self._run_bytes())
+
+    def _run_bytes(self) -> bytes:
+        # ASCII: an argument that is not UTF-8 (a vault path) is a lone surrogate,
+        # which json writes as \udcff and reads back as the same string
+        return (json.dumps(self.run.summary(), ensure_ascii=True) + "\n").encode("ascii")
+
+    def _append(self, name: str, data: bytes) -> tuple[int, int]:
+        fd = open_derived(self.folder / name, os.O_WRONLY | os.O_APPEND)
+        try:
+            offset = os.fstat(fd).st_size
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return offset, len(data)
+
+    def record(self, changes: list[tuple[Change, bytes | None]]) -> None:
+        """Write ahead: every change and the bytes before it, fsynced before
+        any file of the run is touched."""
+        blob = bytearray()
+        for change, data in changes:
+            if data is not None:
+                change.offset, change.length = self.size + len(blob), len(data)
+                blob += data
+        if blob:
+            self._append("before.bin", bytes(blob))
+            self.size += len(blob)
+        lines = "".join(json.dumps(c.as_dict(), ensure_ascii=False) + "\n" for c, _ in changes)
+        self._append("entries.jsonl", lines.encode("utf-8"))
+        self.run.changes.extend(change for change, _ in changes)
+        self._write_run()
+
+    def keep(self, data: bytes) -> tuple[int, int]:
+        """Keep more bytes (what an undo puts back); returns where."""
+        where = self._append("before.bin", data)
+        self.size += len(data)
+        return where
+
+    def finish(self, outcomes: list[dict]) -> None:
+        """What happened to each change; the run is done."""
+        lines = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outcomes)
+        if lines:
+            self._append("entries.jsonl", lines.encode("utf-8"))
+        self.run.finished = utc_now()
+        self.run.state = "done"
+        self._write_run()
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+def mark_run(root: Path, run_id: str, state: str) -> None:
+    """Set a journaled run's ``state`` (``rolled-back`` after a recovery)."""
+    path = derived_path(root, f"{FOLDER}/{run_id}/run.json")
+    before = _read_or_none(path)
+    data = json.loads(before.decode("utf-8")) if before else {}
+    data["state"] = state
+    replace_file(path, before, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+# Seconds between two looks for old journals.  A look reads every run's
+# folder, so doing it after every write made a write cost grow with the runs
+# kept (111 ms at 600 runs); an agent writing cards all day would pay that
+# hundreds of times.
+PRUNE_INTERVAL = 600.0
+_PRUNED_STAMP = ".pruned"  # in .graph/journal/: its mtime is the last look
+
+
+def prune_due(root: Path) -> bool:
+    """True when no run looked for old journals in the last
+    :data:`PRUNE_INTERVAL` seconds (the stamp's mtime)."""
+    stamp = Path(os.path.realpath(root)) / GRAPH_DIR / FOLDER / _PRUNED_STAMP
+    try:
+        return time.time() - stamp.stat().st_mtime >= PRUNE_INTERVAL
+    except OSError:
+        return True
+
+
+def prune_journals(root: Path, keep_days: float, max_mb: float) -> list[str]:
+    """Remove old journals (:func:`journal.prunable`); returns their run ids.
+    Sets the stamp :func:`store.apply` reads to look again only after
+    :data:`PRUNE_INTERVAL` seconds."""
+    import shutil
+
+    graph = Path(os.path.realpath(root)) / GRAPH_DIR
+    removed = prunable(graph, keep_days, max_mb)
+    for run_id in removed:
+        shutil.rmtree(graph / FOLDER / run_id, ignore_errors=True)
+    # the time as its text: a stamp whose bytes never change might not be rewritten
+    write_derived(root, f"{FOLDER}/{_PRUNED_STAMP}", f"{time.time()}\n".encode(), durable=False)
+    return removed

@@ -1,26 +1,12 @@
-"""Taking a run back: the changes that undo a journaled run (``undo.py``),
-and the rollback of a run that did not finish (:func:`store.recover`).
+"""Undo: taking a finished run back, whole or not at all.
 
-A file goes back only while it holds exactly what the run left in it (its
-SHA-256 in the journal): a file changed since is a conflict, reported and
-left alone, never forced.  What goes back:
-
-* a file the run changed: its bytes before and its modification time (for
-  a change merged on top of another writer's edit, that writer's version
-  without ours);
-* a file the run created: moved to ``.trash/<undo-run-id>/`` (nothing is
-  deleted);
-* a file the run moved or trashed: moved back to where it was, unless
-  something now stands there.
-
-When a file the run moved or trashed is gone (``.trash/`` emptied) and
-nothing stands at its old place, nothing of the run is undone: the
-run's other changes (a merge into the card that kept that file's text)
-are reported, not taken back, so that text is never left nowhere.
-
-Changes are undone newest first, so chains unwind in order: each change
-is judged against what its path will hold once the newer ones are taken
-back (a note renamed and then rewritten in place goes back in two steps).
+A person or an agent undoes a journaled run (``undo.py undo RUN``).  Each
+file goes back as write/rollback.py takes files back (only while it holds
+what the run left in it; a change since is a conflict, never forced), with
+one more rule for a finished run: one that created, moved or trashed files
+is taken back whole or not at all, since a part would leave links to a
+stale copy or to nothing.  The undo itself is a journaled run
+(:func:`store.apply` with ``undoes``), so it can be undone in turn.
 """
 
 from __future__ import annotations
@@ -28,18 +14,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .journal import Change, Run, digest
-from .store import Edit, Move, Trash
+from .changes import Edit
+from .confine import would_refuse
+from .journal import Run
+from .rollback import _named, plan_rollback
 
 __all__ = ["plan_undo"]
-
-
-def _read(root: Path, path: str) -> bytes | None:
-    full = os.path.join(root, path)
-    if not os.path.isfile(full) or os.path.islink(full):
-        return None if not os.path.lexists(full) else b"\0not a regular file"
-    with open(full, "rb") as handle:
-        return handle.read()
 
 
 def plan_undo(root: Path, run: Run, partial: bool = False) -> tuple[list, list[dict]]:
@@ -58,44 +38,13 @@ def plan_undo(root: Path, run: Run, partial: bool = False) -> tuple[list, list[d
     stopped (a move that failed half way is rolled back so).  Raises
     OSError when the journal's saved bytes cannot be read.
     """
-    changes: list = []
-    conflicts: list[dict] = []
-    lost: list[Change] = []
-    pending: dict[str, bytes | None] = {}  # path -> what it holds once the steps planned so far ran
-
-    def read(path: str) -> bytes | None:
-        return pending[path] if path in pending else _read(root, path)
-
-    for change in reversed(run.changes):
-        if change.result in ("conflict", "failed"):
-            continue  # the run did not change this file
-        if change.op == "write":
-            step = _undo_write(read, run, change)
-        else:
-            step = _undo_move(read, change)
-            if step == _GONE.format(to=change.to) and read(change.path) is None:
-                lost.append(change)
-        if isinstance(step, str):
-            conflicts.append({"path": change.path, "error": step})
-        elif step is not None:
-            changes.append(step)
-            if isinstance(step, Move):
-                pending[step.path], pending[step.to] = None, step.before
-            else:
-                pending[step.path] = step.after if isinstance(step, Edit) else None
-    if lost:
-        # a file the run moved away (a merged card in .trash/) is gone: taking back the rest (the
-        # merge into the card that kept its text) would leave that text nowhere
-        names = ", ".join(f"{c.path} (was at {c.to})" for c in lost)
-        why = f"not undone: {names} went away since the run (.trash/ emptied?), so nothing of the run is undone"
-        conflicts += [{"path": _named(step), "error": why} for step in changes]
-        return [], conflicts
+    changes, conflicts = plan_rollback(root, run)
+    if partial or not changes:
+        return changes, conflicts
     done = [c for c in run.changes if c.result not in ("conflict", "failed")]
     finished = any(c.result is not None for c in run.changes)
     whole = finished and not partial and any(c.op != "write" or c.before is None for c in done)
     if whole:  # a file the store would refuse to write would stop the undo half way
-        from .store import would_refuse
-
         for step in changes:
             why = would_refuse(os.path.join(root, step.path)) if isinstance(step, Edit) else None
             if why:
@@ -109,49 +58,3 @@ def plan_undo(root: Path, run: Run, partial: bool = False) -> tuple[list, list[d
         conflicts += [{"path": _named(step), "error": why} for step in changes]
         return [], conflicts
     return changes, conflicts
-
-
-def _named(step) -> str:
-    """The path a person knows a planned step's file by: where a moved or
-    trashed file would go back, not where it is now (``.trash/...``)."""
-    return step.to if isinstance(step, Move) else step.path
-
-
-def _undo_write(read, run: Run, change: Change):
-    current = read(change.path)
-    now = digest(current)
-    left = change.now if change.result in ("written", "merged") else change.after
-    if now == change.before:
-        return None  # as before the run: never written, or already taken back
-    if now != left:
-        if change.result is None and now is not None:
-            return "changed since the run stopped; left as it is"
-        return "changed since the run; left as it is" if current is not None else "deleted since the run"
-    if change.before is None:
-        if change.result == "merged":
-            return "created by the run, then another writer added to it; left as it is"
-        return Trash(change.path, current, "created by the run")
-    where = change.restore if change.result == "merged" else (change.offset, change.length)
-    if change.result == "merged" and change.restore is None:
-        return "the run merged its edit with another writer's; they cannot be told apart, so it is left as it is"
-    before = run.before_bytes(where)
-    if change.result != "merged" and digest(before) != change.before:
-        return "the journal's copy of the bytes before is damaged; left as it is"
-    return Edit(change.path, current, before, "undo", mtime_ns=change.mtime)
-
-
-def _undo_move(read, change: Change):
-    moved = read(change.to)
-    here = read(change.path)
-    if moved is not None and digest(moved) == change.before and here is None:
-        return Move(change.to, change.path, moved, "undo")
-    if moved is None and digest(here) == change.before:
-        return None  # never moved, or already back
-    if here is not None:
-        return f"{change.path} exists again; {change.to} stays where it is"
-    if moved is None:
-        return _GONE.format(to=change.to)
-    return f"{change.to} changed since the run; left as it is"
-
-
-_GONE = "{to} went away since the run; it cannot come back"

@@ -1,0 +1,142 @@
+"""The changes a plan is made of, and what became of them.
+
+An operation never writes: it returns changes, which :func:`store.apply`
+carries out as one run.  :class:`Edit` (the bytes a file held when it was
+read and the bytes it should hold), :class:`Trash` (to ``.trash/``:
+nothing autograph removes is deleted) and :class:`Move` (a rename, never
+over a file).  :class:`Result` says what happened to each (written, a
+conflict with another writer, a failure), :class:`Skipped` why one did not
+happen.  :func:`diff` shows one change as a unified diff.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+from ..read.vault import TRASH_DIR
+
+__all__ = ["Edit", "Move", "Result", "Skipped", "Trash", "diff", "new_run_id", "utc_now"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One planned change of one file.
+
+    ``path`` is vault-relative with ``/``; ``before`` is the file's bytes
+    when the plan was made (None: the file must not exist yet); ``after`` the
+    bytes to write.  ``reason`` says why, for reports.  ``mtime_ns`` sets
+    the written file's modification time (undo gives a file back as it
+    was); else it is the time of the write.
+    """
+
+    path: str
+    before: bytes | None
+    after: bytes
+    reason: str = ""
+    mtime_ns: int | None = None  # give the new file this modification time (an undo's)
+
+
+@dataclass(frozen=True)
+class Trash:
+    """Move a file that holds ``before`` to ``.trash/<run-id>/<path>``:
+    nothing autograph removes is deleted.
+
+    ``after``: vault paths of changes earlier in the same run that must
+    have been written first (a merge into another card, the notes whose
+    links were pointed away from this file); when one of them was not
+    (a conflict, a failure), the file stays where it is and is reported,
+    so its text never ends up only in ``.trash/``."""
+
+    path: str
+    before: bytes
+    reason: str = ""
+    after: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Move:
+    """Rename the file at ``path``, which holds ``before``, to ``to`` (a
+    vault path that must not exist yet).  ``after`` as for :class:`Trash`."""
+
+    path: str
+    to: str
+    before: bytes
+    reason: str = ""
+    after: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A planned write that did not happen as planned.
+
+    ``error`` says why in words a person can act on; ``copy`` is the
+    vault-relative path of a saved conflict copy (another writer's version
+    kept under ``.graph/conflicts/``), else None."""
+
+    path: str
+    error: str
+    copy: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "error": self.error, "copy": self.copy}
+
+
+@dataclass
+class Result:
+    """What :func:`apply` did.
+
+    ``written``: paths that now hold the planned edit; ``conflicts``: paths
+    another writer changed (left as that writer made them, or merged, or
+    with the other version saved: see each ``error``); ``failed``: paths that
+    could not be written (permissions, a symlink, a vanished folder, ...).
+    ``run_id`` names the run (conflict copies are filed under it)."""
+
+    run_id: str
+    written: list[str] = field(default_factory=list)
+    conflicts: list[Skipped] = field(default_factory=list)
+    failed: list[Skipped] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # e.g. the journal could not be finished
+
+    @property
+    def skipped(self) -> bool:
+        """True when some planned write did not happen as planned (exit 4)."""
+        return bool(self.conflicts or self.failed)
+
+
+def new_run_id() -> str:
+    """A run id that sorts by time: ``YYYYMMDDTHHMMSS.ffffffZ-<pid>-<random>``
+    (UTC, microseconds, so runs of one second keep their order)."""
+    now = time.time_ns()
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 1_000_000_000))
+    return f"{stamp}.{now // 1000 % 1_000_000:06d}Z-{os.getpid()}-{os.urandom(3).hex()}"
+
+
+def diff(edit: Edit | Trash | Move) -> str:
+    """A unified diff of one edit (``a/PATH`` → ``b/PATH``); binary-safe.
+    A :class:`Move` or :class:`Trash` changes no byte: one line names where
+    the file goes."""
+    import difflib  # only diffs need it; keep start-up fast
+
+    if isinstance(edit, Move):
+        return f"rename {edit.path} -> {edit.to}\n"
+    if isinstance(edit, Trash):
+        return f"move {edit.path} -> {TRASH_DIR}/<run-id>/{edit.path}\n"
+    before = _diff_lines(edit.before or b"")
+    after = _diff_lines(edit.after)
+    return "".join(difflib.unified_diff(before, after, f"a/{edit.path}", f"b/{edit.path}"))
+
+
+def _diff_lines(data: bytes) -> list[str]:
+    """Lines for a diff; a last line without a newline gets git's marker."""
+    lines = data.decode("utf-8", "replace").split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1] + "\n\\ No newline at end of file\n")
+    return out
+
+
+def utc_now() -> str:
+    """Now in UTC as the journal and the lock state write it: ``2026-12-05T22:49:27Z``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
