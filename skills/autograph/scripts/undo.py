@@ -14,10 +14,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from autograph.write import journal
-
 DESCRIPTION = """\
 Every run that writes a vault (enforce.py --apply, engine.py init --apply,
 and every later writer) is journaled in VAULT/.graph/journal/<run-id>/ before
@@ -100,102 +96,38 @@ be rolled back.
 """
 
 
-def _graph(root: Path) -> Path:
-    from autograph.write import store
+def _find(root, name: str):
+    from autograph.write import undo
 
-    return Path(root).resolve() / store.GRAPH_DIR
-
-
-def _find(root: Path, name: str) -> journal.Run:
-    from autograph.write import journal
-
-    runs = journal.runs(_graph(root))
-    if name == "last":  # the newest command a person gave: not a recovery or a rollback autograph made
-        given = [run for run in runs if not run.automatic and run.state != "rolled-back"]
-        if not given:
-            raise cli.UsageError("this vault has no journaled run yet")
-        return given[0]
-    for run in runs:
-        if run.id == name:
-            return run
-    hint = f"; the newest is {runs[0].id}" if runs else "; this vault has no journaled run yet"
-    raise cli.UsageError(f"no run {name!r} in {_graph(root) / journal.FOLDER}{hint} (undo.py list shows them)")
+    try:
+        return undo.find_run(root, name)
+    except undo.NoSuchRun as exc:
+        raise cli.UsageError(str(exc)) from None
 
 
 def cmd_list(args) -> int:
     from autograph.read.vault import Vault
-    from autograph.write import journal
+    from autograph.write import undo
 
-    vault = Vault.check_folder(args.vault)
-    runs = journal.runs(_graph(vault))
-    undone_by: dict[str, list[str]] = {}
-    taken_back = {run.undoes for run in runs if run.automatic}  # an undo killed and recovered undid nothing
-    for run in runs:
-        if run.undoes and run.id not in taken_back:
-            undone_by.setdefault(run.undoes, []).append(run.id)
-    items = [{**run.summary(), "undone_by": undone_by.get(run.id, [])} for run in runs]
+    items = undo.listed_runs(Vault.check_folder(args.vault))
     if args.json:
         cli.print_json({"runs": items})
-        return cli.EXIT_OK
-    if not items:
-        print("no journaled runs")
-    for item in items:
-        note = f"  (undone by {', '.join(item['undone_by'])})" if item["undone_by"] else ""
-        note += f"  (undoes {item['undoes']})" if item["undoes"] else ""
-        state = "" if item["state"] == "done" else f"  [{item['state']}]"
-        print(
-            f"{item['run']}  {cli.printable(item['command'] or '?')}  {cli.plural(item['files'], 'file')}{state}{note}"
-        )
+    else:
+        print(undo.list_text(items))
     return cli.EXIT_OK
-
-
-def _status(root: Path, change: journal.Change) -> str:
-    from autograph.write.journal import digest
-
-    where = change.to if change.op != "write" else change.path
-    try:
-        with open(root / where, "rb") as handle:
-            now = digest(handle.read())
-    except OSError:
-        now = None
-    if change.op != "write":
-        return "as the run left it" if now == change.before else ("absent" if now is None else "changed since")
-    left = change.now if change.result in ("written", "merged") else change.after
-    if now == left and change.result not in ("conflict", "failed"):
-        return "as the run left it"
-    if now == change.before:
-        return "as before"
-    return "absent" if now is None else "changed since"
 
 
 def cmd_show(args) -> int:
     from autograph.read.vault import Vault
+    from autograph.write import undo
 
     vault = Vault.open(args.vault)
     run = _find(vault.root, args.run)
-    changes = [
-        {
-            "n": c.n,
-            "op": c.op,
-            "path": c.path,
-            "to": c.to,
-            "result": c.result,
-            "status": _status(Path(vault.root), c),
-        }
-        for c in run.changes
-    ]
+    changes = undo.shown_changes(vault.root, run)
     if args.json:
         cli.print_json({"run": run.summary(), "changes": changes})
-        return cli.EXIT_OK
-    info = run.summary()
-    print(f"{info['run']}  {cli.printable(' '.join(info['args']) or info['command'])}")
-    print(f"started {info['started']}, finished {info['finished'] or '-'}, {info['state']}")
-    for item in changes:
-        target = f" -> {item['to']}" if item["to"] else ""
-        print(
-            f"  {item['op']:<5} {cli.printable(item['path'])}{cli.printable(target)}  "
-            f"{item['result'] or 'not reached'}; now {item['status']}"
-        )
+    else:
+        print(undo.show_text(run, changes))
     return cli.EXIT_OK
 
 
@@ -238,34 +170,25 @@ def cmd_recover(args) -> int:
 
 def _recover(args):
     from autograph.read.vault import Vault
-    from autograph.write import journal, store
-    from autograph.write.undo import plan_undo
+    from autograph.write import journal, store, undo
 
     vault = Vault.open(args.vault)
     # a dead writer's run was rolled back as the lock was taken (cli.writing)
     recovered = [{"undone": run_id or None, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
-    for run in journal.unfinished(_graph(vault.root)):
-        changes, not_undone = plan_undo(Path(vault.root), run, partial=True)
+    for run in journal.unfinished(undo.journal_folder(vault.root)):
+        changes, not_undone = undo.plan_undo(Path(vault.root), run, partial=True)
         outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
         outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]
         if cli.writes(args):
-            store.mark_run(vault.root, run.id, "rolled-back")
+            journal.mark_run(vault.root, run.id, "rolled-back")
         recovered.append({"undone": run.id, **outcome})
     code = max((cli.outcome_code(item) for item in recovered), default=cli.EXIT_OK)
 
     def report() -> int:
         if args.json:
             cli.print_json({"recovered": recovered})
-        elif not recovered:
-            print("nothing to recover: every journaled run finished")
-        for item in recovered if not args.json else ():
-            if item["undone"] is None:
-                for kept in item["conflicts"]:
-                    print(f"kept {cli.printable(kept['path'])} as {cli.printable(kept['copy'])}: {kept['error']}")
-                continue
-            print(f"rolled back {item['undone']}: {cli.plural(len(item['written']), 'file')} restored")
-            for conflict in item["conflicts"]:
-                print(f"  left as it is: {cli.printable(conflict['path'])}: {cli.printable(conflict['error'])}")
+        elif text := undo.recover_text(recovered):
+            print(text)
         return code
 
     return report
