@@ -70,17 +70,6 @@ Examples:
 NOTE_HELP = "the card: a path, or a name that fits one note (resolved like a wikilink)"
 
 
-def today_value(text: str):
-    """argparse type for --today: a YYYY-MM-DD date."""
-    import argparse
-    import datetime
-
-    try:
-        return datetime.date.fromisoformat(text.strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31") from None
-
-
 def _common(p) -> None:
     p.add_argument(
         "--vault", default=".", type=cli.vault_folder, help="the vault's folder (default: the current folder)"
@@ -88,43 +77,7 @@ def _common(p) -> None:
     cli.add_common(p, vault=False, dry_run_help="write nothing: show what would change")
     cli.add_writes(p, changes_people_text=False, wait=10.0)
     p.add_argument("--diff", action="store_true", help="show each change as a unified diff")
-    p.add_argument("--today", type=today_value, metavar="YYYY-MM-DD", help="the date to write (default: today)")
-
-
-def _json_value(value):
-    if isinstance(value, list):
-        return [_json_value(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    return value
-
-
-def _note(vault, schema, name: str) -> str:
-    from autograph.memory import cards
-
-    if not name.strip():
-        raise cli.UsageError("NOTE is empty; give a note's path or name")
-    path = cards.find_card(vault, name)
-    if path is None:
-        aliased = cards.alias_matches(vault, schema, name)
-        hint = (
-            f"; {name.strip()!r} is an alias of {', '.join(m['path'] for m in aliased)} (give that card's path)"
-            if aliased
-            else " (card.py new creates one)"
-        )
-        raise cli.UsageError(f"no note named {cli.printable(name)!r} in the vault{cli.printable(hint)}")
-    return path
-
-
-def _assignments(words: list[str]) -> list:
-    from autograph.memory import cards
-
-    try:
-        return [cards.parse_assignment(word) for word in words]
-    except cards.BadRequest as exc:
-        raise cli.UsageError(str(exc)) from None
+    p.add_argument("--today", type=cli.today_value, metavar="YYYY-MM-DD", help="the date to write (default: today)")
 
 
 def cmd_card(args) -> int:
@@ -133,87 +86,27 @@ def cmd_card(args) -> int:
     return report()
 
 
-def _plan(args, vault, schema, today):
-    from autograph.memory import cards
-
-    if args.command == "new":
-        return cards.plan_new(vault, schema, args.type, args.title, _assignments(args.fields), today, args.force)
-    path = _note(vault, schema, args.note)
-    if args.command == "set":
-        return cards.plan_set(vault, schema, path, _assignments(args.fields), today)
-    if args.command == "log":
-        return cards.plan_log(vault, schema, path, " ".join(args.text), today)
-    if args.command == "link":
-        return cards.plan_link(vault, schema, path, [_note(vault, schema, other) for other in args.others], today)
-    return cards.plan_retire(vault, schema, path, _note(vault, schema, args.by), today)
-
-
-REFUSED_CODE = {
-    "identity-match": cli.EXIT_FOUND,
-    "exists": cli.EXIT_FOUND,
-    "by-itself": cli.EXIT_FOUND,
-    "by-superseded": cli.EXIT_FOUND,
-    "missing-required": cli.EXIT_USAGE,
-    "not-supersedable": cli.EXIT_USAGE,
-}
-
-
 def _card(args):
     from autograph.memory import cards, decay
-    from autograph.read import dates
 
     vault, schema = cli.load(args)
-    today = args.today or dates.today_in(decay.Settings.of(schema).zone)
-    try:
-        plan = _plan(args, vault, schema, today)
-    except cards.BadRequest as exc:
-        raise cli.UsageError(str(exc)) from None
+    today = args.today or decay.Settings.of(schema).today()
+    plan = cards.plan_command(vault, schema, args.command, vars(args), today)
     apply = cli.writes(args)
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, f"card.py {args.command}", schema)
-    code = cli.outcome_code(outcome)
-    if plan.refused is not None:
-        code = REFUSED_CODE.get(plan.refused["reason"], cli.EXIT_SKIPPED)
-    data = {
-        "command": args.command,
-        "path": plan.path,
-        "today": today.isoformat(),
-        "refused": _json_value(plan.refused),
-        "changes": _json_value(plan.changes),
-        "notes": plan.notes,
-        **outcome,
-    }
+    code = cards.exit_code(plan, cli.outcome_code(outcome))
+    data = cards.report(plan, today, outcome)
 
     def show() -> int:
         if args.json:
             cli.print_json(data)
             return code
-        _human(plan, outcome, apply, args.diff)
+        cli.print_lines(cards.report_lines(plan))
+        if plan.edits:  # a refused plan has none
+            cli.print_outcome(outcome, plan.edits, apply, args.diff)
         return code
 
     return show
-
-
-def _human(plan, outcome, apply: bool, diff: bool) -> None:
-    from autograph.write import sections
-
-    if plan.refused is not None:
-        print(f"refused ({plan.refused['reason']}): {cli.printable(plan.refused['message'])}")
-        return
-    if not plan.edits:
-        print(f"nothing to change: {cli.printable(plan.path or '')} already says it")
-    for change in plan.changes:
-        if "field" in change:
-            old = "(none)" if change["old"] is None else sections.flow_text(change["old"])
-            print(
-                f"  {cli.printable(change['path'])}: {change['field']}: {cli.printable(old)} → "
-                f"{cli.printable(sections.flow_text(change['new']))}"
-            )
-        else:
-            print(f"  {cli.printable(change['path'])}: ## {change['section']}: {cli.printable(change['line'])}")
-    for note in plan.notes:
-        print(f"note: {cli.printable(note)}")
-    if plan.edits:
-        cli.print_outcome(outcome, plan.edits, apply, diff)
 
 
 def build_parser():

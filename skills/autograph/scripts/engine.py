@@ -63,11 +63,10 @@ def _init(args):
 
     def report() -> int:
         if args.json:
-            cli.print_json({**outcome, "skipped": skipped})
+            cli.print_json(bootstrap.init_data(outcome, skipped))
         else:
             cli.print_outcome(outcome, edits, cli.writes(args), args.diff)
-            for item in skipped:
-                print(f"skipped {cli.printable(item['path'])}: {cli.printable(item['reason'])}")
+            cli.print_lines(bootstrap.skipped_lines(skipped))
         return code
 
     return report
@@ -204,27 +203,6 @@ Examples:
   engine.py stats ~/vault --json
 """
 
-SHOWN = 20
-
-
-def _date(text: str):
-    import datetime
-
-    try:
-        return datetime.date.fromisoformat(text.strip()) if len(text.strip()) == 10 else None
-    except ValueError:
-        return None
-
-
-def today_value(text: str):
-    """argparse type for --today: a YYYY-MM-DD date."""
-    import argparse
-
-    value = _date(text)
-    if value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31")
-    return value
-
 
 def now_value(text: str):
     """argparse type for --now: an ISO 8601 date-time (with an offset: an
@@ -244,39 +222,15 @@ def now_value(text: str):
 
 def _add_when(parser) -> None:
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--today", type=today_value, metavar="YYYY-MM-DD", help="the vault's date of today")
+    group.add_argument("--today", type=cli.today_value, metavar="YYYY-MM-DD", help="the vault's date of today")
     group.add_argument("--now", type=now_value, metavar="ISO-8601", help="the instant of now (default: the clock)")
 
 
 def _today(args, schema):
     from autograph.memory import decay
-    from autograph.read import dates
 
     settings = decay.Settings.of(schema)
-    return dates.today_in(settings.zone, args.today or args.now), settings
-
-
-def _history_time(args, today) -> str:
-    import datetime
-
-    if args.now is not None:
-        return args.now.isoformat()
-    if args.today is not None:
-        return today.isoformat()
-    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-
-
-def _print_skipped(skipped: list[dict]) -> None:
-    if not skipped:
-        return
-    from collections import Counter
-
-    counts = Counter(item["reason"] for item in skipped)
-    print("skipped: " + ", ".join(f"{reason} {n}" for reason, n in counts.most_common()))
-    for item in skipped[:SHOWN]:
-        print(f"  {cli.printable(item['path'])}: {item['reason']}: {cli.printable(item['detail'])}")
-    if len(skipped) > SHOWN:
-        print(f"  ... {len(skipped) - SHOWN} more (--json lists all)")
+    return settings.today(args.today or args.now), settings
 
 
 def cmd_decay(args) -> int:
@@ -286,10 +240,7 @@ def cmd_decay(args) -> int:
 
 
 def _decay(args):
-    import json
-
-    from autograph.memory import decay
-    from autograph.write import store
+    from autograph.memory import decay, decay_report
 
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)
@@ -297,67 +248,22 @@ def _decay(args):
     cache = decay.CardCache(vault, use=True)
     plan = decay.plan_decay(vault, schema, today, cache=cache)
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, "engine.py decay", schema)
-    tiers = plan.tiers()
-    if apply:
-        cache.save(vault.cards(schema))
-        line = {"time": _history_time(args, today), "today": today.isoformat(), "tiers": tiers}
-        line["written"] = len(outcome["written"])
-        try:
-            store.append_line(vault.root, decay.HISTORY, json.dumps(line, ensure_ascii=False))
-        except (OSError, store.PathError) as exc:
-            cli.warn([f"the tier counts were not added to .graph/{decay.HISTORY}: {exc}"])
+    data = decay_report.decay_data(plan, settings, today, outcome)
+    if apply:  # the cache and the tiers chart's line; a line not added is told, the writes stand
+        written = len(outcome["written"])
+        cli.warn(decay.record_run(vault, schema, cache, today, data["tiers"], written, args.today or args.now))
     code = cli.outcome_code(outcome)
-    data = {
-        "today": today.isoformat(),
-        "store_relevance": settings.store_relevance,
-        "cards": len(plan.readings),
-        "tiers": tiers,
-        "transitions": dict(plan.transitions.most_common()),
-        "relevance_removed": len(plan.relevance_removed),
-        "skipped": plan.skipped,
-        "skipped_by_reason": plan.skipped_by_reason(),
-        **outcome,
-    }
 
     def show() -> int:
         if args.json:
             cli.print_json(data)
             return code
-        print(
-            f"decay {data['today']}: {cli.plural(data['cards'], 'card')} · "
-            + " · ".join(f"{name} {n}" for name, n in tiers.items())
-        )
-        if plan.transitions:
-            print(
-                "tier changes: " + ", ".join(f"{k.replace('->', ' -> ')} {n}" for k, n in data["transitions"].items())
-            )
-        if plan.relevance_removed:
-            print(f"relevance removed from {cli.plural(len(plan.relevance_removed), 'note')} (store_relevance false)")
+        cli.print_lines(decay_report.decay_lines(data))
         cli.print_outcome(outcome, plan.edits, apply, args.diff)
-        _print_skipped(plan.skipped)
+        cli.print_lines(decay_report.skipped_lines(data["skipped"]))
         return code
 
     return show
-
-
-def _resolve_notes(vault, names: list[str]) -> list[str]:
-    # card.py's reading of a NOTE: a path as given, a name as a wikilink, and a
-    # name that fits several notes refused with them (touching one is a guess)
-    from autograph.memory import cards
-
-    paths, missing = [], []
-    for name in names:
-        try:
-            path = cards.find_card(vault, name)
-        except cards.Ambiguous as exc:
-            raise cli.UsageError(str(exc)) from None
-        if path is None:
-            missing.append(name)
-        else:
-            paths.append(path)
-    if missing:
-        raise cli.UsageError("no note named " + ", ".join(repr(cli.printable(m)) for m in missing) + " in the vault")
-    return paths
 
 
 def cmd_touch(args) -> int:
@@ -367,145 +273,69 @@ def cmd_touch(args) -> int:
 
 
 def _touch(args):
-    from autograph.memory import decay
+    from autograph.memory import cards, decay, decay_report
 
     vault, schema = cli.load(args)
     today, _ = _today(args, schema)
-    plan = decay.plan_touch(vault, schema, _resolve_notes(vault, args.notes), today)
+    # card.py's reading of a NOTE; a name that fits none or several is a cards.BadRequest: exit 2 (cli.run)
+    plan = decay.plan_touch(vault, schema, cards.find_cards(vault, args.notes), today)
     outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "engine.py touch", schema)
     code = cli.outcome_code(outcome)
-    data = {"today": today.isoformat(), "touched": plan.results, "skipped": plan.skipped, **outcome}
+    data = decay_report.touch_data(plan, today, outcome)
 
     def show() -> int:
         if args.json:
             cli.print_json(data)
-            return code
-        _print_touched(plan.results, outcome, cli.writes(args))
-        _print_skipped(plan.skipped)
-        for item in outcome["conflicts"] + outcome["failed"]:
-            print(f"not written: {cli.printable(item['path'])}: {cli.printable(item['error'])}")
+        else:
+            cli.print_lines(decay_report.touch_lines(data, cli.writes(args)))
         return code
 
     return show
 
 
-def _print_touched(results: list[dict], outcome: dict, applied: bool) -> None:
-    written = set(outcome["written"])
-    for item in results:
-        state = "" if not applied or item["path"] in written else " (not written)"
-        before = item["tier_before"] or "no tier"
-        print(
-            f"touched {cli.printable(item['path'])}: {before} -> {item['tier']}, access_count "
-            f"{item['access_count']}, last_accessed {item['last_accessed']}{state}" + ("" if applied else " (dry run)")
-        )
-        if item["note"]:
-            print(f"  note: {cli.printable(item['note'])}")
-
-
 def cmd_creative(args) -> int:
-    with cli.writing(args, "engine.py creative --touch") if args.touch else _nothing():
+    import contextlib
+
+    with cli.writing(args, "engine.py creative --touch") if args.touch else contextlib.nullcontext():
         report = _creative(args)
     return report()
 
 
-def _nothing():
-    import contextlib
-
-    return contextlib.nullcontext()
-
-
 def _creative(args):
-    from autograph.memory import decay
+    from autograph.memory import decay, decay_report
 
     if args.n < 0:
         raise cli.UsageError(f"-n {args.n}: give a number of cards, 0 or more")
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)
-    readings = decay.read_cards(vault, schema, today, settings, cache=decay.CardCache(vault))
-    seed = args.seed if args.seed is not None else today.isoformat()
-    picks = decay.creative(readings, args.n, seed)
-    data = {
-        "today": today.isoformat(),
-        "seed": seed,
-        "pool": sum(r.tier in ("archive", "cold") for r in readings),
-        "picks": [
-            {
-                "path": r.path,
-                "tier": r.tier,
-                "days": r.days,
-                "relevance": r.relevance,
-                "description": _description(r),
-            }
-            for r in picks
-        ],
-    }
-    code, plan, outcome = cli.EXIT_OK, None, None
+    data = decay_report.creative_data(vault, schema, today, settings, args.n, args.seed)
+    code = cli.EXIT_OK
     if args.touch:
-        plan = decay.plan_touch(vault, schema, [r.path for r in picks], today)
+        plan = decay.plan_touch(vault, schema, [pick["path"] for pick in data["picks"]], today)
         outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "engine.py creative", schema)
         code = cli.outcome_code(outcome)
-        data.update({"touched": plan.results, "skipped": plan.skipped, **outcome})
+        data.update(decay_report.touch_data(plan, today, outcome))  # its today is the picks' own
 
     def show() -> int:
         if args.json:
             cli.print_json(data)
-            return code
-        print(
-            f"creative recall {data['today']} (seed {cli.printable(str(seed))}): "
-            f"{cli.plural(len(picks), 'card')} of {data['pool']} cold or archived"
-        )
-        for item in data["picks"]:
-            print(f"  {cli.printable(item['path'])}  [{item['tier']}, {item['days']} days]")
-            if item["description"]:
-                print(f"      {cli.printable(item['description'])}")
-        if plan is not None:
-            _print_touched(plan.results, outcome, cli.writes(args))
-            _print_skipped(plan.skipped)
+        else:
+            cli.print_lines(decay_report.creative_lines(data, cli.writes(args)))
         return code
 
     return show
 
 
-def _description(reading) -> str:
-    value = reading.properties.get("description")
-    text = value.strip() if isinstance(value, str) and value.strip() else reading.path.rsplit("/", 1)[-1][:-3]
-    text = " ".join(text.split())
-    return text if len(text) <= 80 else text[:79] + "…"
-
-
 def cmd_stats(args) -> int:
-    from autograph.memory import decay
+    from autograph.memory import decay_report
 
     vault, schema = cli.load(args)
     today, settings = _today(args, schema)
-    cache = decay.CardCache(vault)
-    data = {
-        "today": today.isoformat(),
-        **decay.stats(decay.read_cards(vault, schema, today, settings, cache=cache), settings),
-    }
+    data = decay_report.stats_data(vault, schema, today, settings)
     if args.json:
         cli.print_json(data)
-        return cli.EXIT_OK
-    cards = data["cards"]
-    print(f"stats {data['today']}: {cli.plural(cards, 'card')}")
-    width = max([n for n in data["tiers"].values()] + [1])
-    for name, n in data["tiers"].items():
-        bar = "#" * round(40 * n / width)
-        print(f"  {name:<8} {n:>7,}  {bar}")
-    for label, key in (("undated", "undated"), ("not a date", "not_dates"), ("not read", "unreadable")):
-        if data[key]:
-            print(f"  {label:<8} {data[key]:>7,}")
-    print(
-        f"stale (> {data['stale_days']:g} days): {data['stale']:,} of {data['dated']:,} dated cards "
-        f"({data['stale_share']:.1%}); never touched: {data['never_touched']:,} ({data['never_touched_share']:.1%})"
-    )
-    print(
-        f"working set (active + warm): {data['working_set_bytes']:,} bytes, about {data['working_set_tokens']:,} tokens"
-    )
-    if len(data["by_type"]) > 1:
-        print("by type:")
-        for kind, tiers in data["by_type"].items():
-            print(f"  {cli.printable(kind)}: " + ", ".join(f"{t} {n}" for t, n in tiers.items() if n))
+    else:
+        cli.print_lines(decay_report.stats_lines(data))
     return cli.EXIT_OK
 
 

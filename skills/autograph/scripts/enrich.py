@@ -89,181 +89,37 @@ Examples:
 """
 
 
-def _settings(args) -> dict:
-    import os
-
-    from autograph.agents import llm
-
-    key, key_from = llm.api_key()
-    return {
-        "base_url": args.base_url or os.environ.get("AUTOGRAPH_LLM_BASE_URL") or None,
-        "model": args.model or os.environ.get("AUTOGRAPH_LLM_MODEL") or None,
-        "key": key,
-        "key_from": key_from,
-    }
-
-
-def _client(config: dict, args):
-    from autograph.agents import llm
-
-    missing = [
-        what
-        for what, value in (
-            ("a model (--model or AUTOGRAPH_LLM_MODEL)", config["model"]),
-            ("a base URL (--base-url or AUTOGRAPH_LLM_BASE_URL)", config["base_url"]),
-            (f"a key ({' or '.join(llm.KEY_VARIABLES)})", config["key"]),
-        )
-        if not value
-    ]
-    if missing:
-        raise cli.UsageError("--apply needs " + ", ".join(missing))
-    try:
-        return llm.Client(config["base_url"], config["model"], config["key"], timeout=args.timeout)
-    except llm.LLMError as exc:
-        raise cli.UsageError(str(exc)) from None
-
-
 def cmd_enrich(args) -> int:
     from autograph.agents import enrich, llm
 
     apply = cli.writes(args)
-    config = _settings(args)
-    if config["base_url"]:
-        try:
-            config["base_url"] = llm.check_base_url(config["base_url"])
-        except ValueError as exc:
-            raise cli.UsageError(str(exc)) from None
-    client = _client(config, args) if apply else None
-    model = config["model"] or "(model not set)"
+    config = llm.settings(args.base_url, args.model)
+    client = llm.client_for(config, args.timeout) if apply else None
+    model = config["model"] or enrich.NO_MODEL
     vault, schema = cli.load(args)
     # ask first, without the writer lock: answers can take minutes, and other runs may write meanwhile
-    prepared = enrich.prepare(vault, schema, args.mode, model, vault.root, args.refresh)
+    first = enrich.prepare(vault, schema, args.mode, model, vault.root, args.refresh)
     sent = None
-    if apply and prepared.requests:
-        sent = enrich.send(prepared, client, args.max_requests, args.max_tokens, vault.root)
+    if apply and first.requests:
+        sent = enrich.send(first, client, args.max_requests, args.max_tokens, vault.root)
     with cli.writing(args, f"enrich.py {args.mode}"):
-        report = _write(args, config, model, (vault, schema, prepared), sent)
-    return report()
+        if apply:
+            from autograph.read.vault import Vault
 
-
-def _write(args, config, model, read, sent):
-    from autograph.agents import enrich
-
-    vault, schema, first = read
-    apply = cli.writes(args)
-    if apply:
-        from autograph.read.vault import Vault
-
-        vault = Vault.open(args.vault)  # read again: the notes as they are now, under the lock
-        now = enrich.prepare(vault, schema, args.mode, model, vault.root)
+            vault = Vault.open(args.vault)  # read again: the notes as they are now, under the lock
+        edits, results, skipped = enrich.plan_answers(vault, schema, first, sent, model, again=apply)
+        outcome = cli.carry_out(vault.root, edits, apply, args.wait, f"enrich.py {args.mode}", schema)
+        code = cli.outcome_code(outcome)
+    if sent is not None and sent.errors and code == cli.EXIT_OK:
+        code = cli.EXIT_CRASH  # a request failed or was malformed: what was answered is still written
+    budget = {"max_requests": args.max_requests, "max_tokens": args.max_tokens}
+    data = enrich.report(vault.root, first, sent, results, skipped, outcome, config, apply, budget)
+    if args.json:
+        cli.print_json(data)
     else:
-        now = first  # nothing was sent and nothing is written: the first read stands
-    proposals = dict(now.cached)
-    edited = []  # answered about a note that changed meanwhile: its answer no longer fits it
-    if sent is not None:
-        for path, item in now.items.items():
-            answered = first.items.get(path)
-            if path in proposals or answered is None or path not in sent.proposals:
-                continue
-            if answered.key == item.key:
-                proposals[path] = sent.proposals[path]
-            else:
-                edited.append({"path": path, "reason": "edited while its request was out; run again to ask about it"})
-    edits, results, skipped = enrich.plan(vault, schema, args.mode, proposals)
-    skipped = edited + skipped
-    outcome = cli.carry_out(vault.root, edits, apply, args.wait, f"enrich.py {args.mode}", schema)
-    failed = sent is not None and bool(sent.errors)
-    code = cli.outcome_code(outcome)
-    if failed and code == cli.EXIT_OK:
-        code = cli.EXIT_CRASH
-    requests = []
-    statuses = {r["number"]: r for r in sent.requests} if sent else {}
-    for request in first.requests:
-        entry = {
-            "number": request.number,
-            "notes": [item.path for item in request.items],
-            "estimate": request.estimate,
-            "status": statuses.get(request.number, {}).get("status", "planned"),
-            "error": statuses.get(request.number, {}).get("error"),
-        }
-        if not apply:
-            entry["body"] = {
-                "model": model,
-                "messages": request.messages,
-                "max_tokens": request.max_tokens,
-                "temperature": 0,
-                "response_format": {"type": "json_object"},
-            }
-        requests.append(entry)
-    usage = sent.usage if sent else {k: 0 for k in enrich.Sent().usage}
-    data = {
-        "vault": str(vault.root),
-        "mode": args.mode,
-        "model": config["model"],
-        "base_url": config["base_url"],
-        "key_from": config["key_from"],
-        "applied": apply,
-        "budget": {"max_requests": args.max_requests, "max_tokens": args.max_tokens},
-        "candidates": len(first.items),
-        "cached": len(first.cached),
-        "requests": requests,
-        "usage": usage,
-        "stopped": sent.stopped if sent else None,
-        "errors": sent.errors if sent else [],
-        "results": results,
-        "skipped": first.skipped + skipped,
-        **outcome,
-    }
-
-    def report() -> int:
-        if args.json:
-            cli.print_json(data)
-            return code
-        _human(data, first, edits, outcome, apply, args)
-        return code
-
-    return report
-
-
-def _human(data, prepared, edits, outcome, apply, args) -> None:
-    p = cli.printable
-    print(
-        f"enrich {data['mode']}: {cli.plural(data['candidates'], 'note')} to ask about, "
-        f"{data['cached']} answered from the cache, {cli.plural(len(data['requests']), 'request')} "
-        f"(~{sum(r['estimate'] for r in data['requests']):,} tokens at most)"
-    )
-    print(f"model: {p(str(data['model'] or '(not set)'))} at {p(str(data['base_url'] or '(not set)'))}")
-    if not apply:
-        if prepared.requests:
-            print("nothing sent (dry run); --apply sends them.  The first request would send:")
-            for message in prepared.requests[0].messages:
-                text = message["content"]
-                print(f"--- {message['role']}")
-                for line in text[:1500].split("\n"):
-                    print(p(line))
-                if len(text) > 1500:
-                    print(f"... ({len(text):,} characters; --json shows all)")
-            print("---")
-    else:
-        u = data["usage"]
-        print(
-            f"sent {cli.plural(u['requests'], 'request')} ({u['attempts']} attempts), "
-            f"{u['total_tokens']:,} tokens" + (f"; stopped: {data['stopped']}" if data["stopped"] else "")
-        )
-        for error in data["errors"]:
-            print(f"request {error['request']}: {error['kind']}: {p(error['error'])}")
-    rejected = sum(len(r["rejected"]) for r in data["results"])
-    if data["results"]:
-        accepted = sum(len(r["accepted"]) for r in data["results"])
-        print(f"proposals: {accepted} accepted, {rejected} rejected")
-        for result in data["results"]:
-            for item in result["rejected"][:3]:
-                print(f"  rejected for {p(result['path'])}: {p(repr(item['value']))}: {item['reason']}")
-    for item in data["skipped"][:20]:
-        print(f"skipped: {p(item['path'])}: {p(item['reason'])}")
-    if len(data["skipped"]) > 20:
-        print(f"... {len(data['skipped']) - 20} more skipped (--json lists all)")
-    cli.print_outcome(outcome, edits, apply, args.diff)
+        print(enrich.human_text(data, first))
+        cli.print_outcome(outcome, edits, apply, args.diff)
+    return code
 
 
 def _positive(text: str) -> int:

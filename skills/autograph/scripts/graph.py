@@ -258,88 +258,23 @@ Examples:
   cd ~/vault && graph.py mv projects/old archive/2026/ --apply --json  # a folder
 """
 
-SHOWN = 20
-
-
-def _section(title: str, rows: list[str]) -> list[str]:
-    if not rows:
-        return []
-    out = [f"{title} ({len(rows)}):"]
-    out += [f"  {cli.printable(row)}" for row in rows[:SHOWN]]
-    if len(rows) > SHOWN:
-        out.append(f"  ... {len(rows) - SHOWN} more (--json lists all)")
-    return out
-
-
-def _human(report: dict, previous: dict | None) -> str:
-    trend = ""
-    if previous is not None:
-        delta = report["score"] - previous["score"]
-        trend = f"  ({delta:+.1f} since {cli.printable(str(previous.get('time', 'the last run')))})"
-    lines = [
-        f"health: {report['score']}/100{trend}",
-        f"notes {report['notes']} · links {report['links']} ({report['avg_links']} per note)"
-        f" · attachments {report['attachments']} · hubs {len(report['hubs'])}",
-        f"broken links {len(report['broken_links'])} · orphans {len(report['orphans'])}"
-        f" · dead ends {len(report['dead_ends'])} · ambiguous links {len(report['ambiguous_links'])}"
-        f" · broken anchors {len(report['broken_anchors'])}",
-        f"description coverage {report['description_coverage']:.0%}"
-        f" · invalid frontmatter {len(report['invalid_frontmatter'])}"
-        f" · unreadable {len(report['unreadable'])}",
-    ]
-    recall = report.get("recall")
-    if recall and recall["dated"]:
-        lines.append(
-            f"stale {report['stale_share']:.0%} of {recall['dated']} dated cards (> {recall['stale_days']:g} days)"
-            " · tiers " + ", ".join(f"{name} {n}" for name, n in report["tiers"].items())
-        )
-    sections = [
-        ("Broken links", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_links"]]),
-        ("Broken anchors", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_anchors"]]),
-        (
-            "Invalid frontmatter",
-            [f"{r['path']}:{r['line']}:{r['column']}  {r['error']}" for r in report["invalid_frontmatter"]],
-        ),
-        ("Unreadable", [f"{r['path']}  {r['error']}" for r in report["unreadable"]]),
-        ("Orphans", report["orphans"]),
-        ("Dead ends", report["dead_ends"]),
-        (
-            "Ambiguous links",
-            [
-                f"{r['source']}:{r['line']}  {r['target']} -> {r['resolved']} (of {len(r['candidates'])})"
-                for r in report["ambiguous_links"]
-            ],
-        ),
-    ]
-    for title, rows in sections:
-        block = _section(title, rows)
-        if block:
-            lines += [""] + block
-    return "\n".join(lines)
-
 
 def cmd_health(args) -> int:
-    import datetime
-
     from autograph.graph import health
     from autograph.read.index import NoteIndex
-    from autograph.write import store
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     report = health.report_for(vault, schema, index)
-    previous = health.previous_entry(vault.root)
-    report["previous"] = previous
+    report["previous"] = health.previous_entry(vault.root)
     if not args.dry_run:
-        when = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-        try:
-            health.append_history(vault.root, report, when)
-        except (OSError, store.PathError, store.TargetError) as exc:
-            print(f"warning: history not written: {exc}", file=sys.stderr)
+        failed = health.record_run(vault.root, report)
+        if failed is not None:
+            print(f"warning: history not written: {failed}", file=sys.stderr)
     if args.json:
         cli.print_json(report)
     else:
-        print(_human(report, previous))
+        print(health.health_text(report))
     if args.fail_under is not None and report["score"] < args.fail_under:
         if not args.json:
             print(f"score {report['score']} is under --fail-under {args.fail_under:g}", file=sys.stderr)
@@ -347,138 +282,49 @@ def cmd_health(args) -> int:
     return cli.EXIT_OK
 
 
-def _note_name(vault, name: str) -> str:
-    """NOTE as given: a file path (absolute or from the current folder), a
-    vault path, or a link (``[[Dana Reyes#Role|Dana]]`` -> ``Dana Reyes``)."""
-    if not name.strip():
-        raise cli.UsageError("NOTE is empty; give a note's path or name")
-    path = Path(name)
-    if path.is_file():
-        try:
-            return path.resolve().relative_to(vault.root.resolve()).as_posix()
-        except ValueError:
-            raise cli.UsageError(f"{name!r} is not inside the vault {vault.root}") from None
-    text = name.strip()
-    if text.startswith("[[") and text.endswith("]]"):
-        text = text[2:-2]
-    text = text.split("|", 1)[0].split("#", 1)[0].strip()
-    while text.startswith("./"):
-        text = text[2:]
-    return text
-
-
 def cmd_backlinks(args) -> int:
-    from autograph.read import linkgraph
+    from autograph.graph import backlinks
     from autograph.read.index import NoteIndex
 
     vault, _ = cli.load(args)
-    name = _note_name(vault, args.note)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
-    graph = linkgraph.build(vault, index)
-    index.save()
-    resolution = vault.resolver.resolve(name, "")
-    path = name if name in vault.files else resolution.path
-    if path is not None:
-        if resolution.ambiguous and path == resolution.path:
-            print(f"note: {name!r} could mean {len(resolution.candidates)} files; using {path}", file=sys.stderr)
-        edges = graph.backlinks(path)
-    else:
-        # no such note: the links that name it are broken; list them
-        edges = [e for e in graph.broken() if linkgraph.same_target(e.link.target, name)]
-        if not edges:
-            raise cli.UsageError(f"no note matches {name!r} in {vault.root}, and no link names it")
-    rows = [{"source": e.source, "line": e.link.line, "target": e.link.text, "kind": e.link.kind} for e in edges]
-    sources = sorted({row["source"] for row in rows})
+    try:
+        found = backlinks.find(vault, NoteIndex(vault, use_cache=not args.dry_run), args.note)
+    except backlinks.NoteError as exc:
+        raise cli.UsageError(str(exc)) from None
+    if found.ambiguity:
+        print(f"note: {found.ambiguity}", file=sys.stderr)
     if args.json:
-        cli.print_json({"note": path, "backlinks": rows, "sources": sources})
+        cli.print_json(backlinks.backlinks_json(found))
     else:
-        what = cli.printable(path) if path else f"{cli.printable(name)} (no such note; these links are broken)"
-        print(f"{what}: {cli.plural(len(rows), 'backlink')} from {cli.plural(len(sources), 'note')}")
-        for row in rows:
-            print(f"  {cli.printable(row['source'])}:{row['line']}  {cli.printable(row['target'])}")
+        print(backlinks.backlinks_text(found))
     return cli.EXIT_OK
 
 
 def cmd_orphans(args) -> int:
-    from autograph.graph import health
-    from autograph.read import linkgraph
+    from autograph.graph import backlinks
     from autograph.read.index import NoteIndex
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
-    graph = linkgraph.build(vault, index)
-    index.save()
-    orphans = graph.orphans(exclude=set(health.hubs(vault, schema, index)).__contains__)
+    orphans = backlinks.orphan_notes(vault, schema, NoteIndex(vault, use_cache=not args.dry_run))
     if args.json:
-        cli.print_json({"orphans": orphans, "count": len(orphans)})
+        cli.print_json(backlinks.orphans_json(orphans))
     else:
-        print(cli.plural(len(orphans), "orphan"))
-        for path in orphans:
-            print(f"  {cli.printable(path)}")
+        print(backlinks.orphans_text(orphans))
     return cli.EXIT_OK
 
 
 def cmd_report(args) -> int:
     from autograph.graph import report
     from autograph.read.index import NoteIndex
-    from autograph.write import store
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
-    data = report.collect(vault, schema, index)
-    index.save()
-    page = report.render(data).encode("utf-8")
-    if args.output is not None:
-        path = report.output_path(args.output)
-    else:
-        path = str(report.default_path(vault.root, create=not args.dry_run))
-    if not args.dry_run:
-        try:
-            if args.output is not None:
-                store.write_output(args.output, page, overwrite=args.force, vault=vault.root)
-            else:
-                store.write_derived(vault.root, report.REPORT, page)
-        except store.Conflict as exc:
-            raise OSError(f"{path} changed while it was written; run again: {exc}") from None
-    sections = report.counts(data)
+    result = report.publish(vault, schema, index, args.output, args.force, write=not args.dry_run)
     if args.json:
-        cli.print_json({"path": path, "written": not args.dry_run, "bytes": len(page), "sections": sections})
+        cli.print_json(result)
     else:
-        done = "would write" if args.dry_run else "wrote"
-        trend, compliance = sections["trend"]["points"], sections["compliance"]
-        print(f"report: {done} {cli.printable(path)} ({len(page):,} bytes)")
-        print(
-            f"health {sections['health']['score']}/100 · {cli.plural(trend, 'run')} in the trend"
-            f" · compliance {compliance['score']}/100 over {cli.plural(compliance['types'], 'type')}"
-            + ("" if sections["tiers"]["points"] else " · decay has not run")
-        )
+        print(report.report_text(result))
     return cli.EXIT_OK
-
-
-def _listed(items: list[str], most: int = 5) -> str:
-    """The first ``most`` of ``items``, "; "-joined, and how many more: one
-    line of stderr stays readable when hundreds of notes are named."""
-    more = f"; and {len(items) - most} more" if len(items) > most else ""
-    return "; ".join(items[:most]) + more
-
-
-def _show(rows: list[str]) -> None:
-    for row in rows[:SHOWN]:
-        print(f"  {cli.printable(row)}")
-    if len(rows) > SHOWN:
-        print(f"  ... {len(rows) - SHOWN} more (--json lists all)")
-
-
-def _print_changes(edits, show_diff: bool) -> None:
-    """--diff for a run of Edits, Moves and Trashes: the diffs of rewritten notes."""
-    from autograph.write import store
-
-    if not show_diff:
-        return
-    for edit in edits:
-        if isinstance(edit, store.Edit) and edit.before is not None:
-            for line in store.diff(edit).splitlines():
-                print("    " + cli.printable(line))
 
 
 def cmd_fix(args) -> int:
@@ -488,6 +334,8 @@ def cmd_fix(args) -> int:
 
 
 def _fix(args):
+    """Plan and write the repairs under the writer lock; the returned
+    report() prints once the lock is released."""
     from autograph.graph import linkfix
     from autograph.read.index import NoteIndex
 
@@ -501,31 +349,9 @@ def _fix(args):
 
     def report() -> int:
         if args.json:
-            cli.print_json(
-                {
-                    "vault": str(vault.root),
-                    "planned": plan.planned,
-                    "ambiguous": plan.ambiguous,
-                    "unfixable": plan.unfixable,
-                    **outcome,
-                }
-            )
+            cli.print_json(linkfix.fix_json(vault.root, plan, outcome))
             return code
-        verb = "repaired" if cli.writes(args) else "to repair"
-        print(f"{cli.plural(len(plan.planned), 'broken link')} {verb} in {cli.plural(len(plan.edits), 'note')}")
-        _show([f"{r['path']}:{r['line']}  {r['old']} -> {r['new']}  ({r['why']})" for r in plan.planned])
-        if plan.ambiguous:
-            print(f"{cli.plural(len(plan.ambiguous), 'link')} with several candidates (not guessed):")
-            _show([f"{r['path']}:{r['line']}  {r['target']} -> {', '.join(r['candidates'])}" for r in plan.ambiguous])
-        if plan.unfixable:
-            print(f"{cli.plural(len(plan.unfixable), 'broken link')} left (no certain target):")
-            _show(
-                [
-                    f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})"
-                    + (f"; maybe {', '.join(r['suggestions'])}" if r.get("suggestions") else "")
-                    for r in plan.unfixable
-                ]
-            )
+        print(linkfix.fix_text(plan, cli.writes(args)))
         cli.print_outcome(outcome, plan.edits, cli.writes(args), args.diff)
         return code
 
@@ -538,17 +364,10 @@ def cmd_mv(args) -> int:
     return report()
 
 
-def _change_row(change) -> dict:
-    from autograph.write import store
-
-    if isinstance(change, store.Edit):
-        return {"op": "create" if change.before is None else "write", "path": change.path, "to": None}
-    if isinstance(change, store.Trash):
-        return {"op": "trash", "path": change.path, "to": None}
-    return {"op": "rename", "path": change.path, "to": change.to}
-
-
 def _mv(args):
+    """Plan and carry out the move under the writer lock (rolled back
+    whole when a part of it could not be made); the returned report()
+    prints once the lock is released."""
     from autograph.graph import moves
     from autograph.read.index import NoteIndex
 
@@ -562,64 +381,23 @@ def _mv(args):
     if not args.dry_run:
         index.save()
     outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
-    outcome["rolled_back"] = None
-    outcome["not_rolled_back"] = []
-    outcome["not_moved"] = moves.unfinished(plan, outcome) if outcome["run"] else []
-    if outcome["not_moved"]:
-        # a part of the move was not made (a new name not written, an old name someone edited meanwhile, a link
-        # note not rewritten): the links would lead to a stale copy or nowhere, so the whole run is taken back
-        undone = moves.roll_back(vault.root, outcome["run"], args.wait, plan.moves, [c.path for c in plan.links])
-        outcome["rolled_back"] = undone.run_id
-        outcome["not_rolled_back"] = [item.as_dict() for item in undone.conflicts + undone.failed]
-        why = _listed([f"{item['path']}: {item['error']}" for item in outcome["not_moved"]])
-        if outcome["not_rolled_back"]:
-            left = _listed([f"{item['path']}: {item['error']}" for item in outcome["not_rolled_back"]])
-            told = (
-                f"rolled back but for {cli.plural(len(outcome['not_rolled_back']), 'file')} ({left}); "
-                "graph.py health shows what that left, graph.py fix repairs links"
-            )
-        else:
-            told = "rolled back: no file moved, every link as before, a person's edit kept where they made it"
-        print(
-            f"graph.py mv: the move could not be completed ({why}); the run {outcome['run']} was {told}; "
-            "run it again once the notes are not being edited",
-            file=sys.stderr,
-        )
+    failed = moves.roll_back_unfinished(vault.root, plan, outcome, args.wait)
+    if failed is not None:
+        print(f"graph.py mv: {failed}", file=sys.stderr)
     warnings = plan.told(made=not outcome["rolled_back"])
     cli.warn(warnings)
     code = cli.outcome_code(outcome)
-    links = [change._asdict() for change in plan.links]
 
     def report() -> int:
         if args.json:
-            cli.print_json(
-                {
-                    "vault": str(vault.root),
-                    "moves": [{"from": a, "to": b} for a, b in plan.moves.items()],
-                    "links": links,
-                    "left": plan.left,
-                    "warnings": warnings,
-                    "changes": [_change_row(c) for c in plan.changes],
-                    **outcome,
-                }
-            )
+            cli.print_json(moves.move_json(vault.root, plan, outcome, warnings))
             return code
         done = cli.writes(args) and not outcome["rolled_back"]
-        if outcome["rolled_back"]:
-            print(f"not moved: the run was rolled back ({outcome['rolled_back']}); nothing changed")
-            _show([f"{r['path']}: {r['error']}" for r in outcome["not_moved"]])
-        planned = "planned to move" if outcome["rolled_back"] else "would move"
-        print(("moved" if done else planned) + f" {cli.plural(len(plan.moves), 'file')}:")
-        _show([f"{a} -> {b}" for a, b in plan.moves.items()])
-        sources = len({link["path"] for link in links})
-        verb = "rewritten" if done else ("rewritten, then taken back" if outcome["rolled_back"] else "to rewrite")
-        print(f"{cli.plural(len(links), 'link')} in {cli.plural(sources, 'note')} {verb}")
-        _show([f"{r['path']}:{r['line']}  {r['old']} -> {r['new']}" for r in links])
-        if plan.left:
-            print(f"{cli.plural(len(plan.left), 'link')} that will not follow the move:")
-            _show([f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})" for r in plan.left])
+        print(moves.move_text(plan, outcome, done))
         cli.print_outcome(outcome, plan.changes, done, False)
-        _print_changes(plan.changes, args.diff)
+        diffs = moves.diff_text(plan.changes) if args.diff else ""
+        if diffs:
+            print(diffs)
         return code
 
     return report

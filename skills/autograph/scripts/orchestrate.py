@@ -235,218 +235,118 @@ def _budget(text: str) -> int:
     return value
 
 
-def _arg(path: str | None) -> str | None:
-    """A path for a child's command line: one starting with '-' would read as an option."""
-    return "./" + path if path and path.startswith("-") else path
-
-
 def _say(args):
     stream = sys.stderr if getattr(args, "json", False) else sys.stdout
     return lambda line: print(line, file=stream, flush=True)
 
 
-def _steps_json(args, command: str, result: dict, **extra) -> dict:
-    return {
-        "command": command,
-        "vault": str(Path(args.vault).resolve()),
-        **extra,
-        "plan": result["plan"],
-        "steps": result["steps"],
-    }
-
-
 def cmd_health(args) -> int:
     from autograph.agents import orchestrate
-    from autograph.read.vault import Vault
 
-    root = Vault.check_folder(args.vault)
-    steps = orchestrate.health_steps(_arg(args.vault), _arg(args.schema), args.fail_under)
-    for step in steps:
-        step.argv += (["--dry-run"] if args.dry_run else []) + (["--quiet"] if args.quiet else [])
-    result = orchestrate.run_steps(steps, root, _say(args))
-    summary = orchestrate.health_summary(result["step_data"])
+    report = orchestrate.health(args.vault, args.schema, args.fail_under, args.dry_run, args.quiet, _say(args))
     if args.json:
-        cli.print_json({**_steps_json(args, "health", result), "summary": summary, "code": result["code"]})
-        return result["code"]
-    if result["code"] >= cli.EXIT_USAGE:
-        return result["code"]  # the failing step said why on stderr
-    print()
-    print(
-        f"health {summary['score']}/100 · {summary['notes']} notes · broken links {summary['broken_links']} · "
-        f"orphans {summary['orphans']} · descriptions {_share(summary['description_coverage'])}"
-    )
-    print(
-        f"stale {_share(summary['stale_share'])} · tiers {_tiers(summary['tiers'])} · "
-        f"working set ~{summary['working_set_tokens']} tokens"
-    )
-    print(f"compliance {summary['compliance']}/100 · {summary['fixable']} fixable (enforce.py --apply)")
-    return result["code"]
-
-
-def _share(value) -> str:
-    return f"{value * 100:.0f}%" if isinstance(value, (int, float)) else "n/a"
-
-
-def _tiers(tiers) -> str:
-    if not isinstance(tiers, dict):
-        return "n/a"
-    return " ".join(f"{k} {v}" for k, v in tiers.items())
+        cli.print_json(report)
+    elif report["code"] < cli.EXIT_USAGE:  # else the failing step said why on stderr
+        print()
+        print(orchestrate.health_text(report["summary"]))
+    return report["code"]
 
 
 def cmd_bootstrap(args) -> int:
-    from autograph.agents import orchestrate
-    from autograph.read.vault import Vault
+    import functools
 
-    root = Vault.check_folder(args.vault)
-    apply = cli.writes(args)
-    steps, schema = orchestrate.bootstrap_steps(
-        root, _arg(args.vault), _arg(args.schema), apply, args.fail_under, args.wait
+    from autograph.agents import orchestrate
+
+    perform = functools.partial(_perform, args)
+    report = orchestrate.bootstrap(
+        args.vault, args.schema, cli.writes(args), args.fail_under, args.wait, args.quiet, _say(args), perform
     )
-    for step in steps:
-        if args.quiet and step.action is None:
-            step.argv.append("--quiet")
-    say = _say(args)
-    say(f"bootstrap of {cli.printable(str(root))}: " + ("WRITES (--apply)" if apply else "dry run, writes nothing"))
-    result = orchestrate.run_steps(steps, root, say)
     if args.json:
-        cli.print_json({**_steps_json(args, "bootstrap", result, apply=apply, schema=schema), "code": result["code"]})
-        return result["code"]
-    print()
-    done = [s for s in result["steps"] if s["status"] in ("ok", "found")]
-    print(f"{len(done)} of {len(steps)} steps run · exit {result['code']}")
-    if not apply and result["code"] in (0, 1):
-        print("nothing was written; orchestrate.py bootstrap VAULT --apply writes")
-    if schema["install"] and result["steps"][2]["status"] == "ok":
-        print(f"schema: wrote {cli.printable(schema['used'])} from the draft; review its TODOs")
-    elif schema["source"] is None:
-        print(f"schema: drafted at {cli.printable(schema['draft'])}; review its TODOs")
-    return result["code"]
+        cli.print_json(report)
+    else:
+        print()
+        print(orchestrate.bootstrap_text(report))
+    return report["code"]
+
+
+def _perform(args, step, root) -> tuple[int, dict]:
+    """A bootstrap step run in this process (loading the schema, installing
+    the draft): its exit code and summary; why it failed goes to stderr."""
+    from autograph.agents import orchestrate
+
+    try:
+        done = step.action()
+    except orchestrate.StepError as exc:
+        print(f"orchestrate.py: {exc}", file=sys.stderr)
+        return (cli.EXIT_CRASH if exc.unreadable else cli.EXIT_USAGE), {}
+    if not isinstance(done, list):
+        return cli.EXIT_OK, done
+    # the edits it planned (schema.json) are written as every command writes, journaled
+    outcome = cli.carry_out(root, done, cli.writes(args), args.wait, "orchestrate.py bootstrap")
+    for item in outcome["conflicts"] + outcome["failed"]:
+        print(f"orchestrate.py: {item['path']} not written: {item['error']}", file=sys.stderr)
+    return (cli.EXIT_SKIPPED if outcome["conflicts"] or outcome["failed"] else cli.EXIT_OK), outcome
 
 
 def _emit(args, data: dict, summary: dict, vault=None) -> int:
     """The output of a batch command: the JSON on stdout, or to -o."""
-    from autograph.read import jsonfile
-    from autograph.write import store
+    from autograph.agents import batches, output
 
-    text = jsonfile.dumps(data, indent=1) + "\n"
-    for batch in data.get("batches", ()):
-        if batch["over_budget"]:
-            item = batch["items"][0]
-            label = item.get("path") or item.get("group") or "one item"
-            print(
-                f"warning: {batch['id']} holds {cli.printable(label)} alone: ~{batch['tokens']} tokens, over the "
-                f"budget of {data['budget']}",
-                file=sys.stderr,
-            )
+    text = output.json_text(data)
+    cli.warn(batches.over_budget_warnings(data))
     if not args.output or args.output == "-":
         sys.stdout.write(text)
-        return cli.EXIT_OK
-    if args.dry_run:
-        print(f"would write {cli.printable(args.output)} ({len(text.encode('utf-8'))} bytes)")
-        return cli.EXIT_OK
-    try:
-        # never in place of a note of the vault, even with --force
-        target = store.write_output(args.output, text.encode("utf-8"), overwrite=args.force, vault=vault)
-    except store.Conflict:
-        raise cli.UsageError(f"{cli.printable(args.output)} changed while it was written; run again") from None
-    if args.json:
-        cli.print_json({"output": str(target), **summary})
+    elif args.dry_run:
+        print(output.would_write(args.output, text))
     else:
-        print(f"wrote {cli.printable(str(target))}: " + ", ".join(f"{k} {_count(v)}" for k, v in summary.items()))
+        # never in place of a note of the vault, even with --force
+        target = output.write(args.output, text, args.force, vault)
+        if args.json:
+            cli.print_json({"output": target, **summary})
+        else:
+            print(output.wrote(target, summary))
     return cli.EXIT_OK
 
 
-def _count(value):
-    return len(value) if isinstance(value, list) else value
-
-
 def cmd_prepare(args) -> int:
-    from autograph.agents import review
+    from autograph.agents import batches, review
     from autograph.read.index import NoteIndex
+    from autograph.write import derived
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
-    build = {
-        "dedup-prepare": review.dedup_items,
-        "link-prepare": review.link_items,
-        "graph-prepare": review.graph_items,
-    }[args.command]
-    items, extra = build(vault, schema, index)
+    data = review.prepare(args.command, vault, schema, index, args.budget)
     if not args.dry_run:
-        index.save()
-    data = review.prepared(args.command, vault, items, extra, args.budget)
-    summary = {
-        "batches": len(data["batches"]),
-        "items": data["items"],
-        "notes": data["notes"],
-        "over_budget": data["over_budget"],
-    }
-    return _emit(args, data, summary, vault.root)
+        derived.save_index(index)
+    return _emit(args, data, batches.summary(data, "items", "notes", "over_budget"), vault.root)
 
 
 def cmd_research_plan(args) -> int:
     from autograph.agents import batches, research
     from autograph.read.index import NoteIndex
+    from autograph.write import derived
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
-    # --batch-size alone caps notes, not tokens
-    budget = args.budget or (10**12 if args.batch_size else batches.DEFAULT_BUDGET)
-    data = research.plan(vault, schema, budget, args.batch_size, index)
+    data = research.plan(vault, schema, args.budget, args.batch_size, index)
     if not args.dry_run:
-        index.save()
-    summary = {
-        "batches": len(data["batches"]),
-        "notes": data["notes"],
-        "typed_share": data["typed_share"],
-        "over_budget": data["over_budget"],
-    }
-    return _emit(args, data, summary, vault.root)
+        derived.save_index(index)
+    return _emit(args, data, batches.summary(data, "notes", "typed_share", "over_budget"), vault.root)
 
 
 def cmd_research_reduce(args) -> int:
-    from autograph.agents import research
-    from autograph.read import jsonfile
-    from autograph.write import store
+    from autograph.agents import output, research
 
-    try:
-        report = research.reduce(args.observations, args.max_types, args.coverage)
-    except ValueError as exc:
-        raise cli.UsageError(str(exc)) from None
-    for item in report["rejected"]:
-        print(
-            f"warning: {cli.printable(item['source'])}: {item['where']}: {cli.printable(item['error'])}",
-            file=sys.stderr,
-        )
-    if report["rejected_count"] > len(report["rejected"]):
-        print(f"warning: ... {report['rejected_count'] - len(report['rejected'])} more rejected", file=sys.stderr)
-    if report["observations"] == 0:
-        raise cli.UsageError('no usable observation: each file must hold {"notes": [...]} (see --help)')
-    output = None
+    report = research.reduce(args.observations, args.max_types, args.coverage)
+    cli.warn(research.rejected_warnings(report))
+    research.check_usable(report)
+    written = None
     if args.output and not args.dry_run:
-        text = jsonfile.dumps(report["schema"], indent=2) + "\n"
-        try:
-            output = str(store.write_output(args.output, text.encode("utf-8"), overwrite=args.force))
-        except store.Conflict:
-            raise cli.UsageError(f"{cli.printable(args.output)} changed while it was written; run again") from None
+        written = output.write(args.output, output.json_text(report["schema"], indent=2), args.force)
     if args.json:
-        cli.print_json({"output": output, **report})
-        return cli.EXIT_OK
-    kept = ", ".join(f"{k} {n}" for k, n in report["types"].items()) or "none"
-    print(f"{report['observations']} observations · {report['notes']} notes · types: {kept}")
-    if report["dropped_types"]:
-        dropped = ", ".join(f"{k} {n}" for k, n in report["dropped_types"].items())
-        print(f"dropped (over --max-types {args.max_types}): {dropped}")
-    if report["duplicates"]:
-        print(f"{report['duplicates']} notes observed more than once (the first observation counts)")
-    if report["rejected_count"]:
-        print(f"{report['rejected_count']} rejected values (see the warnings)")
-    if output:
-        print(f"wrote {cli.printable(output)}; review it, then enforce.py VAULT --schema {cli.printable(output)}")
-    elif args.output:
-        print(f"would write {cli.printable(args.output)}")
+        cli.print_json({"output": written, **report})
     else:
-        print("no -o given: nothing written (--json prints the draft)")
+        print(research.reduce_text(report, args.max_types, written, args.output))
     return cli.EXIT_OK
 
 

@@ -46,6 +46,7 @@ __all__ = [
     "outcome_of",
     "plural",
     "print_json",
+    "print_lines",
     "print_outcome",
     "printable",
     "progress_for",
@@ -53,6 +54,7 @@ __all__ = [
     "score_value",
     "seconds",
     "subparser",
+    "today_value",
     "UsageError",
     "vault_folder",
     "warn",
@@ -106,6 +108,20 @@ def score_value(text: str, top: float = 100.0) -> float:
         value = math.nan
     if not math.isfinite(value) or not 0 <= value <= top:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number from 0 to {top:g}")
+    return value
+
+
+def today_value(text: str):
+    """argparse type for ``--today``: a date written YYYY-MM-DD (ten
+    characters: date.fromisoformat's shorter forms, 20260131, are refused)."""
+    import datetime
+
+    try:
+        value = datetime.date.fromisoformat(text.strip()) if len(text.strip()) == 10 else None
+    except ValueError:
+        value = None
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-01-31")
     return value
 
 
@@ -296,6 +312,12 @@ def print_json(data) -> None:
     sys.stdout.write(text + "\n")
 
 
+def print_lines(lines) -> None:
+    """Print each of ``lines`` (a library's human report) on stdout."""
+    for line in lines:
+        print(line)
+
+
 def printable(text: str) -> str:
     """``text`` safe for a terminal: control characters and stray
     surrogates shown as escapes (:func:`read.text.printable`, the one rule,
@@ -396,6 +418,10 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         _raised("read.vault", "VaultError")
         + _raised("write.store", "PathError", "TargetError")
         + _raised("memory.search", "QueryError")
+        + _raised("memory.cards", "BadRequest")
+        + _raised("agents.output", "OutputError")
+        + _raised("agents.research", "ResearchError")
+        + _raised("agents.llm", "SettingsError")
         + (UsageError,)
     ) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)

@@ -1,7 +1,7 @@
 """agents/: work done with language models and agent swarms.
 
 The language-model client, enrichment, orchestration, the research swarm,
-and review batches.
+review batches, and the JSON files their commands hand over (output).
 
 May import every layer below: read/, write/, schema/, memory/, graph/ and
 hosts/.

@@ -16,8 +16,9 @@ underestimates for CJK text, which is why budgets should keep a margin.
 from __future__ import annotations
 
 from ..read import jsonfile
+from ..read.text import printable
 
-__all__ = ["DEFAULT_BUDGET", "dumps", "estimate", "item_tokens", "pack"]
+__all__ = ["DEFAULT_BUDGET", "dumps", "estimate", "item_tokens", "over_budget_warnings", "pack", "summary"]
 
 DEFAULT_BUDGET = 50_000  # tokens per batch: a fifth of a 200k context, leaving room for the agent's own work
 
@@ -76,3 +77,25 @@ def pack(
     close()
     width = max(3, len(str(len(batches))))
     return [{"id": f"{prefix}-{n:0{width}d}", **batch} for n, batch in enumerate(batches, 1)]
+
+
+def over_budget_warnings(data: dict) -> list[str]:
+    """A warning (text, without ``warning:``) per batch of ``data`` (a
+    command's JSON with ``budget`` and ``batches``) flagged ``over_budget``:
+    which item it holds alone, and its tokens."""
+    found = []
+    for batch in data.get("batches", ()):
+        if batch["over_budget"]:
+            item = batch["items"][0]
+            label = item.get("path") or item.get("group") or "one item"
+            found.append(
+                f"{batch['id']} holds {printable(label)} alone: ~{batch['tokens']} tokens, over the budget of "
+                f"{data['budget']}"
+            )
+    return found
+
+
+def summary(data: dict, *keys: str) -> dict:
+    """What a batch command says when its JSON went to a file: ``{"batches":
+    number of batches, key: data[key] for each of keys}``."""
+    return {"batches": len(data["batches"]), **{key: data[key] for key in keys}}

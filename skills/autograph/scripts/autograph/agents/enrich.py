@@ -4,7 +4,9 @@ written as surgical edits.
 The flow (``enrich.py``): :func:`prepare` picks the notes to ask about and
 builds the requests (nothing is sent); :func:`send` sends the requests the
 cache cannot answer, within a request and token budget, and caches every
-parsed answer; :func:`plan` checks every proposal and returns the edits.
+parsed answer; :func:`plan` checks every proposal and returns the edits
+(:func:`plan_answers`: for the notes as they are once the writer lock is
+held); :func:`report` and :func:`human_text` say what was done.
 
 Which notes (cards only: templates and ``ignore_folders`` never):
 
@@ -48,10 +50,12 @@ from dataclasses import dataclass, field
 from ..read import frontmatter, jsonfile
 from ..read import tags as tags_mod
 from ..read.index import note_links
+from ..read.text import plural, printable
 from ..write import sections, store
 
 __all__ = [
     "MODES",
+    "NO_MODEL",
     "Item",
     "Prepared",
     "Request",
@@ -59,13 +63,17 @@ __all__ = [
     "cache_key",
     "check_link",
     "check_tag",
+    "human_text",
     "parse_answer",
     "plan",
+    "plan_answers",
     "prepare",
+    "report",
     "send",
 ]
 
 MODES = ("tags", "links")
+NO_MODEL = "(model not set)"  # the model named in a dry run's requests and cache keys when none is set
 PROMPT_VERSION = 1
 NOTES_PER_REQUEST = 8
 EXCERPT_CHARS = 1500
@@ -581,3 +589,136 @@ def plan(vault, schema, mode: str, proposals: dict[str, list]) -> tuple[list, li
         if after != note.data:
             edits.append(store.Edit(path, note.data, after, reason))
     return edits, results, skipped
+
+
+def plan_answers(vault, schema, first: Prepared, sent: Sent | None, model: str, again: bool):
+    """The edits that write what the cache and the model answered:
+    ``(edits, results, skipped)`` as :func:`plan` returns them.
+
+    ``first`` is what :func:`prepare` asked about, ``sent`` what
+    :func:`send` got (None: nothing sent).  With ``again``, ``vault`` was
+    read again (under the writer lock, after the answers came): the notes
+    are prepared again (``model`` as before), and an answer counts only for
+    a note whose cache key did not change; one edited while its request was
+    out is skipped first, to be asked about in another run.  Without
+    ``again``, ``first`` stands."""
+    now = prepare(vault, schema, first.mode, model, vault.root) if again else first
+    proposals = dict(now.cached)
+    edited = []  # answered about a note that changed meanwhile: its answer no longer fits it
+    if sent is not None:
+        for path, item in now.items.items():
+            answered = first.items.get(path)
+            if path in proposals or answered is None or path not in sent.proposals:
+                continue
+            if answered.key == item.key:
+                proposals[path] = sent.proposals[path]
+            else:
+                edited.append({"path": path, "reason": "edited while its request was out; run again to ask about it"})
+    edits, results, skipped = plan(vault, schema, first.mode, proposals)
+    return edits, results, edited + skipped
+
+
+# ---------------------------------------------------------------------------
+# The report
+
+
+def report(
+    root,
+    first: Prepared,
+    sent: Sent | None,
+    results: list[dict],
+    skipped: list[dict],
+    outcome: dict,
+    config: dict,
+    applied: bool,
+    budget: dict,
+) -> dict:
+    """The JSON report of a run (keys in ``enrich.py tags --help``).
+
+    ``root`` is the vault's root; ``first`` and ``sent`` as for
+    :func:`plan_answers`, ``results`` and ``skipped`` what it returned;
+    ``outcome`` what carrying out the edits gave (``cli.carry_out``: edits,
+    written, conflicts, failed, run); ``config`` the endpoint settings
+    (:func:`llm.settings`: the key itself is left out); ``applied``:
+    requests were sent and edits written; ``budget``: ``{max_requests,
+    max_tokens}``.  A dry run's requests carry the ``body`` each would send."""
+    from .llm import chat_body
+
+    statuses = {r["number"]: r for r in sent.requests} if sent else {}
+    requests = []
+    for request in first.requests:
+        entry = {
+            "number": request.number,
+            "notes": [item.path for item in request.items],
+            "estimate": request.estimate,
+            "status": statuses.get(request.number, {}).get("status", "planned"),
+            "error": statuses.get(request.number, {}).get("error"),
+        }
+        if not applied:
+            entry["body"] = chat_body(config["model"] or NO_MODEL, request.messages, request.max_tokens)
+        requests.append(entry)
+    done = sent or Sent()  # nothing sent: no usage, no stop, no error
+    return {
+        "vault": str(root),
+        "mode": first.mode,
+        "model": config["model"],
+        "base_url": config["base_url"],
+        "key_from": config["key_from"],
+        "applied": applied,
+        "budget": budget,
+        "candidates": len(first.items),
+        "cached": len(first.cached),
+        "requests": requests,
+        "usage": done.usage,
+        "stopped": done.stopped,
+        "errors": done.errors,
+        "results": results,
+        "skipped": first.skipped + skipped,
+        **outcome,
+    }
+
+
+def human_text(data: dict, first: Prepared) -> str:
+    """The human report of :func:`report`'s ``data`` (lines of text), up
+    to the edits (which ``cli.print_outcome`` lists): what was asked, the
+    first request's messages in a dry run (1,500 characters of each), what
+    was sent and spent, the proposals accepted and rejected (3 rejections a
+    note), the notes skipped (20 at most)."""
+    lines = [
+        f"enrich {data['mode']}: {plural(data['candidates'], 'note')} to ask about, "
+        f"{data['cached']} answered from the cache, {plural(len(data['requests']), 'request')} "
+        f"(~{sum(r['estimate'] for r in data['requests']):,} tokens at most)",
+        f"model: {printable(str(data['model'] or '(not set)'))} at {printable(str(data['base_url'] or '(not set)'))}",
+    ]
+    if not data["applied"]:
+        if first.requests:
+            lines.append("nothing sent (dry run); --apply sends them.  The first request would send:")
+            for message in first.requests[0].messages:
+                text = message["content"]
+                lines.append(f"--- {message['role']}")
+                lines += [printable(line) for line in text[:1500].split("\n")]
+                if len(text) > 1500:
+                    lines.append(f"... ({len(text):,} characters; --json shows all)")
+            lines.append("---")
+    else:
+        u = data["usage"]
+        lines.append(
+            f"sent {plural(u['requests'], 'request')} ({u['attempts']} attempts), "
+            f"{u['total_tokens']:,} tokens" + (f"; stopped: {data['stopped']}" if data["stopped"] else "")
+        )
+        for error in data["errors"]:
+            lines.append(f"request {error['request']}: {error['kind']}: {printable(error['error'])}")
+    if data["results"]:
+        accepted = sum(len(r["accepted"]) for r in data["results"])
+        rejected = sum(len(r["rejected"]) for r in data["results"])
+        lines.append(f"proposals: {accepted} accepted, {rejected} rejected")
+        for result in data["results"]:
+            for item in result["rejected"][:3]:
+                lines.append(
+                    f"  rejected for {printable(result['path'])}: {printable(repr(item['value']))}: {item['reason']}"
+                )
+    for item in data["skipped"][:20]:
+        lines.append(f"skipped: {printable(item['path'])}: {printable(item['reason'])}")
+    if len(data["skipped"]) > 20:
+        lines.append(f"... {len(data['skipped']) - 20} more skipped (--json lists all)")
+    return "\n".join(lines)

@@ -43,9 +43,13 @@ __all__ = [
     "Answer",
     "Client",
     "LLMError",
+    "SettingsError",
     "api_key",
+    "chat_body",
     "check_base_url",
+    "client_for",
     "redact",
+    "settings",
 ]
 
 # Where the key is read from, in this order (the first one set wins).
@@ -114,6 +118,71 @@ def check_base_url(url: str) -> str:
     if parts.scheme == "http" and parts.hostname not in LOOPBACK:
         raise ValueError(f"{url!r}: plain http would send the key in clear text; use https (http only for localhost)")
     return text.rstrip("/")
+
+
+class SettingsError(ValueError):
+    """Endpoint settings that cannot be used (bad usage, exit 2): a base URL
+    :func:`check_base_url` refuses, or a client asked for without a model,
+    a base URL or a key.  The message never holds the key."""
+
+
+def settings(base_url: str | None = None, model: str | None = None, environ=None) -> dict:
+    """The endpoint settings: ``{"base_url", "model", "key", "key_from"}``.
+
+    ``base_url`` and ``model`` as given (``--base-url``, ``--model``), else
+    from ``AUTOGRAPH_LLM_BASE_URL`` and ``AUTOGRAPH_LLM_MODEL`` in
+    ``environ`` (default ``os.environ``); the key and the name of the
+    variable it came from as :func:`api_key` finds them.  What is not set
+    is None.  A base URL is checked (:func:`check_base_url`: its trailing
+    ``/`` dropped); raises :class:`SettingsError` when it is refused."""
+    if environ is None:
+        import os
+
+        environ = os.environ
+    key, key_from = api_key(environ)
+    found = {
+        "base_url": base_url or environ.get("AUTOGRAPH_LLM_BASE_URL") or None,
+        "model": model or environ.get("AUTOGRAPH_LLM_MODEL") or None,
+        "key": key,
+        "key_from": key_from,
+    }
+    if found["base_url"]:
+        try:
+            found["base_url"] = check_base_url(found["base_url"])
+        except ValueError as exc:
+            raise SettingsError(str(exc)) from None
+    return found
+
+
+def client_for(config: dict, timeout: float = 60.0) -> Client:
+    """A :class:`Client` for ``config`` (:func:`settings`) with ``timeout``
+    seconds; raises :class:`SettingsError` naming every setting missing (a
+    model, a base URL, a key), or saying why the client cannot be made."""
+    missing = [
+        what
+        for what, value in (
+            ("a model (--model or AUTOGRAPH_LLM_MODEL)", config["model"]),
+            ("a base URL (--base-url or AUTOGRAPH_LLM_BASE_URL)", config["base_url"]),
+            (f"a key ({' or '.join(KEY_VARIABLES)})", config["key"]),
+        )
+        if not value
+    ]
+    if missing:
+        raise SettingsError("--apply needs " + ", ".join(missing))
+    try:
+        return Client(config["base_url"], config["model"], config["key"], timeout=timeout)
+    except LLMError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def chat_body(model: str, messages: list[dict], max_tokens: int, json_mode: bool = True) -> dict:
+    """The JSON body of a chat completion request (what :meth:`Client.chat`
+    sends, and what a dry run shows): temperature 0, a JSON answer asked
+    for with ``json_mode``."""
+    body = {"model": model, "messages": messages, "max_tokens": int(max_tokens), "temperature": 0}
+    if json_mode:
+        body["response_format"] = {"type": "json_object"}
+    return body
 
 
 def redact(text: str, key: str | None) -> str:
@@ -189,11 +258,8 @@ class Client:
         return self.base_url + "/chat/completions"
 
     def body(self, messages: list[dict], max_tokens: int, json_mode: bool = True) -> dict:
-        """The JSON body :meth:`chat` sends (the dry run shows it)."""
-        body = {"model": self.model, "messages": messages, "max_tokens": int(max_tokens), "temperature": 0}
-        if json_mode:
-            body["response_format"] = {"type": "json_object"}
-        return body
+        """The JSON body :meth:`chat` sends (:func:`chat_body`)."""
+        return chat_body(self.model, messages, max_tokens, json_mode)
 
     def chat(self, messages: list[dict], max_tokens: int, json_mode: bool = True) -> Answer:
         """Send one chat completion request; returns the :class:`Answer` or

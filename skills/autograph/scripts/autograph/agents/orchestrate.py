@@ -7,6 +7,13 @@ exactly the commands a person would type, and a step that fails stops the
 run with that step's code.  A step whose script (or subcommand) is not
 installed is skipped with a note, so a workflow runs on every version of the
 skill.  :func:`run_steps` prints the whole plan before the first step runs.
+
+A few steps run in this process instead (loading the schema, installing
+the drafted one): the library part returns data, the edits to write or
+raises :class:`StepError`, and the caller (the script) turns that into the
+step's exit code and writes the edits, as every command writes.
+:func:`health` and :func:`bootstrap` run a whole workflow and return its
+JSON report; :func:`health_text` and :func:`bootstrap_text` word it.
 """
 
 from __future__ import annotations
@@ -19,10 +26,37 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["SCRIPTS", "Step", "bootstrap_steps", "check_present", "health_steps", "health_summary", "run_steps"]
+from ..read.text import printable
+
+__all__ = [
+    "SCRIPTS",
+    "Step",
+    "StepError",
+    "bootstrap",
+    "bootstrap_steps",
+    "bootstrap_text",
+    "check_present",
+    "check_schema",
+    "health",
+    "health_steps",
+    "health_summary",
+    "health_text",
+    "run_steps",
+    "schema_edit",
+]
 
 SCRIPTS = Path(__file__).resolve().parents[2]  # the folder of the sibling scripts
 WORK = "orchestrate"  # the workflows' derived files: VAULT/.graph/orchestrate/
+
+
+class StepError(ValueError):
+    """An in-process step that cannot be done; the message says why.
+    ``unreadable``: a file could not be read (an I/O failure, exit 3), else
+    the input is bad (a schema that does not load or validate, exit 2)."""
+
+    def __init__(self, message: str, unreadable: bool = False):
+        super().__init__(message)
+        self.unreadable = unreadable
 
 
 @dataclass
@@ -33,8 +67,11 @@ class Step:
     of it may change vault files (a dry run does not); ``needs`` is the
     subcommand that must exist (``graph.py fix``); ``save`` names the
     ``.graph/`` file its stdout is kept in; ``stdin`` feeds it a file;
-    ``action`` replaces the child process by an in-process function
-    returning ``(code, summary)`` (installing a drafted schema)."""
+    ``action`` replaces the child process by an in-process call (loading
+    the schema, installing a drafted one) that returns the step's summary
+    (a dict) or the edits it plans (a list of ``store.Edit``), or raises
+    :class:`StepError`: :func:`run_steps` hands such a step to its
+    ``perform``."""
 
     name: str
     script: str
@@ -121,10 +158,12 @@ def _line(summary: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in summary.items() if not isinstance(v, (dict, list)))
 
 
-def run_steps(steps: list[Step], root: Path, say, scripts: Path = SCRIPTS) -> dict:
+def run_steps(steps: list[Step], root: Path, say, scripts: Path = SCRIPTS, perform=None) -> dict:
     """Print the plan, then run ``steps`` in order.
 
-    ``say(line)`` prints a line of the human report.  A step exiting 0 or 1
+    ``say(line)`` prints a line of the human report; ``perform(step,
+    root)`` runs a step with an ``action`` (required when there is one) and
+    returns ``(exit code, summary)``.  A step exiting 0 or 1
     (found what it checks for) lets the run go on; any other code (2 bad
     usage or schema, 3 failure, 4 writes skipped, a signal) stops it, and the
     remaining steps are ``not-run``.  Returns ``{"plan": [...], "steps":
@@ -161,7 +200,7 @@ def run_steps(steps: list[Step], root: Path, say, scripts: Path = SCRIPTS) -> di
             continue
         started = time.monotonic()
         if step.action is not None:
-            step_code, data = step.action()
+            step_code, data = perform(step, root)
         else:
             step_code, data = _run_child(step, root, scripts)
         entry["seconds"] = round(time.monotonic() - started, 2)
@@ -208,8 +247,10 @@ def _run_child(step: Step, root: Path, scripts: Path) -> tuple[int, object]:
     return code, data
 
 
-def _cli(path: Path) -> str:
+def _cli(path: str | Path | None) -> str | None:
     """A path for a child's command line: one starting with '-' would read as an option."""
+    if path is None:
+        return None
     text = str(path)
     return "./" + text if text.startswith("-") else text
 
@@ -218,14 +259,46 @@ def _schema_args(schema: str | None) -> list[str]:
     return ["--schema", schema] if schema else []
 
 
-def health_steps(vault: str, schema: str | None, fail_under: float | None = None) -> list[Step]:
-    """``orchestrate.py health``: health, stats and the compliance report; read only."""
+def health_steps(
+    vault: str, schema: str | None, fail_under: float | None = None, dry_run: bool = False, quiet: bool = False
+) -> list[Step]:
+    """``orchestrate.py health``: health, stats and the compliance report;
+    read only.  ``vault`` and ``schema`` as given on the command line;
+    ``dry_run`` and ``quiet`` are passed to every step."""
+    vault, schema = _cli(vault), _cli(schema)
     more = ["--fail-under", f"{fail_under:g}"] if fail_under is not None else []
+    flags = (["--dry-run"] if dry_run else []) + (["--quiet"] if quiet else [])
     return [
-        Step("health", "graph.py", ["health", vault, *_schema_args(schema), "--json", *more]),
-        Step("stats", "engine.py", ["stats", vault, *_schema_args(schema), "--json"]),
-        Step("compliance", "enforce.py", [vault, *_schema_args(schema), "--json"]),
+        Step("health", "graph.py", ["health", vault, *_schema_args(schema), "--json", *more, *flags]),
+        Step("stats", "engine.py", ["stats", vault, *_schema_args(schema), "--json", *flags]),
+        Step("compliance", "enforce.py", [vault, *_schema_args(schema), "--json", *flags]),
     ]
+
+
+def _report(command: str, vault: str, result: dict, **extra) -> dict:
+    """The start of a workflow's JSON report (keys in ``--help``)."""
+    return {
+        "command": command,
+        "vault": str(Path(vault).resolve()),
+        **extra,
+        "plan": result["plan"],
+        "steps": result["steps"],
+    }
+
+
+def health(
+    vault: str, schema: str | None, fail_under: float | None, dry_run: bool, quiet: bool, say, scripts: Path = SCRIPTS
+) -> dict:
+    """Run ``orchestrate.py health`` (:func:`health_steps`, ``say`` as in
+    :func:`run_steps`).  Returns its JSON report: ``{command, vault, plan,
+    steps, summary (:func:`health_summary`), code}``.  Raises
+    ``VaultError`` when ``vault`` is not a folder."""
+    from ..read.vault import Vault
+
+    root = Vault.check_folder(vault)
+    result = run_steps(health_steps(vault, schema, fail_under, dry_run, quiet), root, say, scripts)
+    summary = health_summary(result["step_data"])
+    return {**_report("health", vault, result), "summary": summary, "code": result["code"]}
 
 
 def health_summary(data_of: dict) -> dict:
@@ -252,8 +325,36 @@ def health_summary(data_of: dict) -> dict:
     }
 
 
+def _share(value) -> str:
+    return f"{value * 100:.0f}%" if isinstance(value, (int, float)) else "n/a"
+
+
+def _tiers(tiers) -> str:
+    if not isinstance(tiers, dict):
+        return "n/a"
+    return " ".join(f"{k} {v}" for k, v in tiers.items())
+
+
+def health_text(summary: dict) -> str:
+    """The human summary of :func:`health_summary` (three lines; a figure
+    a step did not give shows as ``n/a`` or ``None``)."""
+    return (
+        f"health {summary['score']}/100 · {summary['notes']} notes · broken links {summary['broken_links']} · "
+        f"orphans {summary['orphans']} · descriptions {_share(summary['description_coverage'])}\n"
+        f"stale {_share(summary['stale_share'])} · tiers {_tiers(summary['tiers'])} · "
+        f"working set ~{summary['working_set_tokens']} tokens\n"
+        f"compliance {summary['compliance']}/100 · {summary['fixable']} fixable (enforce.py --apply)"
+    )
+
+
 def bootstrap_steps(
-    root: Path, vault: str, schema: str | None, apply: bool, fail_under: float | None = None, wait: float = 0.0
+    root: Path,
+    vault: str,
+    schema: str | None,
+    apply: bool,
+    fail_under: float | None = None,
+    wait: float = 0.0,
+    quiet: bool = False,
 ) -> tuple[list[Step], dict]:
     """``orchestrate.py bootstrap``: (check the schema) -> discover ->
     generate_schema -> (install the draft) -> enforce -> dedup -> graph fix
@@ -267,9 +368,12 @@ def bootstrap_steps(
     ``.graph/`` in a dry run (where the ``install_schema`` step only says
     what it would write); with ``apply`` it is first written to
     ``VAULT/schema.json`` (journaled, so ``undo.py`` takes it back).
-    Returns the steps and ``{"source", "draft", "install"}``."""
+    ``vault`` and ``schema`` as given on the command line; ``wait`` is
+    passed to every write step, ``quiet`` to every child step.  Returns the steps
+    and ``{"source", "draft", "used", "install"}``."""
     from ..write import store
 
+    vault, schema = _cli(vault), _cli(schema)
     draft = root / store.GRAPH_DIR / WORK / "schema.draft.json"
     discovery = root / store.GRAPH_DIR / WORK / "discovery.json"
     own = root / "schema.json"
@@ -279,7 +383,7 @@ def bootstrap_steps(
     apply_flag = ["--apply"] if apply else []
     steps = []
     if source is not None:  # a bad one stops the run before any step reads the vault
-        steps.append(Step("check_schema", "", [], what=f"load {source}", action=lambda: _check_schema(source)))
+        steps.append(Step("check_schema", "", [], what=f"load {source}", action=lambda: check_schema(source)))
     steps += [
         Step("discover", "discover.py", [vault, "--json"], save="discovery.json"),
         Step("generate_schema", "generate_schema.py", ["-"], stdin=discovery, save="schema.draft.json"),
@@ -293,7 +397,7 @@ def bootstrap_steps(
                 writes=apply,
                 dry=not apply,
                 what=f"write {own.name} from {draft.relative_to(root)} (a new file; undo.py takes it back)",
-                action=lambda: _install(root, draft, wait, apply),
+                action=lambda: schema_edit(draft),
             )
         )
     common = _schema_args(used)
@@ -333,27 +437,29 @@ def bootstrap_steps(
         step.counts = step.name == "health"
         if step.writes and step.action is None and wait:
             step.argv += ["--wait", f"{wait:g}"]
+        if quiet and step.action is None:
+            step.argv.append("--quiet")
     return steps, {"source": source, "draft": _cli(draft), "used": used, "install": install}
 
 
-def _check_schema(source: str) -> tuple[int, dict]:
-    """Load the schema the steps will use: exit 2 and the reason when it
-    does not load (missing, a dangling symlink, invalid)."""
-    from .. import cli
+def check_schema(source: str) -> dict:
+    """Load the schema the steps will use: ``{"types": number of node
+    types}``.  Raises :class:`StepError` with the reason when it does not
+    load (missing, a dangling symlink, invalid)."""
     from ..schema.model import SchemaError, load_schema
 
     try:
         schema = load_schema(None, source)
     except SchemaError as exc:
-        print(f"orchestrate.py: bad schema: {exc}", file=sys.stderr)
-        return cli.EXIT_USAGE, {}
-    return cli.EXIT_OK, {"types": len(schema.node_types)}
+        raise StepError(f"bad schema: {exc}") from None
+    return {"types": len(schema.node_types)}
 
 
-def _install(root: Path, draft: Path, wait: float, apply: bool) -> tuple[int, dict]:
-    """Write the draft as ``schema.json`` (a new file only) through the
-    store; without ``apply`` only check that it validates and say so."""
-    from .. import cli
+def schema_edit(draft: Path) -> list:
+    """The edit that writes the ``draft`` as ``schema.json`` (a new file
+    only), for the caller to carry out (with its ``apply``: without, it only
+    says what it would write).  Raises :class:`StepError` when the draft
+    cannot be read (``unreadable``) or does not validate."""
     from ..read import jsonfile
     from ..schema.model import validate
     from ..write import store
@@ -362,15 +468,47 @@ def _install(root: Path, draft: Path, wait: float, apply: bool) -> tuple[int, di
         data = jsonfile.read_bytes(draft)
         problems = validate(jsonfile.loads(data.decode("utf-8")))
     except (OSError, ValueError) as exc:
-        print(f"orchestrate.py: cannot read the draft {draft}: {exc}", file=sys.stderr)
-        return cli.EXIT_CRASH, {}
+        raise StepError(f"cannot read the draft {draft}: {exc}", unreadable=True) from None
     if problems:
-        print(f"orchestrate.py: the draft does not validate: {'; '.join(problems)}", file=sys.stderr)
-        return cli.EXIT_USAGE, {}
-    edit = store.Edit("schema.json", None, data, "the schema drafted by generate_schema.py")
-    outcome = cli.carry_out(root, [edit], apply, wait, "orchestrate.py bootstrap")
-    code = cli.EXIT_SKIPPED if outcome["conflicts"] or outcome["failed"] else cli.EXIT_OK
-    if code:
-        for item in outcome["conflicts"] + outcome["failed"]:
-            print(f"orchestrate.py: schema.json not written: {item['error']}", file=sys.stderr)
-    return code, outcome
+        raise StepError(f"the draft does not validate: {'; '.join(problems)}")
+    return [store.Edit("schema.json", None, data, "the schema drafted by generate_schema.py")]
+
+
+def bootstrap(
+    vault: str,
+    schema: str | None,
+    apply: bool,
+    fail_under: float | None,
+    wait: float,
+    quiet: bool,
+    say,
+    perform,
+    scripts: Path = SCRIPTS,
+) -> dict:
+    """Run ``orchestrate.py bootstrap`` (:func:`bootstrap_steps`; ``say``
+    and ``perform`` as in :func:`run_steps`: ``perform`` writes the edits
+    of :func:`schema_edit` with ``apply``).  Returns its JSON report:
+    ``{command, vault, apply, schema{source, draft, used, install}, plan,
+    steps, code}``.  Raises ``VaultError`` when ``vault`` is not a folder."""
+    from ..read.vault import Vault
+
+    root = Vault.check_folder(vault)
+    steps, chosen = bootstrap_steps(root, vault, schema, apply, fail_under, wait, quiet)
+    say(f"bootstrap of {printable(str(root))}: " + ("WRITES (--apply)" if apply else "dry run, writes nothing"))
+    result = run_steps(steps, root, say, scripts, perform)
+    return {**_report("bootstrap", vault, result, apply=apply, schema=chosen), "code": result["code"]}
+
+
+def bootstrap_text(report: dict) -> str:
+    """The human summary of :func:`bootstrap`'s report: the steps run, the
+    exit code, and what became of the schema (lines of text)."""
+    done = [s for s in report["steps"] if s["status"] in ("ok", "found")]
+    lines = [f"{len(done)} of {len(report['steps'])} steps run · exit {report['code']}"]
+    if not report["apply"] and report["code"] in (0, 1):
+        lines.append("nothing was written; orchestrate.py bootstrap VAULT --apply writes")
+    schema = report["schema"]
+    if schema["install"] and report["steps"][2]["status"] == "ok":
+        lines.append(f"schema: wrote {printable(schema['used'])} from the draft; review its TODOs")
+    elif schema["source"] is None:
+        lines.append(f"schema: drafted at {printable(schema['draft'])}; review its TODOs")
+    return "\n".join(lines)

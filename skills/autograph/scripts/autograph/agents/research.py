@@ -18,11 +18,22 @@ import unicodedata
 from collections import Counter
 
 from ..read import jsonfile
+from ..read.text import printable
 from ..schema.drafting import draft_schema
 from ..schema.model import validate
 from . import batches
 
-__all__ = ["DEFAULT_MAX_TYPES", "OBSERVATION_EXAMPLE", "PROMPT", "plan", "reduce"]
+__all__ = [
+    "DEFAULT_MAX_TYPES",
+    "OBSERVATION_EXAMPLE",
+    "PROMPT",
+    "ResearchError",
+    "check_usable",
+    "plan",
+    "reduce",
+    "reduce_text",
+    "rejected_warnings",
+]
 
 DEFAULT_MAX_TYPES = 15  # as the earlier autograph: more types than this is a taxonomy nobody keeps
 MAX_OBSERVATION_BYTES = 16 * 1024 * 1024
@@ -72,7 +83,12 @@ _FIELD = re.compile(r"[^\W_][\w .-]{0,63}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
-def plan(vault, schema, budget: int = batches.DEFAULT_BUDGET, batch_size: int | None = None, index=None) -> dict:
+class ResearchError(ValueError):
+    """A reduce that cannot be done as asked (bad usage, exit 2): ``max_types``
+    under 1, or no usable observation among the files given."""
+
+
+def plan(vault, schema, budget: int | None = None, batch_size: int | None = None, index=None) -> dict:
     """Batches of notes for explorer agents.
 
     Every note of ``vault`` outside its templates folders and the schema's
@@ -80,12 +96,16 @@ def plan(vault, schema, budget: int = batches.DEFAULT_BUDGET, batch_size: int | 
     exclusions: an index note is evidence too) is in exactly one batch, in
     path order; the others are listed under ``left_out``.  A note's tokens
     are its file's bytes / 4 (:func:`batches.estimate`): what the explorer
-    reads.  ``batch_size`` caps the notes per batch as well.  With a
+    reads.  ``batch_size`` caps the notes per batch as well; without a
+    ``budget`` (None) the budget is :data:`batches.DEFAULT_BUDGET`, or none
+    at all when ``batch_size`` is given (it alone caps notes, not tokens).  With a
     :class:`index.NoteIndex`, ``frontmatter_share`` and ``typed_share`` (of
     the planned notes: with a frontmatter block, with a ``type``) tell
     whether the vault needs explorers at all (else they are None).  Returns
     the JSON-ready plan (keys in ``orchestrate.py research plan --help``).
     """
+    if not budget:
+        budget = 10**12 if batch_size else batches.DEFAULT_BUDGET
     included = set(vault.cards(None))
     ignore = tuple(f.strip("/") + "/" for f in schema.ignore_folders if f.strip("/"))
     notes = sorted(p for p in vault.notes if p in included and not (ignore and p.startswith(ignore)))
@@ -200,10 +220,12 @@ def reduce(sources: list[str], max_types: int = DEFAULT_MAX_TYPES, coverage: flo
     Returns ``{"schema", "observations", "notes", "types": {type: notes},
     "dropped_types": {type: notes}, "duplicates", "language", "rejected":
     [{source, where, error}] (at most 200), "rejected_count"}``.  Never
-    raises for bad input; raises ValueError for ``max_types`` under 1.
+    raises for bad input; raises :class:`ResearchError` (a ValueError) for
+    ``max_types`` under 1; :func:`check_usable` tells whether any
+    observation was usable.
     """
     if max_types < 1:
-        raise ValueError("--max-types must be at least 1")
+        raise ResearchError("--max-types must be at least 1")
     rejected: list[dict] = []
     rejected_count = 0
 
@@ -321,3 +343,42 @@ def reduce(sources: list[str], max_types: int = DEFAULT_MAX_TYPES, coverage: flo
         "rejected": rejected,
         "rejected_count": rejected_count,
     }
+
+
+def rejected_warnings(report: dict) -> list[str]:
+    """A warning (text, without ``warning:``) per value :func:`reduce`
+    rejected (``source: where: error``), and how many more were not listed."""
+    found = [f"{printable(item['source'])}: {item['where']}: {printable(item['error'])}" for item in report["rejected"]]
+    if report["rejected_count"] > len(report["rejected"]):
+        found.append(f"... {report['rejected_count'] - len(report['rejected'])} more rejected")
+    return found
+
+
+def check_usable(report: dict) -> None:
+    """Raise :class:`ResearchError` when :func:`reduce` found no usable
+    observation (no file held an object with a ``notes`` list)."""
+    if report["observations"] == 0:
+        raise ResearchError('no usable observation: each file must hold {"notes": [...]} (see --help)')
+
+
+def reduce_text(report: dict, max_types: int, written: str | None, output: str | None) -> str:
+    """The human report of :func:`reduce` (lines of text): the counts, the types
+    kept and dropped, and what became of the draft: ``written`` is the path
+    it was written to (None: not written), ``output`` the ``-o`` asked for
+    (None: none; given but not written: a dry run)."""
+    kept = ", ".join(f"{k} {n}" for k, n in report["types"].items()) or "none"
+    lines = [f"{report['observations']} observations · {report['notes']} notes · types: {kept}"]
+    if report["dropped_types"]:
+        dropped = ", ".join(f"{k} {n}" for k, n in report["dropped_types"].items())
+        lines.append(f"dropped (over --max-types {max_types}): {dropped}")
+    if report["duplicates"]:
+        lines.append(f"{report['duplicates']} notes observed more than once (the first observation counts)")
+    if report["rejected_count"]:
+        lines.append(f"{report['rejected_count']} rejected values (see the warnings)")
+    if written:
+        lines.append(f"wrote {printable(written)}; review it, then enforce.py VAULT --schema {printable(written)}")
+    elif output:
+        lines.append(f"would write {printable(output)}")
+    else:
+        lines.append("no -o given: nothing written (--json prints the draft)")
+    return "\n".join(lines)

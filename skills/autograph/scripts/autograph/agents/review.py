@@ -15,7 +15,7 @@ import unicodedata
 
 from . import batches
 
-__all__ = ["INSTRUCTIONS", "dedup_items", "graph_items", "link_items", "name_key", "prepared"]
+__all__ = ["INSTRUCTIONS", "dedup_items", "graph_items", "link_items", "name_key", "prepare", "prepared"]
 
 PREVIEW_CHARS = 300
 CONTEXT_CHARS = 200
@@ -281,3 +281,14 @@ def prepared(command: str, vault, items: list[dict], extra: dict, budget: int) -
         "over_budget": [b["id"] for b in cut if b["over_budget"]],
         "instructions": INSTRUCTIONS[command],
     }
+
+
+def prepare(command: str, vault, schema, index, budget: int) -> dict:
+    """The JSON of ``command`` (``dedup-prepare``, ``link-prepare`` or
+    ``graph-prepare``): the items of :func:`dedup_items`,
+    :func:`link_items` or :func:`graph_items`, read through ``index`` (a
+    :class:`index.NoteIndex`, which the caller saves), packed by
+    :func:`prepared` into batches of at most ``budget`` tokens."""
+    build = {"dedup-prepare": dedup_items, "link-prepare": link_items, "graph-prepare": graph_items}[command]
+    items, extra = build(vault, schema, index)
+    return prepared(command, vault, items, extra, budget)

@@ -25,6 +25,7 @@ scores 100.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import hashlib
 import json
 import math
@@ -35,17 +36,21 @@ from pathlib import Path
 from ..read import jsonfile
 from ..read.index import NoteIndex
 from ..read.linkgraph import Edge, build
+from ..read.text import printable
 from ..read.vault import Vault
 from ..schema.model import Schema
 from ..write import store
+from .listing import section
 
 __all__ = [
     "HISTORY",
     "SCORE_FORMULA",
     "append_history",
     "health_report",
+    "health_text",
     "hubs",
     "previous_entry",
+    "record_run",
     "report_for",
     "score",
 ]
@@ -321,3 +326,68 @@ def history_entry(report: dict, when: str) -> dict:
         "stale_share": report.get("stale_share", 0.0),
         "tiers": report.get("tiers", {}),
     }
+
+
+def record_run(root: Path, report: dict) -> str | None:
+    """Append ``report`` to ``.graph/health-history.jsonl``, stamped with the
+    local time now (ISO 8601, seconds).  Returns None, or why the line could
+    not be written (an OSError, a path the store refuses): the history only
+    draws the trend, so a run that cannot add to it still reports."""
+    when = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+    try:
+        append_history(root, report, when)
+    except (OSError, store.PathError, store.TargetError) as exc:
+        return str(exc)
+    return None
+
+
+def health_text(report: dict) -> str:
+    """The human report of ``graph.py health``: the score (and its change
+    since ``report["previous"]``, the last history entry, when there is
+    one), the counts, then each kind of finding with at most
+    :data:`listing.SHOWN` rows.  Lines joined by "\\n", no final newline."""
+    previous = report.get("previous")
+    trend = ""
+    if previous is not None:
+        delta = report["score"] - previous["score"]
+        trend = f"  ({delta:+.1f} since {printable(str(previous.get('time', 'the last run')))})"
+    lines = [
+        f"health: {report['score']}/100{trend}",
+        f"notes {report['notes']} · links {report['links']} ({report['avg_links']} per note)"
+        f" · attachments {report['attachments']} · hubs {len(report['hubs'])}",
+        f"broken links {len(report['broken_links'])} · orphans {len(report['orphans'])}"
+        f" · dead ends {len(report['dead_ends'])} · ambiguous links {len(report['ambiguous_links'])}"
+        f" · broken anchors {len(report['broken_anchors'])}",
+        f"description coverage {report['description_coverage']:.0%}"
+        f" · invalid frontmatter {len(report['invalid_frontmatter'])}"
+        f" · unreadable {len(report['unreadable'])}",
+    ]
+    recall = report.get("recall")
+    if recall and recall["dated"]:
+        lines.append(
+            f"stale {report['stale_share']:.0%} of {recall['dated']} dated cards (> {recall['stale_days']:g} days)"
+            " · tiers " + ", ".join(f"{name} {n}" for name, n in report["tiers"].items())
+        )
+    sections = [
+        ("Broken links", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_links"]]),
+        ("Broken anchors", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_anchors"]]),
+        (
+            "Invalid frontmatter",
+            [f"{r['path']}:{r['line']}:{r['column']}  {r['error']}" for r in report["invalid_frontmatter"]],
+        ),
+        ("Unreadable", [f"{r['path']}  {r['error']}" for r in report["unreadable"]]),
+        ("Orphans", report["orphans"]),
+        ("Dead ends", report["dead_ends"]),
+        (
+            "Ambiguous links",
+            [
+                f"{r['source']}:{r['line']}  {r['target']} -> {r['resolved']} (of {len(r['candidates'])})"
+                for r in report["ambiguous_links"]
+            ],
+        ),
+    ]
+    for title, rows in sections:
+        block = section(title, rows)
+        if block:
+            lines += [""] + block
+    return "\n".join(lines)

@@ -39,9 +39,11 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from ..read.links import Resolver
+from ..read.text import plural
 from ..write import journal, relink, store
+from .listing import shown
 
-__all__ = ["FixPlan", "journal_moves", "plan_fix"]
+__all__ = ["FixPlan", "fix_json", "fix_text", "journal_moves", "plan_fix"]
 
 
 @dataclass
@@ -310,3 +312,42 @@ def _safe(text: str, new_text: str, source: str, resolver, fixes) -> bool:
             return False
     before, after = fm.parse(text), fm.parse(new_text)
     return not (before is not None and before.error is None and (after is None or after.error is not None))
+
+
+def fix_json(root, plan: FixPlan, outcome: dict) -> dict:
+    """``graph.py fix --json``: ``{vault, planned[], ambiguous[],
+    unfixable[]}`` of ``plan`` (rows as in :class:`FixPlan`), then the keys
+    of ``outcome`` (:func:`cli.carry_out`'s: edits, written, conflicts,
+    failed, run)."""
+    return {
+        "vault": str(root),
+        "planned": plan.planned,
+        "ambiguous": plan.ambiguous,
+        "unfixable": plan.unfixable,
+        **outcome,
+    }
+
+
+def fix_text(plan: FixPlan, applied: bool) -> str:
+    """The human report of ``graph.py fix`` before its write outcome: the
+    repairs (made when ``applied``, else to make), the links with several
+    candidates and those left broken, each list cut at
+    :data:`listing.SHOWN` rows.  No final newline."""
+    verb = "repaired" if applied else "to repair"
+    lines = [f"{plural(len(plan.planned), 'broken link')} {verb} in {plural(len(plan.edits), 'note')}"]
+    lines += shown([f"{r['path']}:{r['line']}  {r['old']} -> {r['new']}  ({r['why']})" for r in plan.planned])
+    if plan.ambiguous:
+        lines.append(f"{plural(len(plan.ambiguous), 'link')} with several candidates (not guessed):")
+        lines += shown(
+            [f"{r['path']}:{r['line']}  {r['target']} -> {', '.join(r['candidates'])}" for r in plan.ambiguous]
+        )
+    if plan.unfixable:
+        lines.append(f"{plural(len(plan.unfixable), 'broken link')} left (no certain target):")
+        lines += shown(
+            [
+                f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})"
+                + (f"; maybe {', '.join(r['suggestions'])}" if r.get("suggestions") else "")
+                for r in plan.unfixable
+            ]
+        )
+    return "\n".join(lines)

@@ -30,16 +30,22 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..read.text import plural, printable
 from ..write import relink, store
+from .listing import listed, shown
 
 __all__ = [
     "MoveError",
     "MovePlan",
     "check_mapping",
+    "diff_text",
+    "move_json",
+    "move_text",
     "moves_not_made",
     "paths_of",
     "plan_move",
     "roll_back",
+    "roll_back_unfinished",
     "unfinished",
     "vault_path",
 ]
@@ -454,3 +460,101 @@ def _links_back(root, where: tuple, paths: list[str]) -> list:
         if found and note.encode(text) != note.data:
             edits.append(store.Edit(path, note.data, note.encode(text), "its links follow the move taken back"))
     return edits
+
+
+def roll_back_unfinished(root, plan: MovePlan, outcome: dict, wait: float = 0.0) -> str | None:
+    """After ``plan`` was carried out (``outcome``: :func:`cli.carry_out`'s),
+    take the whole run back when a part of the move was not made
+    (:func:`unfinished`), so that no link leads to a stale copy or to
+    nothing (:func:`roll_back`, waiting up to ``wait`` seconds for the
+    writer lock).
+
+    Adds to ``outcome``, in this order: ``rolled_back`` (the id of the run
+    that took the move back, else None), ``not_rolled_back`` (``[{path,
+    error, copy}]``, what the rollback could not take back) and
+    ``not_moved`` (``[{path, error}]``, the parts not made; empty for a dry
+    run).  Returns what to tell on stderr when the move was rolled back
+    (one line, the items as given: not made printable), else None."""
+    outcome["rolled_back"] = None
+    outcome["not_rolled_back"] = []
+    outcome["not_moved"] = unfinished(plan, outcome) if outcome["run"] else []
+    if not outcome["not_moved"]:
+        return None
+    # a part of the move was not made (a new name not written, an old name someone edited meanwhile, a link
+    # note not rewritten): the links would lead to a stale copy or nowhere, so the whole run is taken back
+    undone = roll_back(root, outcome["run"], wait, plan.moves, [c.path for c in plan.links])
+    outcome["rolled_back"] = undone.run_id
+    outcome["not_rolled_back"] = [item.as_dict() for item in undone.conflicts + undone.failed]
+    why = listed([f"{item['path']}: {item['error']}" for item in outcome["not_moved"]])
+    if outcome["not_rolled_back"]:
+        left = listed([f"{item['path']}: {item['error']}" for item in outcome["not_rolled_back"]])
+        told = (
+            f"rolled back but for {plural(len(outcome['not_rolled_back']), 'file')} ({left}); "
+            "graph.py health shows what that left, graph.py fix repairs links"
+        )
+    else:
+        told = "rolled back: no file moved, every link as before, a person's edit kept where they made it"
+    return (
+        f"the move could not be completed ({why}); the run {outcome['run']} was {told}; "
+        "run it again once the notes are not being edited"
+    )
+
+
+def _change_row(change) -> dict:
+    """A store change as ``{op, path, to}``: op create or write (an Edit),
+    trash, or rename (a Move, ``to`` its new path)."""
+    if isinstance(change, store.Edit):
+        return {"op": "create" if change.before is None else "write", "path": change.path, "to": None}
+    if isinstance(change, store.Trash):
+        return {"op": "trash", "path": change.path, "to": None}
+    return {"op": "rename", "path": change.path, "to": change.to}
+
+
+def move_json(root, plan: MovePlan, outcome: dict, warnings: list[str]) -> dict:
+    """``graph.py mv --json``: ``{vault, moves[{from, to}], links[{path,
+    line, old, new}], left[], warnings[], changes[{op, path, to}]}``, then
+    the keys of ``outcome`` (:func:`cli.carry_out`'s, completed by
+    :func:`roll_back_unfinished`)."""
+    return {
+        "vault": str(root),
+        "moves": [{"from": a, "to": b} for a, b in plan.moves.items()],
+        "links": [change._asdict() for change in plan.links],
+        "left": plan.left,
+        "warnings": warnings,
+        "changes": [_change_row(c) for c in plan.changes],
+        **outcome,
+    }
+
+
+def move_text(plan: MovePlan, outcome: dict, done: bool) -> str:
+    """The human report of ``graph.py mv`` before its write outcome: the
+    parts not made when the run was rolled back, the files moved (``done``)
+    or that would be, the links rewritten, and those that will not follow
+    the move, each list cut at :data:`listing.SHOWN` rows.  No final newline."""
+    lines = []
+    if outcome["rolled_back"]:
+        lines.append(f"not moved: the run was rolled back ({outcome['rolled_back']}); nothing changed")
+        lines += shown([f"{r['path']}: {r['error']}" for r in outcome["not_moved"]])
+    planned = "planned to move" if outcome["rolled_back"] else "would move"
+    lines.append(("moved" if done else planned) + f" {plural(len(plan.moves), 'file')}:")
+    lines += shown([f"{a} -> {b}" for a, b in plan.moves.items()])
+    links = [change._asdict() for change in plan.links]
+    sources = len({link["path"] for link in links})
+    verb = "rewritten" if done else ("rewritten, then taken back" if outcome["rolled_back"] else "to rewrite")
+    lines.append(f"{plural(len(links), 'link')} in {plural(sources, 'note')} {verb}")
+    lines += shown([f"{r['path']}:{r['line']}  {r['old']} -> {r['new']}" for r in links])
+    if plan.left:
+        lines.append(f"{plural(len(plan.left), 'link')} that will not follow the move:")
+        lines += shown([f"{r['path']}:{r['line']}  {r['target']}  ({r['why']})" for r in plan.left])
+    return "\n".join(lines)
+
+
+def diff_text(changes) -> str:
+    """``--diff`` for a run of store changes: the unified diff of each note
+    rewritten in place (an Edit with ``before``), each line indented by four
+    spaces and made printable; "" when there is none.  No final newline."""
+    lines = []
+    for change in changes:
+        if isinstance(change, store.Edit) and change.before is not None:
+            lines += ["    " + printable(line) for line in store.diff(change).splitlines()]
+    return "\n".join(lines)

@@ -4,7 +4,8 @@
 report of :func:`health.health_report`, backlinks from :func:`linkgraph.build`,
 findings of :func:`compliance.check`, and the history files under
 ``.graph/``); :func:`render` turns that into HTML; :func:`counts` is the
-summary ``graph.py report --json`` prints.  Nothing here writes a file.
+summary ``graph.py report --json`` prints.  Only :func:`publish` writes a
+file: the page, where ``graph.py report`` puts it (through the store).
 
 The page has no script and loads nothing: its CSS is inline, its charts are
 inline SVG drawn by :mod:`svg`, and a Content-Security-Policy forbids
@@ -51,6 +52,7 @@ from pathlib import Path
 
 from ..read import jsonfile, linkgraph
 from ..read.index import NoteIndex
+from ..read.text import plural, printable
 from ..read.vault import Vault
 from ..schema import compliance
 from ..schema.model import Schema
@@ -64,10 +66,12 @@ __all__ = [
     "DECAY_HISTORY",
     "default_path",
     "output_path",
+    "publish",
     "read_decay_history",
     "read_history",
     "render",
     "REPORT",
+    "report_text",
     "TIERS",
 ]
 
@@ -639,3 +643,46 @@ def default_path(root: Path, create: bool = True) -> Path:
 def output_path(path: str) -> str:
     """``-o FILE`` as an absolute path, for the JSON output."""
     return os.path.abspath(path)
+
+
+def publish(
+    vault: Vault, schema: Schema, index: NoteIndex, output: str | None = None, force: bool = False, write: bool = True
+) -> dict:
+    """Make the report page of ``vault`` and, with ``write``, write it: to
+    ``output`` (a new file, or with ``force`` an existing regular file;
+    :func:`store.write_output`), else to ``VAULT/.graph/report.html`` (a
+    derived file).  ``index``'s cache is saved once the data is collected.
+
+    Returns the JSON of ``graph.py report``: ``{path (absolute, the file
+    written or that would be), written (bool), bytes (the page's UTF-8
+    size), sections (:func:`counts`)}``.  Raises OSError when the file
+    cannot be written or changed while it was, :class:`store.PathError` or
+    :class:`store.TargetError` for an ``output`` the store refuses."""
+    data = collect(vault, schema, index)
+    index.save()
+    page = render(data).encode("utf-8")
+    path = output_path(output) if output is not None else str(default_path(vault.root, create=write))
+    if write:
+        try:
+            if output is not None:
+                store.write_output(output, page, overwrite=force, vault=vault.root)
+            else:
+                store.write_derived(vault.root, REPORT, page)
+        except store.Conflict as exc:
+            raise OSError(f"{path} changed while it was written; run again: {exc}") from None
+    return {"path": path, "written": write, "bytes": len(page), "sections": counts(data)}
+
+
+def report_text(result: dict) -> str:
+    """The human report of ``graph.py report`` for :func:`publish`'s result:
+    the file (written or would be) and its size, then the score, the runs
+    in the trend and the compliance.  Two lines, no final newline."""
+    sections = result["sections"]
+    done = "wrote" if result["written"] else "would write"
+    trend, compliance = sections["trend"]["points"], sections["compliance"]
+    return (
+        f"report: {done} {printable(result['path'])} ({result['bytes']:,} bytes)\n"
+        f"health {sections['health']['score']}/100 · {plural(trend, 'run')} in the trend"
+        f" · compliance {compliance['score']}/100 over {plural(compliance['types'], 'type')}"
+        + ("" if sections["tiers"]["points"] else " · decay has not run")
+    )

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from ..read import frontmatter as fm
 from ..read import identity as ident
+from ..read.text import printable
 from ..write import sections
 from ..write.store import Edit
 
@@ -41,18 +42,25 @@ __all__ = [
     "Ambiguous",
     "BadRequest",
     "Plan",
+    "REFUSED_EXIT",
     "alias_matches",
+    "exit_code",
     "find_card",
+    "find_cards",
     "file_name",
     "identity_matches",
     "link_form",
+    "named_card",
     "parse_assignment",
     "parse_value",
+    "plan_command",
     "plan_link",
     "plan_log",
     "plan_new",
     "plan_retire",
     "plan_set",
+    "report",
+    "report_lines",
 ]
 
 # Characters Obsidian refuses in a note's name.
@@ -398,6 +406,43 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
             )
         return hit.path
     return None
+
+
+def find_cards(vault, names: list[str]) -> list[str]:
+    """The vault path of the note each of ``names`` names (:func:`find_card`),
+    in their order, for ``engine.py touch``.  Raises :class:`Ambiguous` for
+    a name that fits several notes (touching one would be a guess) and
+    :class:`BadRequest` naming every name that fits no note."""
+    paths, missing = [], []
+    for name in names:
+        path = find_card(vault, name)
+        if path is None:
+            missing.append(name)
+        else:
+            paths.append(path)
+    if missing:
+        raise BadRequest("no note named " + ", ".join(repr(printable(m)) for m in missing) + " in the vault")
+    return paths
+
+
+def named_card(vault, schema, name: str) -> str:
+    """The vault path of the card ``card.py``'s NOTE or OTHER ``name`` names
+    (:func:`find_card`).  Raises :class:`Ambiguous` for a name that fits
+    several notes, :class:`BadRequest` for an empty name and for a name
+    that fits none: the message names the card it is an alias of (the
+    person meant that card), else points to ``card.py new``."""
+    if not name.strip():
+        raise BadRequest("NOTE is empty; give a note's path or name")
+    path = find_card(vault, name)
+    if path is None:
+        aliased = alias_matches(vault, schema, name)
+        hint = (
+            f"; {name.strip()!r} is an alias of {', '.join(m['path'] for m in aliased)} (give that card's path)"
+            if aliased
+            else " (card.py new creates one)"
+        )
+        raise BadRequest(f"no note named {printable(name)!r} in the vault{printable(hint)}")
+    return path
 
 
 def link_form(vault, source: str, target: str) -> str:
@@ -878,3 +923,103 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
     except _NotEditable as exc:
         return _refusal(plan, exc)
     return _finish(plan, [old, new], schema, today, f"retire {path} by {by}")
+
+
+# ---------------------------------------------------------------------------
+# card.py: the request and the report
+
+
+def plan_command(vault, schema, command: str, request: dict, today: datetime.date) -> Plan:
+    """The plan of one ``card.py`` command, ``new``, ``set``, ``log``,
+    ``link`` or ``retire``; ``request`` holds its arguments under the names
+    ``card.py`` parses them to (other keys are ignored): ``type``, ``title``,
+    ``fields`` (``field=value`` words, :func:`parse_assignment`) and
+    ``force`` for ``new``; for the others ``note`` (NOTE), with ``fields``
+    for ``set``, ``text`` (words, joined by spaces) for ``log``, ``others``
+    (OTHER names) for ``link`` and ``by`` (OTHER) for ``retire``.  NOTE and
+    OTHER are read by :func:`named_card`, NOTE first.  Raises
+    :class:`BadRequest` (:class:`Ambiguous` too) for a request that cannot
+    be carried out as asked."""
+    if command == "new":
+        fields = [parse_assignment(word) for word in request["fields"]]
+        return plan_new(vault, schema, request["type"], request["title"], fields, today, request["force"])
+    path = named_card(vault, schema, request["note"])
+    if command == "set":
+        return plan_set(vault, schema, path, [parse_assignment(word) for word in request["fields"]], today)
+    if command == "log":
+        return plan_log(vault, schema, path, " ".join(request["text"]), today)
+    if command == "link":
+        return plan_link(vault, schema, path, [named_card(vault, schema, other) for other in request["others"]], today)
+    return plan_retire(vault, schema, path, named_card(vault, schema, request["by"]), today)
+
+
+# card.py's exit code for a refused plan, by reason: 1 the card or the name
+# exists (cli.EXIT_FOUND), 2 bad usage (cli.EXIT_USAGE); any other reason
+# (not-editable) 4, the write skipped (cli.EXIT_SKIPPED).  Numbers: the
+# library sits below cli and does not import it.
+REFUSED_EXIT = {
+    "identity-match": 1,
+    "exists": 1,
+    "by-itself": 1,
+    "by-superseded": 1,
+    "missing-required": 2,
+    "not-supersedable": 2,
+}
+
+
+def exit_code(plan: Plan, outcome_code: int) -> int:
+    """``card.py``'s exit code: for a refused plan, :data:`REFUSED_EXIT` of
+    its reason (4 for a reason not there); else ``outcome_code``, the code of
+    what was written (``cli.outcome_code``: 0, or 4 when a write was
+    skipped)."""
+    if plan.refused is None:
+        return outcome_code
+    return REFUSED_EXIT.get(plan.refused["reason"], 4)
+
+
+def report(plan: Plan, today: datetime.date, outcome: dict) -> dict:
+    """What ``card.py --json`` prints: ``command``, ``path`` (the card),
+    ``today`` (YYYY-MM-DD), ``refused`` (see :class:`Plan`), ``changes``,
+    ``notes``, then ``outcome`` (what ``cli.carry_out`` returned: edits,
+    written, conflicts, failed, run).  Dates in values are ISO 8601 text."""
+    return {
+        "command": plan.command,
+        "path": plan.path,
+        "today": today.isoformat(),
+        "refused": _json_value(plan.refused),
+        "changes": _json_value(plan.changes),
+        "notes": plan.notes,
+        **outcome,
+    }
+
+
+def _json_value(value):
+    if isinstance(value, list):
+        return [_json_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def report_lines(plan: Plan) -> list[str]:
+    """The human report of ``plan``, before the edits: why it was refused
+    (then nothing else), or that there is nothing to change, each change
+    (``field: old → new`` as YAML flow values, or the line added to a
+    section) and the notes.  A plan with edits is followed by the report
+    of the writes (``cli.print_outcome``)."""
+    if plan.refused is not None:
+        return [f"refused ({plan.refused['reason']}): {printable(plan.refused['message'])}"]
+    lines = [] if plan.edits else [f"nothing to change: {printable(plan.path or '')} already says it"]
+    for change in plan.changes:
+        if "field" in change:
+            old = "(none)" if change["old"] is None else sections.flow_text(change["old"])
+            lines.append(
+                f"  {printable(change['path'])}: {change['field']}: {printable(old)} → "
+                f"{printable(sections.flow_text(change['new']))}"
+            )
+        else:
+            lines.append(f"  {printable(change['path'])}: ## {change['section']}: {printable(change['line'])}")
+    lines += [f"note: {printable(note)}" for note in plan.notes]
+    return lines

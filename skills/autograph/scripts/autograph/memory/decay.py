@@ -36,8 +36,8 @@ integer) is *not a date*: reported, and the card left alone.  A card
 without any of the three is *undated*: reported, never treated as old.
 
 Everything takes "today" (the vault's calendar date of "now") as an
-argument; nothing here reads the clock except :func:`dates.today_in`, when the
-caller gives no date.
+argument; nothing here reads the clock except :func:`dates.today_in` and
+:func:`history_time`, when the caller gives no date.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import math
 import os
 from collections import Counter
 
-from ..read.dates import NotADate, age_days, zone_of
+from ..read.dates import NotADate, age_days, today_in, zone_of
 from ..schema.model import DEFAULTS, Schema
 
 # frontmatter and store are imported by the functions that write: reading a
@@ -59,11 +59,13 @@ __all__ = [
     "creative",
     "DATE_KEYS",
     "HISTORY",
+    "history_time",
     "last_access",
     "plan_decay",
     "plan_touch",
     "read_cards",
     "Reading",
+    "record_run",
     "relevance",
     "Settings",
     "stats",
@@ -159,6 +161,12 @@ class Settings:
             stale_days=float(section.get("stale_days", STALE_DAYS)),
             zone=zone_of(schema.data.get("timezone")),
         )
+
+    def today(self, when: datetime.date | datetime.datetime | None = None) -> datetime.date:
+        """The vault's date of ``when`` (:func:`dates.today_in` in ``zone``):
+        a date as it is (``--today``), a date-time as the vault's clock reads
+        it (``--now``), None for the clock's now."""
+        return today_in(self.zone, when)
 
     def rate_for(self, kind) -> float:
         rate = self.type_rates.get(kind) if isinstance(kind, str) else None
@@ -565,6 +573,45 @@ def plan_decay(vault, schema: Schema, today: datetime.date, index=None, cache=No
             if any(step.startswith("relevance removed") for step in done):
                 plan.relevance_removed.append(reading.path)
     return plan
+
+
+def record_run(
+    vault, schema: Schema, cache: CardCache, today: datetime.date, tiers: dict[str, int], written: int, when=None
+) -> list[str]:
+    """Keep what a decay run that wrote leaves for the runs after it:
+    ``cache``'s rows of the vault's cards (:meth:`CardCache.save`) and one
+    line of :data:`HISTORY` in ``.graph/``, ``{"time", "today", "tiers",
+    "written"}``: ``time`` is :func:`history_time` of ``when``, ``today``
+    the vault's date (YYYY-MM-DD), ``tiers`` the cards per tier after the
+    run (:meth:`Plan.tiers`), ``written`` how many notes it wrote.
+
+    Returns the warnings for the person, ``[]`` when all was kept: a line
+    that cannot be appended (an I/O failure, a ``.graph`` that leaves the
+    vault) costs the tiers chart a point, never the run's writes, which
+    stand."""
+    import json
+
+    from ..write import store
+
+    cache.save(vault.cards(schema))
+    line = {"time": history_time(today, when), "today": today.isoformat(), "tiers": tiers, "written": written}
+    try:
+        store.append_line(vault.root, HISTORY, json.dumps(line, ensure_ascii=False))
+    except (OSError, store.PathError) as exc:
+        return [f"the tier counts were not added to .graph/{HISTORY}: {exc}"]
+    return []
+
+
+def history_time(today: datetime.date, when=None) -> str:
+    """The ``time`` of a :data:`HISTORY` line (ISO 8601): ``when`` itself
+    when it is a date-time (``--now``), ``today`` when ``when`` is a date
+    (``--today``: a run for a given day is told by that day), else the
+    clock's now to the second, with the machine's offset."""
+    if isinstance(when, datetime.datetime):
+        return when.isoformat()
+    if when is not None:
+        return today.isoformat()
+    return datetime.datetime.now().astimezone().isoformat(timespec="seconds")
 
 
 def _needs_edit(reading: Reading, settings: Settings) -> bool:

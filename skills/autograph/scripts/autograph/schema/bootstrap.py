@@ -16,11 +16,12 @@ import os
 import re
 
 from ..read import frontmatter
+from ..read.text import printable
 from ..read.vault import Vault
 from ..write.store import Edit
 from .model import Schema
 
-__all__ = ["created_date", "plan_init"]
+__all__ = ["created_date", "init_data", "plan_init", "skipped_lines"]
 
 _NAME_DATE = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{2})-([0-9]{2})(?![0-9])")
 
@@ -85,3 +86,16 @@ def plan_init(vault: Vault, schema: Schema) -> tuple[list[Edit], list[dict]]:
                 )
             )
     return edits, skipped
+
+
+def init_data(outcome: dict, skipped: list[dict]) -> dict:
+    """What ``engine.py init --json`` prints: ``outcome`` (what
+    ``cli.carry_out`` returned: edits, written, conflicts, failed, run),
+    then ``skipped`` (:func:`plan_init`'s ``[{path, reason}]``)."""
+    return {**outcome, "skipped": skipped}
+
+
+def skipped_lines(skipped: list[dict]) -> list[str]:
+    """The human report's line for each note :func:`plan_init` skipped
+    (they follow the report of the edits)."""
+    return [f"skipped {printable(item['path'])}: {printable(item['reason'])}" for item in skipped]
