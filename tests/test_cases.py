@@ -28,7 +28,8 @@ from autograph.read.links import Resolver
 from autograph.read.note import BOM, Note
 from autograph.read.vault import Vault
 from autograph.schema.model import load_schema
-from autograph.write.store import Edit, apply
+from autograph.write.changes import Edit
+from autograph.write.store import apply
 
 REPO = Path(__file__).resolve().parents[1]
 GRAPH_PY = REPO / "skills" / "autograph" / "scripts" / "graph.py"

@@ -30,6 +30,7 @@ from autograph.read.vault import Vault
 from autograph.schema import compliance
 from autograph.schema.model import load_schema, validate
 from autograph.write import store
+from autograph.write.changes import Result
 from conftest import SCRIPTS
 
 ENFORCE = SCRIPTS / "enforce.py"
@@ -83,7 +84,7 @@ def make(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
-def fix(root: Path, schema) -> store.Result:
+def fix(root: Path, schema) -> Result:
     """Check the vault at ``root``, plan the fixes and write them."""
     vault = Vault.open(root)
     report = compliance.check(vault, schema)
@@ -709,7 +710,7 @@ SURGICAL_AFTER = [
 
 
 @pytest.fixture
-def surgical(tmp_path) -> tuple[Path, store.Result]:
+def surgical(tmp_path) -> tuple[Path, Result]:
     root = make(tmp_path / "v", {"ada.md": SURGICAL_BEFORE})
     return root, fix(root, schema_of(tmp_path, SURGICAL_SCHEMA))
 

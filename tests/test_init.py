@@ -645,16 +645,17 @@ def _load_init():
 
 
 def test_a_conflict_while_writing_finishes_with_exit_code_4(project, monkeypatch, capsys):
-    from autograph.write import store
+    from autograph.write import replace
+    from autograph.write.replace import Conflict
 
-    real = store.replace_file
+    real = replace.replace_file
 
     def racing(target, before, after, *args, **kwargs):
         if Path(target).name == "settings.json":
-            raise store.Conflict(f"{target}: changed since it was read; not written")
+            raise Conflict(f"{target}: changed since it was read; not written")
         return real(target, before, after, *args, **kwargs)
 
-    monkeypatch.setattr(store, "replace_file", racing)
+    monkeypatch.setattr(replace, "replace_file", racing)
     code = _load_init().main(["claude", "--project", str(project), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 4

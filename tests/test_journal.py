@@ -17,7 +17,10 @@ from pathlib import Path
 
 import pytest
 from autograph.write import journal, replace, store
-from autograph.write.store import Edit, Move, Trash, apply
+from autograph.write.changes import Edit, Move, Trash
+from autograph.write.confine import PathError, TargetError
+from autograph.write.journal import PRUNE_INTERVAL
+from autograph.write.store import apply
 from autograph.write.undo import plan_undo
 from conftest import CORPORA, SCRIPTS, copy_tree, require
 
@@ -230,7 +233,7 @@ def test_old_journals_are_pruned_never_the_newest(tmp_path):
     assert sorted(journal.prunable(root / ".graph", keep_days=365, max_mb=0)) == sorted(ids[:3])
     (folder / ids[0] / "run.json").write_text(json.dumps({"state": "running"}))
     assert ids[0] not in journal.prunable(root / ".graph", keep_days=30, max_mb=200)  # unfinished stays
-    store.prune_journals(root, 30, 200)
+    journal.prune_journals(root, 30, 200)
     assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == sorted([ids[0], ids[3]])
 
 
@@ -242,7 +245,7 @@ def test_the_schema_sets_how_long_journals_are_kept(tmp_path):
     folder = root / ".graph" / "journal"
     stamp = folder / ".pruned"  # the last look for old journals: the next is due PRUNE_INTERVAL later
     assert stamp.is_file()
-    old = time.time() - store.PRUNE_INTERVAL - 1
+    old = time.time() - PRUNE_INTERVAL - 1
     os.utime(stamp, (old, old))
     (root / "people" / "a.md").write_bytes(CARD)
     second = run_json(ENFORCE, root, "--apply")
@@ -258,7 +261,7 @@ def test_journals_are_looked_at_once_per_interval_not_after_every_write(tmp_path
     folder = root / ".graph" / "journal"
     # the first run looked (nothing older to prune); the next two within the interval did not
     assert sorted(p.name for p in folder.iterdir() if p.is_dir()) == sorted(ids)
-    old = time.time() - store.PRUNE_INTERVAL - 1
+    old = time.time() - PRUNE_INTERVAL - 1
     os.utime(folder / ".pruned", (old, old))
     last = apply(root, [Edit("a.md", b"3\n", b"4\n")], keep=(0, 0)).run_id
     assert [p.name for p in folder.iterdir() if p.is_dir()] == [last]
@@ -395,7 +398,7 @@ def test_a_trash_out_of_the_vault_raises_before_any_write(tmp_path):
         else:
             (root / ".trash").write_text("x\n")
         changes = [Edit("keep.md", b"k\n", b"k2\n"), Trash("gone.md", b"g\n", after=("keep.md",))]
-        with pytest.raises(store.PathError if kind == "symlink" else store.TargetError):
+        with pytest.raises(PathError if kind == "symlink" else TargetError):
             apply(root, changes, command="test")
         assert (root / "keep.md").read_bytes() == b"k\n" and (root / "gone.md").read_bytes() == b"g\n"
         assert journal.runs(root / ".graph") == []

@@ -28,6 +28,7 @@ from autograph.read.note import Note
 from autograph.read.size import measure
 from autograph.read.vault import Vault
 from autograph.schema.model import SchemaError, load_schema
+from autograph.write.derived import save_index
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -396,7 +397,7 @@ def test_cleanup_and_moc_on_copies_of_every_corpus(tmp_path):
         schema = load_schema(root)
         index = NoteIndex(vault)  # its cache in the copy's .graph/ serves the runs below
         plan = cleanup.plan(vault, schema, index)
-        index.save()
+        save_index(index)
         for edit in plan.edits:
             before, after = edit.before.decode("utf-8"), edit.after.decode("utf-8")
             assert _outside(after) == _outside(before), edit.path  # no byte outside Related changes

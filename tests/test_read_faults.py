@@ -32,6 +32,7 @@ import pytest
 from autograph.read import jsonfile
 from autograph.read.index import CACHE_NAME, NoteIndex
 from autograph.read.vault import Vault
+from autograph.write.derived import save_index
 from conftest import SCRIPTS
 
 GRAPH = SCRIPTS / "graph.py"
@@ -99,7 +100,7 @@ def test_cache_gives_back_the_values_it_stored(make_vault, monkeypatch):
     vault = Vault.open(root)
     first = NoteIndex(vault)
     parsed = {path: first.summary(path) for path in vault.notes}
-    first.save()
+    save_index(first)
     assert (root / ".graph" / CACHE_NAME).is_file()
     second = NoteIndex(Vault.open(root))
 

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "skills" / "autogra
 
 from autograph.read.links import Resolver  # noqa: E402
 from autograph.read.vault import Vault  # noqa: E402
-from autograph.write import store  # noqa: E402
+from autograph.write.changes import Edit  # noqa: E402
 from autograph.write.relink import Change, link_settings, link_spans, plan_retarget, retarget_text  # noqa: E402
 
 
@@ -137,7 +137,7 @@ def test_plan_retarget_folds_a_pending_edit_into_one_edit(tmp_path):
         ("log.md", b"Emailed [[Alex Example|A. Example]] today.\n"),
         ("people/Alex Example.md", b"b\nmerged\nsee [[Alex Example|A. Example]]\n"),
     ]
-    assert all(isinstance(e, store.Edit) and e.before == (root / e.path).read_bytes() for e in edits)
+    assert all(isinstance(e, Edit) and e.before == (root / e.path).read_bytes() for e in edits)
     assert len(changes) == 2
 
 

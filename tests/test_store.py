@@ -14,17 +14,11 @@ import stat
 from pathlib import Path
 
 import pytest
-from autograph.write.store import (
-    Conflict,
-    Edit,
-    PathError,
-    append_line,
-    apply,
-    confine,
-    diff,
-    replace_file,
-    write_derived,
-)
+from autograph.write.changes import Edit, diff
+from autograph.write.confine import PathError, TargetError, confine
+from autograph.write.derived import append_line, write_derived
+from autograph.write.replace import Conflict, replace_file
+from autograph.write.store import apply
 
 
 def mode(path: Path) -> int:
@@ -368,25 +362,26 @@ def test_derived_files_refuse_a_symlinked_folder_below_dot_graph(tmp_path):
 
 
 def test_discard_derived_removes_only_a_regular_file_under_graph(tmp_path):
-    from autograph.write import store
+    from autograph.write import derived
+    from autograph.write.confine import PathError
 
     (tmp_path / "a.md").write_text("keep\n", encoding="utf-8")
     (tmp_path / ".graph").mkdir()
     (tmp_path / ".graph" / "x.sqlite").write_bytes(b"junk")
-    store.discard_derived(tmp_path, "x.sqlite")
+    derived.discard_derived(tmp_path, "x.sqlite")
     assert not (tmp_path / ".graph" / "x.sqlite").exists()
-    store.discard_derived(tmp_path, "x.sqlite")  # absent: nothing to do
+    derived.discard_derived(tmp_path, "x.sqlite")  # absent: nothing to do
     (tmp_path / ".graph" / "link.sqlite").symlink_to("../a.md")
-    with pytest.raises(store.PathError):
-        store.discard_derived(tmp_path, "link.sqlite")
+    with pytest.raises(PathError):
+        derived.discard_derived(tmp_path, "link.sqlite")
     (tmp_path / ".graph" / "dir.sqlite").mkdir()
-    with pytest.raises(store.TargetError):
-        store.discard_derived(tmp_path, "dir.sqlite")
+    with pytest.raises(TargetError):
+        derived.discard_derived(tmp_path, "dir.sqlite")
     assert (tmp_path / "a.md").read_text(encoding="utf-8") == "keep\n"
 
 
 def test_diff_of_a_move_or_trash_names_where_the_file_goes():
-    from autograph.write.store import Move, Trash
+    from autograph.write.changes import Move, Trash
 
     assert diff(Move("a.md", "b/a.md", b"x")) == "rename a.md -> b/a.md\n"
     assert diff(Trash("a.md", b"x")) == "move a.md -> .trash/<run-id>/a.md\n"

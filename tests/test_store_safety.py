@@ -23,8 +23,12 @@ from pathlib import Path
 
 import pytest
 from autograph.read.vault import walk
-from autograph.write import replace, store
-from autograph.write.store import Edit, TargetError, apply, merge3, write_output, writer_lock
+from autograph.write import merge, replace
+from autograph.write.changes import Edit
+from autograph.write.confine import TargetError
+from autograph.write.derived import write_output
+from autograph.write.merge import merge3
+from autograph.write.store import apply, writer_lock
 from conftest import SCRIPTS
 from hypothesis import given
 from hypothesis import strategies as st
@@ -731,6 +735,7 @@ def test_a_note_replaced_by_something_else_in_the_last_moment_gets_it_back(tmp_p
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from pathlib import Path
         from autograph.write import replace, store
+        from autograph.write.changes import Edit
         import test_store_safety as t
         act = t.replace_with({kind!r}, Path({str(tmp_path)!r}))
         done = []
@@ -739,7 +744,7 @@ def test_a_note_replaced_by_something_else_in_the_last_moment_gets_it_back(tmp_p
                 done.append(1)
                 act(path)
         replace._test_hook = hook
-        edits = [store.Edit(f"people/{{n}}.md", t.CARD, t.FIXED) for n in "ab"]
+        edits = [Edit(f"people/{{n}}.md", t.CARD, t.FIXED) for n in "ab"]
         r = store.apply(Path({str(root)!r}), edits)
         print(json.dumps([r.written, [c.error for c in r.conflicts], [f.error for f in r.failed]]))
         """
@@ -779,7 +784,7 @@ def test_a_merge_that_would_write_a_key_twice_is_refused(tmp_path):
     ours = b"---\nname: Ann\ntype: person\n---\nbody\n"
     theirs = b"---\ntype: contact\nname: Ann\n---\nbody\n"
     assert merge3(base, ours, theirs) is not None  # lines apart, so a line merge takes it
-    assert store.merge_note(base, ours, theirs) is None
+    assert merge.merge_note(base, ours, theirs) is None
     root = vault_with(tmp_path, {"n.md": base})
     result = hooked({"checked": [lambda p: Path(p).write_bytes(theirs)]}, root, [Edit("n.md", base, ours)])
     everything = kept_everywhere(root, result, "n.md")
@@ -816,7 +821,7 @@ def test_a_merge_that_would_write_a_key_twice_is_refused(tmp_path):
     ids=["apart", "opening-removed", "block-after-blank-lines", "same-key"],
 )
 def test_a_note_merge_keeps_only_what_both_meant(base, ours, theirs, merged):
-    assert store.merge_note(base, ours, theirs) == merged
+    assert merge.merge_note(base, ours, theirs) == merged
 
 
 def test_a_run_never_writes_on_once_its_lock_is_gone(tmp_path):

@@ -24,6 +24,7 @@ from autograph.read.index import NoteIndex
 from autograph.read.note import BOM, Note, read_note
 from autograph.read.vault import Vault, VaultError, walk
 from autograph.schema.model import load_schema
+from autograph.write.derived import save_index
 from conftest import read_cache, write_cache
 
 # ---------------------------------------------------------------------------
@@ -338,7 +339,7 @@ def index_everything(root: Path, use_cache: bool = True) -> dict:
             [tuple(link) for link in summary.links],
             ([tuple(entry) for entry in anchors[0]], sorted(anchors[1])),
         )
-    index.save()
+    save_index(index)
     return out
 
 
@@ -509,7 +510,7 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(make_vault):
     vault = Vault.open(root)
     index = NoteIndex(vault)
     assert health_report(vault, load_schema(root), index)["broken_links"] == []
-    index.save()
+    save_index(index)
     assert (root / CACHE).is_file()
 
     path = root / "a.md"
@@ -534,7 +535,7 @@ def _health_run(root: Path) -> dict:
     vault = Vault.open(root)
     index = NoteIndex(vault)
     report = health_report(vault, load_schema(root), index)
-    index.save()
+    save_index(index)
     return report
 
 

@@ -104,7 +104,8 @@ def day(text: str) -> str:
 def cmd_extract(args) -> int:
     from autograph.memory import daily
     from autograph.read import jsonfile
-    from autograph.write import store
+    from autograph.read.vault import GRAPH_DIR
+    from autograph.write import derived
 
     vault, schema = cli.load(args)
     config = daily.settings(vault, schema)
@@ -139,8 +140,8 @@ def cmd_extract(args) -> int:
         for date, entries in sorted(by_date.items()):
             name = f"daily/{date}.json"
             data = jsonfile.dumps({"date": date, "notes": entries}, indent=1) + "\n"
-            store.write_derived(vault.root, name, data.encode("utf-8"), durable=False)
-            files.append(f"{store.GRAPH_DIR}/{name}")
+            derived.write_derived(vault.root, name, data.encode("utf-8"), durable=False)
+            files.append(f"{GRAPH_DIR}/{name}")
     counts = {kind: sum(len(n["candidates"][kind]) for n in notes) for kind in daily.KINDS}
     if args.json:
         cli.print_json(

@@ -110,7 +110,7 @@ def _dedup(args):
     from autograph.memory import dedup
     from autograph.read import jsonfile
     from autograph.read.index import NoteIndex
-    from autograph.write import store
+    from autograph.write import derived
 
     vault, schema = cli.load(args)
     apply = cli.writes(args)
@@ -120,7 +120,7 @@ def _dedup(args):
     if args.manifest:
         data = jsonfile.dumps(dedup.manifest(report, vault.root.resolve()), indent=2) + "\n"
         written_manifest = str(
-            store.write_output(args.manifest, data.encode("utf-8"), overwrite=args.force, vault=vault.root)
+            derived.write_output(args.manifest, data.encode("utf-8"), overwrite=args.force, vault=vault.root)
         )
     stale: list[dict] = []
     if args.apply_manifest:
@@ -200,12 +200,12 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
     print()
     print(f"{cli.plural(len(plan.merged), 'group')} to merge, {cli.plural(len(plan.links), 'link')} to rewrite")
     # print_outcome diffs Edits only: a trashed card is listed with its reason
-    from autograph.write import store
+    from autograph.write.changes import Edit
 
-    edits = [c for c in plan.changes if isinstance(c, store.Edit)]
+    edits = [c for c in plan.changes if isinstance(c, Edit)]
     cli.print_outcome(outcome, edits, apply, args.diff)
     for change in plan.changes:
-        if not isinstance(change, store.Edit):
+        if not isinstance(change, Edit):
             done = "moved" if change.path in outcome["written"] else "to move"
             print(f"  {cli.printable(change.path)}  {done} to .trash/ ({cli.printable(change.reason)})")
     for item in plan.links_left:

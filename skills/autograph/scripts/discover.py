@@ -91,11 +91,12 @@ def _human(data: dict) -> str:
 def cmd_discover(args) -> int:
     from autograph.read.index import NoteIndex
     from autograph.schema import discovery
+    from autograph.write.derived import save_index
 
     vault, _ = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     data = discovery.discover(vault, index)
-    index.save()
+    save_index(index)
     if args.json:
         cli.print_json(data)
     else:

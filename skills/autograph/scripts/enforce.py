@@ -18,7 +18,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from autograph.read.vault import Vault
     from autograph.schema import compliance
-    from autograph.write import store
+    from autograph.write.changes import Edit
 
 # compliance.RULES, spelled out so that --help needs no import of compliance
 # (which reads vaults); tests/test_startup.py checks that they agree.
@@ -121,9 +121,9 @@ def _human(report: compliance.Report, schema_source) -> str:
     return "\n".join(lines)
 
 
-def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[store.Edit], list[dict]]:
+def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[Edit], list[dict]]:
     from autograph.schema import repair
-    from autograph.write import store
+    from autograph.write.changes import Edit
 
     edits, done = [], []
     paths = sorted({f.path for f in report.findings if f.rule in ("invalid-frontmatter", "yaml-comment")})
@@ -132,7 +132,7 @@ def _repairs(vault: Vault, report: compliance.Report) -> tuple[list[store.Edit],
         result = repair.repair(note.text) if note.text is not None else None
         if result is not None:
             text, steps = result
-            edits.append(store.Edit(path, note.data, note.encode(text), "repair: " + "; ".join(steps)))
+            edits.append(Edit(path, note.data, note.encode(text), "repair: " + "; ".join(steps)))
             done.append({"path": path, "done": steps})
     return edits, done
 
@@ -208,7 +208,7 @@ def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tupl
 
     from autograph.graph import moves
     from autograph.read.note import Note
-    from autograph.write import store
+    from autograph.write.changes import Edit
 
     wanted = {}
     for finding in report.findings:
@@ -225,7 +225,7 @@ def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tupl
     cli.warn(plan.told(made=True))
     changes = []
     for change in plan.changes:
-        if isinstance(change, store.Edit):
+        if isinstance(change, Edit):
             old = next((a for a, b in mapping.items() if b == change.path), None) if change.before is None else None
             fixed = reasons.get(old or change.path)
             if fixed:
@@ -275,9 +275,9 @@ def _report(args, vault, schema, report, edits, outcome, skipped, repairs, after
         for item in moved["left"]:
             where = f"{cli.printable(item['path'])}:{item['line']}"
             print(f"  link left: {where} {cli.printable(item['target'])} ({item['why']})")
-    from autograph.write import store
+    from autograph.write.changes import Edit
 
-    shown = [e for e in edits if not (args.diff or args.repair) or (isinstance(e, store.Edit) and e.before is not None)]
+    shown = [e for e in edits if not (args.diff or args.repair) or (isinstance(e, Edit) and e.before is not None)]
     cli.print_outcome(outcome, shown, apply, args.diff or args.repair)
     for item in skipped:
         print(f"not fixed: {cli.printable(item['path'])}: {cli.printable(item['reason'])}")

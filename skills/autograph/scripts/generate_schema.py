@@ -78,7 +78,7 @@ def _check_output(name: str, force: bool) -> Path:
     """The -o target, refused with the real reason before anything is
     drafted or written: an empty name, a folder, a symlink, a FIFO, device
     or socket, a missing folder, or an existing file without --force.
-    store.write_output checks again right before it writes."""
+    derived.write_output checks again right before it writes."""
     from autograph.read import jsonfile
 
     if not name:
@@ -133,13 +133,15 @@ def cmd_generate(args) -> int:
     if args.dry_run:
         print(f"would write {shown} ({len(draft['node_types'])} types)")
         return cli.EXIT_OK
-    from autograph.write import store
+    from autograph.write import derived
+    from autograph.write.confine import TargetError
+    from autograph.write.replace import Conflict
 
     try:
-        store.write_output(target, text.encode("utf-8"), overwrite=args.force)
-    except store.Conflict:
+        derived.write_output(target, text.encode("utf-8"), overwrite=args.force)
+    except Conflict:
         raise cli.UsageError(f"{shown} changed while the draft was made; run again") from None
-    except store.TargetError as exc:
+    except TargetError as exc:
         raise cli.UsageError(cli.printable(str(exc))) from None
     print(f"wrote {shown}: {len(draft['node_types'])} types; review every TODO before enforce.py --apply")
     return cli.EXIT_OK

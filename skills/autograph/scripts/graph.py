@@ -338,12 +338,13 @@ def _fix(args):
     report() prints once the lock is released."""
     from autograph.graph import linkfix
     from autograph.read.index import NoteIndex
+    from autograph.write.derived import save_index
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     plan = linkfix.plan_fix(vault, schema, index)
     if not args.dry_run:
-        index.save()
+        save_index(index)
     outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "graph.py fix", schema)
     code = cli.outcome_code(outcome)
 
@@ -370,6 +371,7 @@ def _mv(args):
     prints once the lock is released."""
     from autograph.graph import moves
     from autograph.read.index import NoteIndex
+    from autograph.write.derived import save_index
 
     vault, schema = cli.load(args)
     try:
@@ -379,7 +381,7 @@ def _mv(args):
     except moves.MoveError as exc:
         raise cli.UsageError(str(exc)) from None
     if not args.dry_run:
-        index.save()
+        save_index(index)
     outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
     failed = moves.roll_back_unfinished(vault.root, plan, outcome, args.wait)
     if failed is not None:

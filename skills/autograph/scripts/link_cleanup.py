@@ -59,12 +59,13 @@ def cmd_cleanup(args) -> int:
 def _cleanup(args):
     from autograph.graph import cleanup
     from autograph.read.index import NoteIndex
+    from autograph.write.derived import save_index
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
     plan = cleanup.plan(vault, schema, index)
     if not args.dry_run:
-        index.save()
+        save_index(index)
     apply = cli.writes(args)
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, "link_cleanup.py", schema)
     code = cli.outcome_code(outcome)

@@ -72,6 +72,7 @@ def cmd_generate(args) -> int:
 def _generate(args):
     from autograph.graph import moc
     from autograph.read.index import NoteIndex
+    from autograph.write.derived import save_index
 
     vault, schema = cli.load(args)
     index = NoteIndex(vault, use_cache=not args.dry_run)
@@ -80,7 +81,7 @@ def _generate(args):
     except moc.MocError as exc:
         raise cli.UsageError(str(exc)) from None
     if not args.dry_run:
-        index.save()
+        save_index(index)
     apply = cli.writes(args)
     outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "moc.py generate", schema)
     code = cli.outcome_code(outcome, found=bool(plan.blocked))

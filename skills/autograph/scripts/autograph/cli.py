@@ -416,7 +416,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         print(f"{parser.prog}: bad schema: {exc}", file=sys.stderr)
     except (
         _raised("read.vault", "VaultError")
-        + _raised("write.store", "PathError", "TargetError")
+        + _raised("write.confine", "PathError", "TargetError")
         + _raised("memory.search", "QueryError")
         + _raised("memory.cards", "BadRequest")
         + _raised("agents.output", "OutputError")
@@ -425,7 +425,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         + (UsageError,)
     ) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
-    except _raised("write.store", "LockBusy") as exc:
+    except _raised("write.lock", "LockBusy") as exc:
         print(f"{parser.prog}: {exc}", file=sys.stderr)
         return EXIT_CRASH
     except BrokenPipeError:
@@ -483,13 +483,13 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", sc
     (left as they made it, or with their version merged or saved at
     ``copy``); ``failed`` a note that could not be written; ``run`` names
     the journaled run (``undo.py undo RUN`` takes it back).  A
-    :class:`store.Trash` or :class:`store.Move` with ``after`` that was
+    :class:`Trash` or :class:`Move` with ``after`` that was
     not carried out because a change it waits for was not written is in
     ``failed`` or ``conflicts`` with that reason.  Raises
-    :class:`store.PathError` before writing anything if a path (a trash or
-    move destination too) would leave the vault, :class:`store.TargetError`
+    :class:`PathError` before writing anything if a path (a trash or
+    move destination too) would leave the vault, :class:`TargetError`
     if a folder on a move's way is a file (a ``.trash`` file),
-    :class:`store.LockBusy` if another run holds the vault.  Any other
+    :class:`LockBusy` if another run holds the vault.  Any other
     exception half way leaves the run to the next writer's rollback.
     Nothing is printed here: a report that cannot be printed (``| head``)
     never stops the writes half way."""
@@ -521,7 +521,7 @@ def outcome_of(edits, result) -> dict:
 def print_outcome(outcome: dict, edits, applied: bool, show_diff: bool) -> None:
     """The human report of :func:`carry_out`: what changed (or would), each
     edit (as a diff with ``show_diff``), the conflicts and the failures."""
-    from .write import store
+    from .write.changes import diff
 
     if applied:
         print(f"{plural(len(outcome['written']), 'note')} changed")
@@ -531,7 +531,7 @@ def print_outcome(outcome: dict, edits, applied: bool, show_diff: bool) -> None:
     for edit in edits:
         print(f"  {printable(edit.path)}  {edit.reason}")
         if show_diff:
-            for line in store.diff(edit).splitlines():
+            for line in diff(edit).splitlines():
                 print("    " + printable(line))
     if outcome["conflicts"]:
         print(f"{plural(len(outcome['conflicts']), 'conflict')} (changed by someone else while this ran):")
@@ -548,7 +548,7 @@ def writing(args, command: str):
     """Hold the vault's writer lock from before the vault is read until the
     command ends, when ``args`` say it writes: a run that waited
     (``--wait``) then plans on what the run before it wrote, instead of
-    finding every note changed.  Raises :class:`store.LockBusy`."""
+    finding every note changed.  Raises :class:`LockBusy`."""
     from pathlib import Path
 
     from .read.vault import Vault

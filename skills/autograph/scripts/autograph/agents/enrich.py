@@ -51,7 +51,9 @@ from ..read import frontmatter, jsonfile
 from ..read import tags as tags_mod
 from ..read.index import note_links
 from ..read.text import plural, printable
-from ..write import sections, store
+from ..write import derived, sections
+from ..write.changes import Edit
+from ..write.confine import PathError, confine
 
 __all__ = [
     "MODES",
@@ -230,18 +232,18 @@ def cached_keys(root, mode: str) -> set[str]:
     """The keys the cache of ``mode`` holds (one listing of its folder;
     none when it is missing or is reached through a symlink)."""
     try:
-        folder = store.derived_path(root, _cache_name(mode, "x"), create=False).parent
+        folder = derived.derived_path(root, _cache_name(mode, "x"), create=False).parent
         return {name[:-5] for name in os.listdir(folder) if name.endswith(".json")}
-    except (OSError, store.PathError):
+    except (OSError, PathError):
         return set()
 
 
 def load_cached(root, mode: str, key: str) -> list | None:
     """The cached proposal (a list of strings) for ``key``, or None."""
     try:
-        target = store.derived_path(root, _cache_name(mode, key), create=False)
+        target = derived.derived_path(root, _cache_name(mode, key), create=False)
         data = json.loads(jsonfile.read_bytes(target, limit=1 << 20))
-    except (OSError, ValueError, RecursionError, store.PathError):
+    except (OSError, ValueError, RecursionError, PathError):
         return None
     proposal = data.get("proposal") if isinstance(data, dict) else None
     if not isinstance(proposal, list) or not all(isinstance(x, str) for x in proposal):
@@ -252,7 +254,7 @@ def load_cached(root, mode: str, key: str) -> list | None:
 def save_cached(root, mode: str, key: str, proposal: list[str], model: str, path: str) -> None:
     """Cache one note's proposal (derived data under ``.graph/``)."""
     data = {"mode": mode, "model": model, "path": path, "prompt": PROMPT_VERSION, "proposal": proposal}
-    store.write_derived(root, _cache_name(mode, key), (jsonfile.dumps(data) + "\n").encode("utf-8"), durable=False)
+    derived.write_derived(root, _cache_name(mode, key), (jsonfile.dumps(data) + "\n").encode("utf-8"), durable=False)
 
 
 def _tags_of(properties: dict):
@@ -563,8 +565,8 @@ def plan(vault, schema, mode: str, proposals: dict[str, list]) -> tuple[list, li
                     target, why = None, f"more than {MAX_LINKS} links"
                 if target is not None:
                     try:
-                        store.confine(vault.root, target)  # a card of the walk is inside; a last guard
-                    except store.PathError:
+                        confine(vault.root, target)  # a card of the walk is inside; a last guard
+                    except PathError:
                         target, why = None, "resolves outside the vault"
                 if target is None:
                     rejected.append({"value": raw, "reason": why})
@@ -587,7 +589,7 @@ def plan(vault, schema, mode: str, proposals: dict[str, list]) -> tuple[list, li
             skipped.append({"path": path, "reason": str(exc)})
             continue
         if after != note.data:
-            edits.append(store.Edit(path, note.data, after, reason))
+            edits.append(Edit(path, note.data, after, reason))
     return edits, results, skipped
 
 

@@ -69,7 +69,7 @@ class Step:
     ``.graph/`` file its stdout is kept in; ``stdin`` feeds it a file;
     ``action`` replaces the child process by an in-process call (loading
     the schema, installing a drafted one) that returns the step's summary
-    (a dict) or the edits it plans (a list of ``store.Edit``), or raises
+    (a dict) or the edits it plans (a list of ``Edit``), or raises
     :class:`StepError`: :func:`run_steps` hands such a step to its
     ``perform``."""
 
@@ -225,7 +225,7 @@ def run_steps(steps: list[Step], root: Path, say, scripts: Path = SCRIPTS, perfo
 def _run_child(step: Step, root: Path, scripts: Path) -> tuple[int, object]:
     """Run one step; its stderr goes to ours, its stdout is parsed (JSON)
     and, with ``step.save``, kept under ``.graph/``."""
-    from ..write import store
+    from ..write import derived
 
     handle = open(step.stdin, "rb") if step.stdin else subprocess.DEVNULL  # noqa: SIM115 - closed below
     try:
@@ -243,7 +243,7 @@ def _run_child(step: Step, root: Path, scripts: Path) -> tuple[int, object]:
         except (ValueError, RecursionError):
             data = None
     if step.save and code == 0 and done.stdout:
-        store.write_derived(root, f"{WORK}/{step.save}", done.stdout)
+        derived.write_derived(root, f"{WORK}/{step.save}", done.stdout)
     return code, data
 
 
@@ -371,11 +371,11 @@ def bootstrap_steps(
     ``vault`` and ``schema`` as given on the command line; ``wait`` is
     passed to every write step, ``quiet`` to every child step.  Returns the steps
     and ``{"source", "draft", "used", "install"}``."""
-    from ..write import store
+    from ..read.vault import GRAPH_DIR
 
     vault, schema = _cli(vault), _cli(schema)
-    draft = root / store.GRAPH_DIR / WORK / "schema.draft.json"
-    discovery = root / store.GRAPH_DIR / WORK / "discovery.json"
+    draft = root / GRAPH_DIR / WORK / "schema.draft.json"
+    discovery = root / GRAPH_DIR / WORK / "discovery.json"
     own = root / "schema.json"
     source = schema if schema else (_cli(own) if own.exists() or own.is_symlink() else None)
     install = source is None and apply
@@ -462,7 +462,7 @@ def schema_edit(draft: Path) -> list:
     cannot be read (``unreadable``) or does not validate."""
     from ..read import jsonfile
     from ..schema.model import validate
-    from ..write import store
+    from ..write.changes import Edit
 
     try:
         data = jsonfile.read_bytes(draft)
@@ -471,7 +471,7 @@ def schema_edit(draft: Path) -> list:
         raise StepError(f"cannot read the draft {draft}: {exc}", unreadable=True) from None
     if problems:
         raise StepError(f"the draft does not validate: {'; '.join(problems)}")
-    return [store.Edit("schema.json", None, data, "the schema drafted by generate_schema.py")]
+    return [Edit("schema.json", None, data, "the schema drafted by generate_schema.py")]
 
 
 def bootstrap(

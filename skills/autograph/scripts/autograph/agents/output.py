@@ -1,7 +1,7 @@
 """The JSON an agents' command hands over (``orchestrate.py``'s batches,
 plans and schema drafts): on stdout, or written to the file named by ``-o``.
 
-An output is not a note: it is written through :func:`store.write_output`
+An output is not a note: it is written through :func:`derived.write_output`
 (a new file, or an existing regular file with ``--force``; never through a
 symlink or FIFO, never in a note's place in the vault) and is not journaled.
 The texts here are the lines the scripts print about it.
@@ -30,13 +30,14 @@ def write(output: str, text: str, force: bool, vault=None) -> str:
     written (``str``).  ``force``: replace an existing file; ``vault``: the
     root of the vault read, whose notes an output never replaces.  Raises
     :class:`OutputError` when the file changes while it is written,
-    ``store.TargetError`` when it may not be written (it exists without
+    ``TargetError`` when it may not be written (it exists without
     ``force``, a symlink, a note), OSError for I/O failures."""
-    from ..write import store
+    from ..write import derived
+    from ..write.replace import Conflict
 
     try:
-        return str(store.write_output(output, text.encode("utf-8"), overwrite=force, vault=vault))
-    except store.Conflict:
+        return str(derived.write_output(output, text.encode("utf-8"), overwrite=force, vault=vault))
+    except Conflict:
         raise OutputError(f"{printable(output)} changed while it was written; run again") from None
 
 

@@ -17,6 +17,7 @@ from ..read.index import NoteIndex
 from ..read.text import plural, printable
 from ..read.vault import Vault
 from ..schema.model import Schema
+from ..write.derived import save_index
 from . import health
 
 __all__ = [
@@ -84,7 +85,7 @@ def find(vault: Vault, index: NoteIndex, note: str) -> Backlinks:
     link uses it."""
     name = note_name(vault, note)
     graph = linkgraph.build(vault, index)
-    index.save()
+    save_index(index)
     resolution = vault.resolver.resolve(name, "")
     path = name if name in vault.files else resolution.path
     ambiguity = None
@@ -123,7 +124,7 @@ def orphan_notes(vault: Vault, schema: Schema, index: NoteIndex) -> list[str]:
     excepted, in vault order.  The link graph is built through ``index``,
     whose cache is then saved."""
     graph = linkgraph.build(vault, index)
-    index.save()
+    save_index(index)
     return graph.orphans(exclude=set(health.hubs(vault, schema, index)).__contains__)
 
 

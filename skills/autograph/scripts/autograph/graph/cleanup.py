@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 
 from ..read.index import note_links
 from ..read.links import _MD_DEST, Link
-from ..write import sections, store
+from ..write import sections
+from ..write.changes import Edit
 
 __all__ = ["HEADING", "Plan", "plan", "plan_note", "related_spans", "visible_text"]
 
@@ -51,14 +52,14 @@ _NEXT_HEADING = re.compile(r"[ ]{0,3}#{1,6}(?:[ \t]|\r?$)")
 class Plan:
     """What :func:`plan` found.
 
-    ``edits``: one :class:`store.Edit` per note that changes.  ``removed``:
+    ``edits``: one :class:`Edit` per note that changes.  ``removed``:
     ``{path, line, link, action, text}`` per link taken out (``action``
     ``"item"``: its list item went whole; ``"text"``: the link became
     ``text``).  ``reported``: ``{path, line, link, reason}`` per broken link
     left as it is.  ``skipped``: ``{path, reason}`` per note with broken
     links in a Related section that cannot be written."""
 
-    edits: list[store.Edit] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)
     removed: list[dict] = field(default_factory=list)
     reported: list[dict] = field(default_factory=list)
     skipped: list[dict] = field(default_factory=list)
@@ -239,5 +240,5 @@ def plan(vault, schema=None, index=None) -> Plan:
         if new is not None and new != note.text:
             count = len(removed)
             reason = f"remove {count} broken link{'s' if count != 1 else ''} from Related"
-            result.edits.append(store.Edit(path, note.data, note.encode(new), reason))
+            result.edits.append(Edit(path, note.data, note.encode(new), reason))
     return result

@@ -37,9 +37,11 @@ from ..read import jsonfile
 from ..read.index import NoteIndex
 from ..read.linkgraph import Edge, build
 from ..read.text import printable
-from ..read.vault import Vault
+from ..read.vault import GRAPH_DIR, Vault
 from ..schema.model import Schema
-from ..write import store
+from ..write import derived
+from ..write.confine import PathError, TargetError
+from ..write.replace import Conflict
 from .listing import section
 
 __all__ = [
@@ -230,7 +232,7 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> di
     key = _report_key(vault, schema, index, today) if index.use_cache else None
     if key is not None:
         try:
-            data = json.loads(jsonfile.read_bytes(vault.root / store.GRAPH_DIR / REPORT_CACHE, limit=1 << 30))
+            data = json.loads(jsonfile.read_bytes(vault.root / GRAPH_DIR / REPORT_CACHE, limit=1 << 30))
         except (OSError, ValueError, RecursionError):  # NotAFile is a ValueError
             data = None
         if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("report"), dict):
@@ -239,12 +241,12 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> di
             report["warnings"] = list(vault.warnings)
             return report
     report = health_report(vault, schema, index, today)
-    index.save()
+    derived.save_index(index)
     if key is not None:
         try:
             text = json.dumps({"key": key, "report": report}, ensure_ascii=False, separators=(",", ":"))
-            store.write_derived(vault.root, REPORT_CACHE, text.encode("utf-8", "backslashreplace"), durable=False)
-        except (OSError, store.Conflict, store.PathError, store.TargetError):
+            derived.write_derived(vault.root, REPORT_CACHE, text.encode("utf-8", "backslashreplace"), durable=False)
+        except (OSError, Conflict, PathError, TargetError):
             pass  # a result that cannot be stored is computed again next run
     return report
 
@@ -279,7 +281,7 @@ def previous_entry(root: Path) -> dict | None:
     finite number) is skipped line by line, never trusted.
     """
     try:
-        data = jsonfile.read_bytes(root / store.GRAPH_DIR / HISTORY)  # never a FIFO's endless wait
+        data = jsonfile.read_bytes(root / GRAPH_DIR / HISTORY)  # never a FIFO's endless wait
     except (OSError, jsonfile.NotAFile):
         return None
     lines = data.decode("utf-8", "replace").splitlines()
@@ -305,8 +307,8 @@ def _reject(constant: str):
 
 def append_history(root: Path, report: dict, when: str) -> Path:
     """Append this report's summary line to ``.graph/health-history.jsonl``.
-    Raises OSError or :class:`store.PathError` when it cannot be written."""
-    return store.append_line(root, HISTORY, json.dumps(history_entry(report, when), ensure_ascii=False))
+    Raises OSError or :class:`PathError` when it cannot be written."""
+    return derived.append_line(root, HISTORY, json.dumps(history_entry(report, when), ensure_ascii=False))
 
 
 def history_entry(report: dict, when: str) -> dict:
@@ -336,7 +338,7 @@ def record_run(root: Path, report: dict) -> str | None:
     when = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     try:
         append_history(root, report, when)
-    except (OSError, store.PathError, store.TargetError) as exc:
+    except (OSError, PathError, TargetError) as exc:
         return str(exc)
     return None
 

@@ -40,7 +40,9 @@ from urllib.parse import unquote
 
 from ..read.links import Resolver
 from ..read.text import plural
-from ..write import journal, relink, store
+from ..read.vault import GRAPH_DIR, TRASH_DIR
+from ..write import journal, relink
+from ..write.changes import Edit
 from .listing import shown
 
 __all__ = ["FixPlan", "fix_json", "fix_text", "journal_moves", "plan_fix"]
@@ -48,7 +50,7 @@ __all__ = ["FixPlan", "fix_json", "fix_text", "journal_moves", "plan_fix"]
 
 @dataclass
 class FixPlan:
-    """``edits`` (one :class:`store.Edit` per note); ``planned`` each
+    """``edits`` (one :class:`Edit` per note); ``planned`` each
     repaired link ``{path, line, old, new, why}``; ``ambiguous`` each link
     with several candidates ``{path, line, target, candidates[]}``;
     ``unfixable`` each other broken link ``{path, line, target, why,
@@ -79,7 +81,7 @@ def journal_moves(root) -> dict[str, tuple[str, str]]:
     run writes the new names, then trashes the old ones); in other runs, a
     file created with the very bytes of a file the run trashed.  Moves
     into ``.trash/`` are not moves."""
-    graph = Path(root) / store.GRAPH_DIR
+    graph = Path(root) / GRAPH_DIR
     runs = journal.runs(graph)
     undone = {run.undoes for run in runs if run.undoes}
     found: dict[str, tuple[str, str]] = {}
@@ -88,7 +90,7 @@ def journal_moves(root) -> dict[str, tuple[str, str]]:
             continue
         done = [c for c in run.changes if c.result == "written"]
         for change in done:
-            trash = store.TRASH_DIR + "/"
+            trash = TRASH_DIR + "/"
             if (
                 change.op == "move"
                 and change.to
@@ -281,7 +283,7 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
             )
             continue
         plan.planned.extend(rows)
-        plan.edits.append(store.Edit(path, note.data, note.encode(new_text), f"fix: {len(rows)} broken link(s)"))
+        plan.edits.append(Edit(path, note.data, note.encode(new_text), f"fix: {len(rows)} broken link(s)"))
     return plan
 
 

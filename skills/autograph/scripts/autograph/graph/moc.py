@@ -90,8 +90,8 @@ class Entry:
 class Plan:
     """What :func:`plan` found.
 
-    ``changes``: :class:`store.Edit` (new or changed pages) and
-    :class:`store.Trash` (generated pages no longer needed).  ``pages``:
+    ``changes``: :class:`Edit` (new or changed pages) and
+    :class:`Trash` (generated pages no longer needed).  ``pages``:
     ``{path, group, part, parts, entries, lines, bytes, change}`` per page
     (``change``: ``"new"``, ``"changed"`` or ``"unchanged"``).
     ``blocked``: ``{group, path, reason}`` per group not written because a
@@ -435,7 +435,7 @@ def plan(vault, schema, index=None) -> Plan:
     from ..read.index import NoteIndex
     from ..read.links import Resolver
     from ..read.size import measure
-    from ..write import store
+    from ..write.changes import Edit, Trash
 
     settings = schema.moc
     folder, group_by = settings["folder"], settings["group_by"]
@@ -511,7 +511,7 @@ def plan(vault, schema, index=None) -> Plan:
                 reason = f"Map of Content of {group_by} {group}"
                 if len(paths) > 1:
                     reason += f", part {n} of {len(paths)}"
-                result.changes.append(store.Edit(path, before, data, ("update " if before else "create ") + reason))
+                result.changes.append(Edit(path, before, data, ("update " if before else "create ") + reason))
     for path in generated:
         if path in wanted:
             continue
@@ -519,7 +519,7 @@ def plan(vault, schema, index=None) -> Plan:
         if note.text is None or not is_generated(note.properties):
             continue
         if _written_by_us(note.body):
-            result.changes.append(store.Trash(path, note.data, "generated Map of Content no group needs any more"))
+            result.changes.append(Trash(path, note.data, "generated Map of Content no group needs any more"))
             result.trashed.append(path)
         else:
             result.not_owned.append(path)  # a person wrote in it: kept, never trashed

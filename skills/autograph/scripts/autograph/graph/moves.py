@@ -16,7 +16,7 @@ to its copy), and ``undo.py recover`` (or the next writing command) rolls
 it back; ``undo.py undo RUN`` takes a finished move back.  A file whose
 mode, owner or extended attributes a new file would not get (a ``chmod
 600`` note, a file of another user, one with an ACL) is renamed instead
-(store.Move keeps the inode), before the links are rewritten; its own
+(Move keeps the inode), before the links are rewritten; its own
 links that must change are then rewritten in place, where the store keeps
 all of that.
 """
@@ -31,7 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..read.text import plural, printable
+from ..read.vault import GRAPH_DIR
 from ..write import relink, store
+from ..write.changes import Edit, Move, Result, Skipped, Trash, diff
+from ..write.confine import read_regular
 from .listing import listed, shown
 
 __all__ = [
@@ -283,7 +286,7 @@ def plan_move(
         if linked:
             raise MoveError(linked)
         try:
-            data = store.read_regular(full)
+            data = read_regular(full)
             mtime = os.lstat(full).st_mtime_ns
             keeps = _keeps_meta(full)
         except OSError as exc:
@@ -291,15 +294,15 @@ def plan_move(
         edit = own.get(old)
         if keeps:
             after = edit.after if edit is not None else data
-            creates.append(store.Edit(new, None, after, f"moved from {old}", None if edit else mtime))
+            creates.append(Edit(new, None, after, f"moved from {old}", None if edit else mtime))
             # never trashed unless its copy was written (the store skips it then), whatever follows
-            trashes.append(store.Trash(old, data, f"moved to {new}", **_after(new)))
+            trashes.append(Trash(old, data, f"moved to {new}", **_after(new)))
         else:
             # a new file would widen or drop who may read it: the inode moves,
             # then its own links are rewritten where it now is
-            renames.append(store.Move(old, new, data, f"moved to {new}"))
+            renames.append(Move(old, new, data, f"moved to {new}"))
             if edit is not None:
-                in_place.append(store.Edit(new, data, edit.after, f"its links, after the move from {old}"))
+                in_place.append(Edit(new, data, edit.after, f"its links, after the move from {old}"))
     rewrites = [edit for edit in details.edits if edit.path not in mapping]
     plan.changes = renames + creates + in_place + rewrites + trashes
     folders = {old.rsplit("/", 1)[0] for old in mapping if "/" in old}
@@ -367,7 +370,7 @@ def _after(path: str) -> dict:
     run is rolled back then anyway (:func:`unfinished`)."""
     import dataclasses
 
-    fields = {f.name for f in dataclasses.fields(store.Trash)}
+    fields = {f.name for f in dataclasses.fields(Trash)}
     return {"after": (path,)} if "after" in fields else {}
 
 
@@ -380,7 +383,7 @@ def moves_not_made(plan: MovePlan, outcome: dict) -> list[str]:
 
 def roll_back(
     root, run_id: str, wait: float = 0.0, moves: dict[str, str] | None = None, notes: list[str] = ()
-) -> store.Result:
+) -> Result:
     """Take back the run ``run_id`` (as ``undo.py undo`` does, file by
     file), as its own journaled run.  Used when a part of a move could not
     be made.  A file can stay where the move put it, or a linking note
@@ -392,17 +395,17 @@ def roll_back(
     broken.  The result lists what did not go back."""
     from ..write import journal, undo
 
-    run = journal.load(Path(os.path.realpath(root)) / store.GRAPH_DIR, run_id)
+    run = journal.load(Path(os.path.realpath(root)) / GRAPH_DIR, run_id)
     changes, not_undone = undo.plan_undo(Path(root), run, partial=True)
     if moves:
         # a moved file that cannot go back (edited at its new name) stays there, its old name
         # in .trash: bringing that back too would make two copies, the edit in the one no link names
         held = {item["path"] for item in not_undone}
         staying = {old for old, new in moves.items() if new in held}
-        changes = [c for c in changes if not (isinstance(c, store.Move) and c.to in staying)]
+        changes = [c for c in changes if not (isinstance(c, Move) and c.to in staying)]
     command = "graph.py mv (rolled back)"
     result = store.apply(Path(root), changes, wait=wait, command=command, undoes=run_id)
-    result.conflicts = [store.Skipped(item["path"], item["error"]) for item in not_undone] + result.conflicts
+    result.conflicts = [Skipped(item["path"], item["error"]) for item in not_undone] + result.conflicts
     where = _where_files_are(root, moves) if moves else None
     for _ in range(3) if where else ():  # a note edited again meanwhile is read afresh, a few times
         back = _links_back(root, where, sorted({*notes, *moves, *moves.values(), *(c.path for c in result.conflicts)}))
@@ -458,7 +461,7 @@ def _links_back(root, where: tuple, paths: list[str]) -> list:
             continue
         text, found = relink.retarget_text(note.text, path, as_linked, retarget, False, resolver, settings)
         if found and note.encode(text) != note.data:
-            edits.append(store.Edit(path, note.data, note.encode(text), "its links follow the move taken back"))
+            edits.append(Edit(path, note.data, note.encode(text), "its links follow the move taken back"))
     return edits
 
 
@@ -503,9 +506,9 @@ def roll_back_unfinished(root, plan: MovePlan, outcome: dict, wait: float = 0.0)
 def _change_row(change) -> dict:
     """A store change as ``{op, path, to}``: op create or write (an Edit),
     trash, or rename (a Move, ``to`` its new path)."""
-    if isinstance(change, store.Edit):
+    if isinstance(change, Edit):
         return {"op": "create" if change.before is None else "write", "path": change.path, "to": None}
-    if isinstance(change, store.Trash):
+    if isinstance(change, Trash):
         return {"op": "trash", "path": change.path, "to": None}
     return {"op": "rename", "path": change.path, "to": change.to}
 
@@ -555,6 +558,6 @@ def diff_text(changes) -> str:
     spaces and made printable; "" when there is none.  No final newline."""
     lines = []
     for change in changes:
-        if isinstance(change, store.Edit) and change.before is not None:
-            lines += ["    " + printable(line) for line in store.diff(change).splitlines()]
+        if isinstance(change, Edit) and change.before is not None:
+            lines += ["    " + printable(line) for line in diff(change).splitlines()]
     return "\n".join(lines)

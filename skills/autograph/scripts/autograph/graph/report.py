@@ -53,10 +53,11 @@ from pathlib import Path
 from ..read import jsonfile, linkgraph
 from ..read.index import NoteIndex
 from ..read.text import plural, printable
-from ..read.vault import Vault
+from ..read.vault import GRAPH_DIR, Vault
 from ..schema import compliance
 from ..schema.model import Schema
-from ..write import store
+from ..write import derived
+from ..write.replace import Conflict
 from . import health, svg
 from .svg import esc
 
@@ -93,7 +94,7 @@ def _lines(root: Path, name: str) -> list[dict]:
     """The JSON objects of ``.graph/<name>``, one per line; bad lines skipped,
     a missing or unreadable file (a FIFO, a folder) gives none."""
     try:
-        data = jsonfile.read_bytes(Path(root) / store.GRAPH_DIR / name)
+        data = jsonfile.read_bytes(Path(root) / GRAPH_DIR / name)
     except (OSError, ValueError):  # NotAFile is a ValueError
         return []
     found = []
@@ -637,7 +638,7 @@ def render(data: dict) -> str:
 
 def default_path(root: Path, create: bool = True) -> Path:
     """Where the report goes without ``-o``: ``VAULT/.graph/report.html``."""
-    return store.derived_path(root, REPORT, create=create)
+    return derived.derived_path(root, REPORT, create=create)
 
 
 def output_path(path: str) -> str:
@@ -650,25 +651,25 @@ def publish(
 ) -> dict:
     """Make the report page of ``vault`` and, with ``write``, write it: to
     ``output`` (a new file, or with ``force`` an existing regular file;
-    :func:`store.write_output`), else to ``VAULT/.graph/report.html`` (a
+    :func:`derived.write_output`), else to ``VAULT/.graph/report.html`` (a
     derived file).  ``index``'s cache is saved once the data is collected.
 
     Returns the JSON of ``graph.py report``: ``{path (absolute, the file
     written or that would be), written (bool), bytes (the page's UTF-8
     size), sections (:func:`counts`)}``.  Raises OSError when the file
-    cannot be written or changed while it was, :class:`store.PathError` or
-    :class:`store.TargetError` for an ``output`` the store refuses."""
+    cannot be written or changed while it was, :class:`PathError` or
+    :class:`TargetError` for an ``output`` the store refuses."""
     data = collect(vault, schema, index)
-    index.save()
+    derived.save_index(index)
     page = render(data).encode("utf-8")
     path = output_path(output) if output is not None else str(default_path(vault.root, create=write))
     if write:
         try:
             if output is not None:
-                store.write_output(output, page, overwrite=force, vault=vault.root)
+                derived.write_output(output, page, overwrite=force, vault=vault.root)
             else:
-                store.write_derived(vault.root, REPORT, page)
-        except store.Conflict as exc:
+                derived.write_derived(vault.root, REPORT, page)
+        except Conflict as exc:
             raise OSError(f"{path} changed while it was written; run again: {exc}") from None
     return {"path": path, "written": write, "bytes": len(page), "sections": counts(data)}
 

@@ -56,7 +56,7 @@ one init could have created (the skill folder, a folder in it, or one on
 the way to it or to the settings file), the index path without ``..``; a
 record that names anything else is refused (HostError), nothing removed.
 
-Every write goes through :func:`store.replace_file` (atomic, change-checked,
+Every write goes through :func:`replace.replace_file` (atomic, change-checked,
 mode kept); only ``settings.json`` and ``AGENTS.md`` are written through a
 symlink, at their real path, so the link stays.
 """
@@ -73,7 +73,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..read import jsonfile
-from ..write import store
+from ..write import replace
+from ..write.confine import TargetError
+from ..write.replace import Conflict
 
 __all__ = [
     "Action",
@@ -1081,7 +1083,7 @@ def removable_dirs(layout: Layout) -> list[Path]:
 # ---------------------------------------------------------------------------
 # Applying
 
-_REFUSED = (OSError, store.TargetError, HostError)
+_REFUSED = (OSError, TargetError, HostError)
 
 
 def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Action]:
@@ -1109,12 +1111,12 @@ def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Acti
             if action.after is None:
                 current = _read(real)
                 if current != action.before:
-                    raise store.Conflict(f"{action.path}: changed since it was read; not removed")
+                    raise Conflict(f"{action.path}: changed since it was read; not removed")
                 real.unlink()
             else:
                 # skill files are copies that a re-run restores: atomic, but not fsynced one by one;
                 # no folder is created where a symbolic link points (settings.json, AGENTS.md)
-                store.replace_file(
+                replace.replace_file(
                     real,
                     action.before,
                     action.after,
@@ -1123,7 +1125,7 @@ def apply(actions: list[Action], cleanup: list[Path] | None = None) -> list[Acti
                 )
                 if action.before is None and action.mode is not None:
                     os.chmod(real, action.mode)
-        except store.Conflict as exc:
+        except Conflict as exc:
             action.conflict = str(exc)
             skipped.append(action)
         except _REFUSED as exc:

@@ -2,7 +2,7 @@
 
 One function per command: :func:`plan_new`, :func:`plan_set`,
 :func:`plan_log`, :func:`plan_link`, :func:`plan_retire`.  Each reads the
-vault and returns a :class:`Plan` (the :class:`store.Edit` of each card it
+vault and returns a :class:`Plan` (the :class:`Edit` of each card it
 would write, what changed, or why it refuses); none writes a file.  The
 caller writes with ``cli.carry_out`` (``card.py`` does, under the vault's
 writer lock).
@@ -35,7 +35,7 @@ from ..read import frontmatter as fm
 from ..read import identity as ident
 from ..read.text import printable
 from ..write import sections
-from ..write.store import Edit
+from ..write.changes import Edit
 
 __all__ = [
     "FORBIDDEN",
@@ -84,7 +84,7 @@ class Plan:
     """What one ``card.py`` command would write.
 
     ``path`` is the card the command is about (vault-relative).  ``edits``
-    holds one :class:`store.Edit` per card written (none: nothing to do).
+    holds one :class:`Edit` per card written (none: nothing to do).
     ``changes`` lists what changed: ``{path, field, old, new}`` for a
     property, ``{path, section, line}`` for a line added to a section.
     ``refused`` is None, or ``{reason, message, matches[{path, field,
@@ -501,7 +501,7 @@ def _is_list_field(schema, key: str) -> bool:
 
 class _Draft:
     """The new text of one card, built by surgical edits; ``edit()`` gives
-    the one :class:`store.Edit` (touch included) or None when unchanged."""
+    the one :class:`Edit` (touch included) or None when unchanged."""
 
     def __init__(self, vault, schema, path: str):
         self.vault = vault

@@ -48,7 +48,7 @@ from ..read import frontmatter, jsonfile
 from ..read.identity import normalise
 from ..read.links import scan
 from ..read.regions import code_regions
-from ..write import store
+from ..write.changes import Edit
 
 __all__ = [
     "daily_notes",
@@ -291,7 +291,7 @@ def state(note) -> str:
 
 
 def plan_mark(vault, notes: list[DailyNote], expect: str | None = None) -> tuple[list, list[dict]]:
-    """The :class:`store.Edit` of each daily note in ``notes`` that is not
+    """The :class:`Edit` of each daily note in ``notes`` that is not
     marked processed yet, and ``[{path, reason}]`` of notes left alone.
     ``expect``: mark a note only when its fingerprint is still this one (the
     ``hash`` the extract reported), so a note edited since is not marked."""
@@ -313,7 +313,7 @@ def plan_mark(vault, notes: list[DailyNote], expect: str | None = None) -> tuple
         except (frontmatter.FrontmatterError, ValueError) as exc:
             left.append({"path": item.path, "reason": f"cannot set {KEY}: {exc}"})
             continue
-        edits.append(store.Edit(item.path, note.data, after, f"{KEY}: marked processed"))
+        edits.append(Edit(item.path, note.data, after, f"{KEY}: marked processed"))
     return edits, left
 
 

@@ -329,10 +329,10 @@ class CardCache:
         import json
 
         from ..read import jsonfile
-        from ..write import store
+        from ..read.vault import GRAPH_DIR
 
         try:
-            data = json.loads(jsonfile.read_bytes(self.vault.root / store.GRAPH_DIR / CACHE_NAME, limit=1 << 30))
+            data = json.loads(jsonfile.read_bytes(self.vault.root / GRAPH_DIR / CACHE_NAME, limit=1 << 30))
         except (OSError, ValueError, RecursionError):  # NotAFile is a ValueError
             return
         if isinstance(data, dict) and data.get("header") == self._header() and isinstance(data.get("rows"), dict):
@@ -359,7 +359,9 @@ class CardCache:
         import json
 
         from ..read.jsonfile import PAIRED_SURROGATES as _PAIRED
-        from ..write import store
+        from ..write import derived
+        from ..write.confine import PathError, TargetError
+        from ..write.replace import Conflict
 
         def dumps(data) -> str:
             return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
@@ -370,8 +372,8 @@ class CardCache:
         rows = {path: row for path, row in rows.items() if not _PAIRED.search(dumps([path, row]))}
         text = dumps({"header": self._header(), "rows": rows})
         try:
-            store.write_derived(self.vault.root, CACHE_NAME, text.encode("utf-8", "backslashreplace"), durable=False)
-        except (OSError, ValueError, store.Conflict, store.PathError, store.TargetError):
+            derived.write_derived(self.vault.root, CACHE_NAME, text.encode("utf-8", "backslashreplace"), durable=False)
+        except (OSError, ValueError, Conflict, PathError, TargetError):
             pass
 
 
@@ -543,7 +545,7 @@ def plan_decay(vault, schema: Schema, today: datetime.date, index=None, cache=No
     not a date, or whose frontmatter does not parse are skipped with the
     reason."""
     from ..read import frontmatter as fm
-    from ..write.store import Edit
+    from ..write.changes import Edit
 
     settings = Settings.of(schema)
     plan = Plan(readings=read_cards(vault, schema, today, settings, index, cache))
@@ -591,13 +593,14 @@ def record_run(
     stand."""
     import json
 
-    from ..write import store
+    from ..write import derived
+    from ..write.confine import PathError
 
     cache.save(vault.cards(schema))
     line = {"time": history_time(today, when), "today": today.isoformat(), "tiers": tiers, "written": written}
     try:
-        store.append_line(vault.root, HISTORY, json.dumps(line, ensure_ascii=False))
-    except (OSError, store.PathError) as exc:
+        derived.append_line(vault.root, HISTORY, json.dumps(line, ensure_ascii=False))
+    except (OSError, PathError) as exc:
         return [f"the tier counts were not added to .graph/{HISTORY}: {exc}"]
     return []
 
@@ -676,7 +679,7 @@ def plan_touch(vault, schema: Schema, paths: list[str], today: datetime.date) ->
     cannot be read is skipped; a last access that is not a date is reported
     and the touch still counts (``last_accessed`` is autograph's field)."""
     from ..read import frontmatter as fm
-    from ..write.store import Edit
+    from ..write.changes import Edit
 
     settings = Settings.of(schema)
     plan = Plan()

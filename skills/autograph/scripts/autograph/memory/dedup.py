@@ -58,7 +58,7 @@ other member, in path order, into the canonical card:
 * every link to the member, in every note, is rewritten to the canonical
   card, keeping its visible text as the alias (``[[A. Example]]`` ->
   ``[[Alex Example|A. Example]]``, :func:`relink.plan_retarget`);
-* the member file goes to ``.trash/<run-id>/`` (:class:`store.Trash`).
+* the member file goes to ``.trash/<run-id>/`` (:class:`Trash`).
 """
 
 from __future__ import annotations
@@ -463,8 +463,8 @@ def _invert(day: str) -> tuple:
 
 @dataclass
 class MergePlan:
-    """What :func:`plan_merge` would do: ``changes`` (:class:`store.Edit` and
-    :class:`store.Trash`, for ``cli.carry_out``), ``merged`` (one entry per
+    """What :func:`plan_merge` would do: ``changes`` (:class:`Edit` and
+    :class:`Trash`, for ``cli.carry_out``), ``merged`` (one entry per
     group: ``{"canonical", "members", "history", "aliases", "links"}``) and
     ``refused`` (``{"members", "reason"}``: groups not merged) and
     ``links`` (each rewritten link: ``{"path", "line", "old", "new"}``) and
@@ -892,7 +892,7 @@ def _member_notes(vault, paths: list[str]) -> tuple[list, str | None]:
     rewritten, or that the store would not replace (read-only, hard links):
     the merge would be half made, its links retargeted to a card that
     never got the merged text, or a member left beside it."""
-    from ..write.store import would_refuse
+    from ..write.confine import would_refuse
 
     notes = []
     for path in paths:
@@ -915,7 +915,7 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
     (``"conflicting identity key email"``; keys in ``ignored`` do not
     count).  Links in every other note that resolve to a merged member are
     rewritten in the same plan."""
-    from ..write import store
+    from ..write.changes import Edit, Trash
 
     settings = identity_settings(schema)
     card_paths = set(vault.cards(schema))
@@ -981,14 +981,14 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
         note = originals[canonical]
         after = by_path.pop(canonical).after if canonical in by_path else note.encode(texts[canonical])
         names = ", ".join(entry["members"])
-        plan.changes.append(store.Edit(canonical, note.data, after, f"merge {names}"))
+        plan.changes.append(Edit(canonical, note.data, after, f"merge {names}"))
     relinks = [by_path[path] for path in sorted(by_path) if path not in mapping]
     plan.changes.extend(relinks)
     linking = _linking_notes(vault, relinks, set(mapping))
     for path in sorted(mapping):
         # the member goes only once its text is in the canonical card and the links to it point there
         after = (mapping[path], *sorted(linking.get(path, ())))
-        plan.changes.append(store.Trash(path, originals[path].data, f"merged into {mapping[path]}", after))
+        plan.changes.append(Trash(path, originals[path].data, f"merged into {mapping[path]}", after))
     plan.links = [{"path": c.path, "line": c.line, "old": c.old, "new": c.new} for c in changes]
     for entry in plan.merged:  # History lines as written, their source links rewritten too
         for change in changes:
@@ -1058,9 +1058,9 @@ def groups_from_manifest(vault, data) -> tuple[list[Group], list[dict]]:
     bytes the manifest hashed: ``(groups, stale)``, ``stale`` as
     ``{"members", "reason"}``.  A member whose ``sha256`` is null or absent
     is taken as it is now.  Raises :class:`ManifestError` for a manifest of
-    another shape and :class:`store.PathError` for a path that leaves the
+    another shape and :class:`PathError` for a path that leaves the
     vault."""
-    from ..write import store
+    from ..write.confine import confine
 
     if not isinstance(data, dict) or data.get("format") != MANIFEST_FORMAT or not isinstance(data.get("groups"), list):
         raise ManifestError(f'not a dedup manifest: expected an object with "format": "{MANIFEST_FORMAT}" and "groups"')
@@ -1077,7 +1077,7 @@ def groups_from_manifest(vault, data) -> tuple[list[Group], list[dict]]:
         if not isinstance(canonical, str) or canonical not in paths:
             raise ManifestError(f'{where}: "canonical" must be the path of one of its members')
         for path in paths:
-            store.confine(vault.root, path)
+            confine(vault.root, path)
             if not path.endswith(".md"):
                 raise ManifestError(f"{where}: {path!r} is not a note (.md)")
         reason = None

@@ -486,10 +486,10 @@ def _connect(path: str) -> sqlite3.Connection:
 def _remove(root) -> None:
     """Discard a damaged index file and SQLite's files beside it (derived
     data, rebuilt next), through store."""
-    from ..write import store
+    from ..write import derived
 
     for suffix in SUFFIXES:
-        store.discard_derived(root, INDEX_NAME + suffix)
+        derived.discard_derived(root, INDEX_NAME + suffix)
 
 
 def _existing(root) -> str | None:
@@ -539,13 +539,13 @@ def unusable(root) -> str | None:
 
 
 def _index_path(root) -> str:
-    """Where the index lives, ``.graph/`` made if need be (:func:`store.derived_path`,
+    """Where the index lives, ``.graph/`` made if need be (:func:`derived.derived_path`,
     which refuses symlinks and a file in place of the folder)."""
     path = _existing(root)
     if path is None:
-        from ..write import store
+        from ..write import derived
 
-        path = str(store.derived_path(root, INDEX_NAME))
+        path = str(derived.derived_path(root, INDEX_NAME))
     return path
 
 
@@ -630,9 +630,9 @@ def _cannot_write(exc: Exception) -> bool:
     """Whether ``exc`` says the index file cannot be made, opened or written
     (a folder without write access, a file in place of ``.graph/``, a symlink
     refused by store, a lock held too long), not a bug."""
-    store = sys.modules.get(__package__.rsplit(".", 1)[0] + ".write.store")
+    confine = sys.modules.get(__package__.rsplit(".", 1)[0] + ".write.confine")  # loaded only if it was used
     return isinstance(exc, (OSError, sqlite3.OperationalError)) or (
-        store is not None and isinstance(exc, store.PathError)
+        confine is not None and isinstance(exc, confine.PathError)
     )
 
 

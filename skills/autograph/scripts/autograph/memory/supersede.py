@@ -166,11 +166,12 @@ def _allows_superseded(schema, props: dict) -> bool:
 
 
 def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
-    """``(edits, refused)``: the :class:`store.Edit` of every card to stamp
+    """``(edits, refused)``: the :class:`Edit` of every card to stamp
     or link (one edit per card), and ``{"path", "reason"}`` for cards left
     as they are."""
     from ..read import frontmatter as fm
-    from ..write import sections, store
+    from ..write import sections
+    from ..write.changes import Edit
 
     texts: dict[str, str] = {}
     refused: list[dict] = []
@@ -239,5 +240,5 @@ def plan(vault, schema, findings: Findings) -> tuple[list, list[dict]]:
         note = vault.note(path)
         after = note.encode(texts[path])
         if after != note.data:
-            edits.append(store.Edit(path, note.data, after, "supersede"))
+            edits.append(Edit(path, note.data, after, "supersede"))
     return edits, refused

@@ -389,11 +389,6 @@ class NoteIndex:
             return []  # a FIFO or device in its place is left alone
         return [(name, _chunks(head, rows))]
 
-    def save(self) -> None:  # TRANSITIONAL: callers move to derived.save_index(index)
-        from ..write.derived import save_index
-
-        save_index(self)
-
 
 def _chunks(head: dict, rows):
     """The cache file as pieces of UTF-8: ``head`` on the first line, then a

@@ -18,7 +18,7 @@ import re
 from ..read import frontmatter
 from ..read.text import printable
 from ..read.vault import Vault
-from ..write.store import Edit
+from ..write.changes import Edit
 from .model import Schema
 
 __all__ = ["created_date", "init_data", "plan_init", "skipped_lines"]

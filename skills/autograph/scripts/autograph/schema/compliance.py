@@ -3,7 +3,7 @@
 :func:`check` reads every note and returns a :class:`Report`: one
 :class:`Finding` per problem (rule, severity, file, 1-based line, message,
 and the fix when the schema allows one).  :func:`plan_fixes` turns the
-fixable findings into :class:`store.Edit` objects made of surgical
+fixable findings into :class:`Edit` objects made of surgical
 frontmatter edits only; nothing is written here.
 
 The rules (``RULES``) never guess: a status outside its type's list is
@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass, field
 from ..read import frontmatter
 from ..read.note import Note
 from ..read.vault import Vault
-from ..write.store import Edit
+from ..write.changes import Edit
 from .model import Schema
 
 __all__ = ["RULES", "Finding", "Report", "check", "check_note", "plan_fixes", "score"]
@@ -410,7 +410,7 @@ def check(vault: Vault, schema: Schema) -> Report:
 
 
 def plan_fixes(vault: Vault, report: Report) -> tuple[list[Edit], list[dict]]:
-    """One :class:`store.Edit` per note with fixable findings: each fix a
+    """One :class:`Edit` per note with fixable findings: each fix a
     surgical ``set_property`` on the text the previous fix left, so only the
     lines of the fixed keys change.
 

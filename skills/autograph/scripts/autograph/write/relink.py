@@ -510,7 +510,7 @@ def plan_retarget(
     An edit of a note that itself moves is keyed by its current (old) path:
     the caller who moves it applies that edit at the new path after the
     move.  Notes that are not UTF-8 are skipped (never rewritten).
-    Returns ``(edits, changes)``: ``list[store.Edit]`` in vault order and
+    Returns ``(edits, changes)``: ``list[Edit]`` in vault order and
     every :class:`Change`.
     """
     plan = plan_details(vault, mapping, keep_text, texts, index, after_resolver=after_resolver, settings=settings)
@@ -545,7 +545,7 @@ def plan_details(
     notes that must not be written (a templates folder): their links that
     need a rewrite are reported in ``left``, never edited."""
     from ..read.index import NoteIndex
-    from . import store
+    from .changes import Edit
 
     texts = texts or {}
     resolver = vault.resolver
@@ -573,7 +573,7 @@ def plan_details(
         after = note.encode(new_text)
         if after != note.data:
             why = f"{len(found)} link(s) retargeted" if found else "pending edit"
-            plan.edits.append(store.Edit(path, note.data, after, why))
+            plan.edits.append(Edit(path, note.data, after, why))
             plan.texts[path] = new_text
     return plan
 

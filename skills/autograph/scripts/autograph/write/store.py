@@ -46,15 +46,6 @@ from .rollback import plan_rollback
 
 __all__ = ["apply", "last_recovery", "recover", "sweep_temporary_files", "writer_lock"]
 
-# TRANSITIONAL (removed once every caller imports from the part that holds the name)
-from .changes import diff  # noqa: E402,F401
-from .confine import confine, would_refuse  # noqa: E402,F401
-from .derived import append_line, discard_derived, write_derived, write_derived_chunks, write_output  # noqa: E402,F401
-from .journal import PRUNE_INTERVAL, mark_run, prune_journals  # noqa: E402,F401
-from .lock import LOCK_NAME, LockBusy  # noqa: E402,F401
-from .merge import merge_note  # noqa: E402,F401
-from .replace import replace_file  # noqa: E402,F401
-
 # Old files kept open after their swap, to look for late writes once more at
 # the end of the run (bounded: a process may hold only so many descriptors).
 _WATCHED = 128
