@@ -782,7 +782,14 @@ def test_setting_one_key_changes_only_its_lines(doc, choice, value, bom):
         if target in doc.key_comments:
             first = written.split(doc.newline)[0]
             assert first.endswith(" " + doc.key_comments[target]), "the key line lost its comment"
-        if isinstance(value, list) and value and len(set(doc.list_indents)) == 1:
+        # "tags: [a, b]" stays a flow list, as the person wrote it (a list of one-line values)
+        first = doc.lines[doc.spans[target][0]] if target is not None else ""
+        was_flow = bool(before.get(target)) and first[len(doc.heads.get(target, "")) :].lstrip(" ").startswith("[")
+        one_line = isinstance(value, list) and value and not any(isinstance(v, str) and "\n" in v for v in value)
+        if was_flow and one_line:
+            assert written.count(doc.newline) == 1, "a flow list became block lines"
+            assert written[len(doc.heads[target]) :].lstrip(" ").startswith("["), "a flow list lost its brackets"
+        elif isinstance(value, list) and value and len(set(doc.list_indents)) == 1:
             # a new list follows the indentation of the file's block lists
             column = len(written) - len(written.lstrip(" ")) + doc.list_indents[0]
             # (the lines of a block scalar item are indented deeper, or empty)
