@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..read.text import printable
+from ..read.text import counts, printable
 
 __all__ = [
     "SCRIPTS",
@@ -332,7 +332,7 @@ def _share(value) -> str:
 def _tiers(tiers) -> str:
     if not isinstance(tiers, dict):
         return "n/a"
-    return " ".join(f"{k} {v}" for k, v in tiers.items())
+    return counts(tiers.items(), " ")
 
 
 def health_text(summary: dict) -> str:

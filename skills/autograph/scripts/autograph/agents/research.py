@@ -18,7 +18,7 @@ import unicodedata
 from collections import Counter
 
 from ..read import jsonfile
-from ..read.text import printable
+from ..read.text import counts, printable
 from ..schema.drafting import draft_schema
 from ..schema.model import validate
 from . import batches
@@ -366,10 +366,10 @@ def reduce_text(report: dict, max_types: int, written: str | None, output: str |
     kept and dropped, and what became of the draft: ``written`` is the path
     it was written to (None: not written), ``output`` the ``-o`` asked for
     (None: none; given but not written: a dry run)."""
-    kept = ", ".join(f"{k} {n}" for k, n in report["types"].items()) or "none"
+    kept = counts(report["types"].items()) or "none"
     lines = [f"{report['observations']} observations · {report['notes']} notes · types: {kept}"]
     if report["dropped_types"]:
-        dropped = ", ".join(f"{k} {n}" for k, n in report["dropped_types"].items())
+        dropped = counts(report["dropped_types"].items())
         lines.append(f"dropped (over --max-types {max_types}): {dropped}")
     if report["duplicates"]:
         lines.append(f"{report['duplicates']} notes observed more than once (the first observation counts)")

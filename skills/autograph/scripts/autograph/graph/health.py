@@ -36,7 +36,7 @@ from pathlib import Path
 from ..read import jsonfile
 from ..read.index import NoteIndex
 from ..read.linkgraph import Edge, build
-from ..read.text import printable
+from ..read.text import counts, printable
 from ..read.vault import GRAPH_DIR, Vault
 from ..schema.model import Schema
 from ..write import derived
@@ -368,7 +368,7 @@ def health_text(report: dict) -> str:
     if recall and recall["dated"]:
         lines.append(
             f"stale {report['stale_share']:.0%} of {recall['dated']} dated cards (> {recall['stale_days']:g} days)"
-            " · tiers " + ", ".join(f"{name} {n}" for name, n in report["tiers"].items())
+            " · tiers " + counts(report["tiers"].items())
         )
     sections = [
         ("Broken links", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_links"]]),

@@ -397,15 +397,28 @@ def _more(total: int, shown: int, what: str) -> str:
     return f'<p class="note">… {total - shown} more {what}</p>' if total > shown else ""
 
 
+# a chart's heading, and what its section says when there is nothing to draw yet (HTML)
+_NO_DATA = {
+    "trend": (
+        "Health score over time",
+        "No history yet: each <code>graph.py health</code> run adds a point to "
+        "<code>.graph/health-history.jsonl</code>.",
+    ),
+    "tiers": ("Tiers over time", "Decay has not run on this vault yet (no <code>.graph/decay-history.jsonl</code>)."),
+}
+
+
+def _without_data(section: str) -> str:
+    """A chart's section when there is nothing to draw yet: its heading and why."""
+    title, note = _NO_DATA[section]
+    return f'<section id="{section}"><h2>{title}</h2><p class="note">{note}</p></section>'
+
+
 def _trend(data: dict) -> str:
     history = data["history"]
-    out = ['<section id="trend"><h2>Health score over time</h2>']
     if not history:
-        out.append(
-            '<p class="note">No history yet: each <code>graph.py health</code> run adds a point to '
-            "<code>.graph/health-history.jsonl</code>.</p></section>"
-        )
-        return "".join(out)
+        return _without_data("trend")
+    out = ['<section id="trend"><h2>Health score over time</h2>']
     scores = [float(entry["score"]) for entry in history]
     lo = max(0.0, math.floor((min(scores) - 2) / 10) * 10)
     hi = 100.0 if max(scores) <= 100 else math.ceil(max(scores) / 10) * 10
@@ -454,13 +467,9 @@ def _tier_names(decay: list[dict]) -> list[str]:
 
 def _tiers(data: dict) -> str:
     decay = data["decay"]
-    out = ['<section id="tiers"><h2>Tiers over time</h2>']
     if not decay:
-        out.append(
-            '<p class="note">Decay has not run on this vault yet '
-            "(no <code>.graph/decay-history.jsonl</code>).</p></section>"
-        )
-        return "".join(out)
+        return _without_data("tiers")
+    out = ['<section id="tiers"><h2>Tiers over time</h2>']
     names = _tier_names(decay)
     rows = [[float(entry["tiers"].get(name, 0)) for name in names] for entry in decay]
     labels = [_day(str(entry["time"])) if entry["time"] else f"run {i + 1}" for i, entry in enumerate(decay)]

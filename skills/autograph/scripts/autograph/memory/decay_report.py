@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 from collections import Counter
 
+from ..read.text import counts as counted
 from ..read.text import plural, printable
 from .decay import CardCache, Plan, Reading, Settings, creative, read_cards, stats
 
@@ -40,7 +41,7 @@ def skipped_lines(skipped: list[dict]) -> list[str]:
     if not skipped:
         return []
     counts = Counter(item["reason"] for item in skipped)
-    lines = ["skipped: " + ", ".join(f"{reason} {n}" for reason, n in counts.most_common())]
+    lines = ["skipped: " + counted(counts.most_common())]
     for item in skipped[:SHOWN]:
         lines.append(f"  {printable(item['path'])}: {item['reason']}: {printable(item['detail'])}")
     if len(skipped) > SHOWN:
@@ -76,7 +77,7 @@ def decay_lines(data: dict) -> list[str]:
     """The head of the human report of :func:`decay_data`'s ``data``: the
     cards per tier, the tier changes and the relevance keys removed.  The
     edits and the skipped cards (:func:`skipped_lines`) follow it."""
-    tiers = " · ".join(f"{name} {n}" for name, n in data["tiers"].items())
+    tiers = counted(data["tiers"].items(), " · ")
     lines = [f"decay {data['today']}: {plural(data['cards'], 'card')} · {tiers}"]
     if data["transitions"]:
         changes = ", ".join(f"{k.replace('->', ' -> ')} {n}" for k, n in data["transitions"].items())
@@ -209,5 +210,5 @@ def stats_lines(data: dict) -> list[str]:
     if len(data["by_type"]) > 1:
         lines.append("by type:")
         for kind, tiers in data["by_type"].items():
-            lines.append(f"  {printable(kind)}: " + ", ".join(f"{t} {n}" for t, n in tiers.items() if n))
+            lines.append(f"  {printable(kind)}: " + counted((t, n) for t, n in tiers.items() if n))
     return lines

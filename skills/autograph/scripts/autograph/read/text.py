@@ -5,14 +5,14 @@ file name must not drive the terminal that lists it, and a line break in a
 name must not start a new line of a report.  The command-line reports
 (:func:`cli.printable`) and the HTML report's text (:func:`svg.esc`) show
 them through this one rule (:func:`printable`).  :func:`plural` words a
-count the same way in every report.
+count the same way in every report, :func:`counts` a tally.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["plural", "printable"]
+__all__ = ["counts", "plural", "printable"]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]|[\ud800-\udfff]")
 
@@ -33,3 +33,10 @@ def plural(count: int, word: str) -> str:
     """``"1 link"``, ``"2 links"``, ``"0 links"``: ``word`` with an ``s``
     unless ``count`` is 1 (every word the reports count takes an ``s``)."""
     return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def counts(pairs, sep: str = ", ") -> str:
+    """A tally as the reports show one: ``"active 3, warm 2"``, each name
+    with its count, in the order of ``pairs`` (a mapping's items, or
+    ``(name, count)`` pairs such as ``Counter.most_common()``)."""
+    return sep.join(f"{name} {n}" for name, n in pairs)

@@ -176,21 +176,46 @@ def _renameat2():
     return _exchange_fn
 
 
+_UNSUPPORTED = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP)  # the file system cannot
+_RENAME_NOREPLACE = 1
+
+
+def _rename_at2(a: str, b: str, flags: int) -> int | None:
+    """``renameat2(a, b, flags)``: 0 when it was done, else its ``errno``;
+    None where the system has no ``renameat2``."""
+    if not _renameat2():
+        return None
+    import ctypes
+
+    at_fdcwd = -100
+    if _exchange_fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), flags) == 0:
+        return 0
+    return ctypes.get_errno()
+
+
 def _exchange(a: str, b: str) -> bool:
     """Swap the files at ``a`` and ``b`` atomically (Linux ``renameat2``
     with ``RENAME_EXCHANGE``).  False when the system or file system cannot;
     the caller then uses ``os.replace``."""
-    if not _renameat2():
+    err = _rename_at2(a, b, _RENAME_EXCHANGE)
+    if err is None or err in _UNSUPPORTED:
         return False
-    import ctypes
+    if err:
+        raise OSError(err, os.strerror(err), b)
+    return True
 
-    at_fdcwd = -100
-    if _exchange_fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
+
+def rename_noreplace(a: str, b: str) -> bool:
+    """``renameat2(RENAME_NOREPLACE)``: rename unless ``b`` exists (then
+    :class:`Conflict`); False when the system cannot."""
+    err = _rename_at2(a, b, _RENAME_NOREPLACE)
+    if err == errno.EEXIST:
+        raise Conflict(f"{b} exists; autograph never moves a file over another")
+    if err is None or err in _UNSUPPORTED:
         return False
-    raise OSError(err, os.strerror(err), b)
+    if err:
+        raise OSError(err, os.strerror(err), a)
+    return True
 
 
 @dataclass
@@ -510,24 +535,3 @@ def _finish(swap: Swap | None) -> None:
         late = look_again(swap)
         if late is not None:
             raise late
-
-
-_RENAME_NOREPLACE = 1
-
-
-def rename_noreplace(a: str, b: str) -> bool:
-    """``renameat2(RENAME_NOREPLACE)``: rename unless ``b`` exists (then
-    FileExistsError); False when the system cannot."""
-    if not _renameat2():
-        return False
-    import ctypes
-
-    at_fdcwd = -100
-    if _exchange_fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_NOREPLACE) == 0:
-        return True
-    err = ctypes.get_errno()
-    if err == errno.EEXIST:
-        raise Conflict(f"{b} exists; autograph never moves a file over another")
-    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
-        return False
-    raise OSError(err, os.strerror(err), a)
