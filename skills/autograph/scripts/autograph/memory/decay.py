@@ -1,4 +1,4 @@
-"""Relevance and tiers: the decay maths, dates and ages, and the plans of
+"""Relevance and tiers: the decay maths, ages, and the plans of
 ``engine.py decay``, ``touch``, ``creative`` and ``stats``.
 
 The formula is the earlier autograph project's (``calc_relevance`` and
@@ -27,8 +27,8 @@ Dates (:func:`last_access`): the last access is ``last_accessed``, else
 ``updated``, else ``created`` (the first of them that holds a value).  A
 value may be a date (``2024-05-01``), a date-time without an offset (the
 vault's wall-clock time), a date-time with an offset or ``Z`` (an instant),
-or an integer of epoch seconds (10 digits) or milliseconds (13 digits).
-Ages are whole calendar days in the vault's time zone (``schema.timezone``,
+or an integer of epoch seconds (10 digits) or milliseconds (13 digits),
+read by :mod:`dates` (read/dates.py).  Ages are whole calendar days in the vault's time zone (``schema.timezone``,
 else the machine's): the local date of "now" minus the local date of the
 value, never a division of a time span by 86,400 seconds (BR-32, BR-34).
 A value that is none of these (a template placeholder, ``soon``, another

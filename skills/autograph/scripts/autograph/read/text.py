@@ -1,4 +1,4 @@
-"""Text shown to a person: escapes for what a terminal would act on, plurals.
+"""Text shown to a person: escapes for what a terminal would act on, plurals, tallies.
 
 Note names, property values and a model's answers are data: an ESC in a
 file name must not drive the terminal that lists it, and a line break in a

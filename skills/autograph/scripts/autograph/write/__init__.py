@@ -1,9 +1,11 @@
 """write/: every write autograph makes, and taking one back.
 
-The store (the only writer of notes: the writer lock, confinement, the
-atomic change-checked replace, the merge of another writer's edit, derived
-and output files), the journal, crash recovery and undo planning, body
-sections, and the one link rewriter.
+Confinement and refusals (confine), the atomic replace (replace), the merge
+of another writer's edit (merge), the changes a plan is made of (changes),
+derived and output files (derived), the writer lock (lock), the journal,
+a run taken back file by file (rollback) and undo, the store (the only
+writer of notes: a plan carried out as one journaled run), body sections,
+and the one link rewriter (relink).
 
 May import read/.
 """
