@@ -14,7 +14,7 @@ and the same on the example vault shipped in ``examples/vault`` and on a
 generated vault of people cards with known duplicates
 (``tests/helpers/people_vault``, 320 people, seed 7: dedup has groups to
 merge there).  Every answer, with the temporary folder's path replaced by
-``<VAULT>``, goes to one JSON file.  ``--compare OLD.json`` then diffs a new run
+``<VAULT>`` and today's date with ``<TODAY>``, goes to one JSON file.  ``--compare OLD.json`` then diffs a new run
 against a file saved before the change and exits 1 on any difference.
 
 Usage:
@@ -35,12 +35,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = REPO / "skills" / "autograph" / "scripts"
 CORPORA = Path(os.environ.get("AUTOGRAPH_SHARED", REPO.parent / "shared")) / "corpora"
 
+TODAY = time.strftime("%Y-%m-%d")  # the machine's date, as the scripts take it without a schema timezone
 QUERIES = [
     "obsidian plugin",
     "tasks due date",
@@ -74,7 +76,8 @@ def answer(script: str, args: list[str], vault: Path, cwd: Path) -> dict:
         cwd=cwd,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
     )
-    out = proc.stdout.replace(str(vault), "<VAULT>")
+    # the vault's path and today's date (reports and History lines carry it) differ between runs
+    out = proc.stdout.replace(str(vault), "<VAULT>").replace(TODAY, "<TODAY>")
     try:
         parsed = json.loads(out)
     except json.JSONDecodeError:

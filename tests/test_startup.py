@@ -155,4 +155,5 @@ def test_an_argument_that_is_not_utf8_is_refused_before_anything_else(tmp_path, 
     assert proc.returncode == 2, proc.stderr
     assert "not valid UTF-8" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / ".graph").exists()
-    assert heavy(modules) == []
+    # the argument is shown through the one printable rule, read/text.py (re alone)
+    assert heavy(modules - {"autograph.read", "autograph.read.text"}) == []

@@ -395,9 +395,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         # anything is read or journaled, since no note can hold them; a path that exists (a
         # vault folder whose name is not UTF-8) is the one such word that means something
         if re.search(r"[\ud800-\udfff]", word) and not os.path.lexists(word):
-            # shown as the bytes given (a bytes repr escapes every byte a terminal could act on)
-            shown = repr(os.fsencode(word))[2:-1]
-            print(f"{parser.prog}: error: argument {number} is not valid UTF-8: {shown}", file=sys.stderr)
+            print(f"{parser.prog}: error: argument {number} is not valid UTF-8: {printable(word)}", file=sys.stderr)
             return EXIT_USAGE
     args, extra = parser.parse_known_args(argv)
     command = getattr(args, "_parser", parser)

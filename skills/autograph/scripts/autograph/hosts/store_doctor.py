@@ -6,7 +6,7 @@ fact, each with frontmatter ``name``, ``description``, ``type`` (``user``,
 ``feedback``, ``project``, ``reference`` by default), ``created`` and
 ``updated``.  Retired notes live in ``archive/`` and need no pointer.  Where
 the store is and which types it has come from the schema's ``memory`` key
-(:attr:`schema.Schema.memory`).  A folder is a store when it holds the index
+(:attr:`model.Schema.memory`).  A folder is a store when it holds the index
 (any letter case, or a symlink named like it) or, without one, when at least
 half of its live notes (and at least one) carry memory frontmatter: a
 ``name``, a ``description`` and a ``type`` of the store's types.

@@ -861,7 +861,7 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
     superseded``, or a ``superseded_by`` naming another card: a cycle or a
     chain would leave no current card; ``matches`` names it and what
     supersedes it); ``not-supersedable`` when the card's type cannot be
-    superseded (:meth:`schema.Schema.supersedable`: ``supersedable: false``,
+    superseded (:meth:`model.Schema.supersedable`: ``supersedable: false``,
     or a status list without ``superseded``)."""
     from .retirement import successor
 

@@ -114,7 +114,7 @@ class Settings:
 
 
 def identity_settings(schema) -> Settings:
-    """:class:`Settings` of ``schema`` (a :class:`schema.Schema`), with the
+    """:class:`Settings` of ``schema`` (a :class:`model.Schema`), with the
     defaults documented in the module docstring."""
     section = schema.section("identity")
     return Settings(

@@ -12,10 +12,10 @@ stamps them: all by this one rule.
 
 from __future__ import annotations
 
-__all__ = ["retired", "successor"]
+__all__ = ["no_successor", "retired", "successor"]
 
 
-def _no_successor(value) -> bool:
+def no_successor(value) -> bool:
     """A ``superseded_by`` that says "nobody": empty, ``null``, ``false`` or
     one of :data:`identity.DEFAULT_IGNORE` (``n/a``, ``-``, ``none``, ...)."""
     from ..read.identity import DEFAULT_IGNORE
@@ -23,7 +23,7 @@ def _no_successor(value) -> bool:
     if value is None or value is False or value == [] or value == {}:
         return True
     if isinstance(value, list):
-        return all(_no_successor(item) for item in value)
+        return all(no_successor(item) for item in value)
     return isinstance(value, str) and value.strip().lower() in DEFAULT_IGNORE
 
 

@@ -35,7 +35,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from . import dedup
-from .retirement import _no_successor, successor
+from .retirement import no_successor, successor
 
 __all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan"]
 
@@ -148,7 +148,7 @@ def find(vault, schema, report: dedup.Report | None = None) -> Findings:
         props = note.properties
         key = dedup.find_key(props, "superseded_by")
         by = props.get(key) if key is not None else None
-        if _no_successor(by):
+        if no_successor(by):
             continue
         status = props.get("status")
         if successor(vault, card_set, path, by) is None:

@@ -111,7 +111,7 @@ def open_regular(path: str | os.PathLike) -> int:
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(21, "Is a directory", os.fspath(path))
         if not stat.S_ISREG(mode):
-            from ..read.jsonfile import file_kind  # only here: the guard hook imports caps alone
+            from .jsonfile import file_kind  # only here: the guard hook imports no more than it needs
 
             raise NotRegular(f"is {file_kind(mode)}, not a regular file")
     except BaseException:

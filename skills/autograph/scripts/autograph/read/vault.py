@@ -271,7 +271,7 @@ class Vault:
         Maps of Content written by ``moc.py generate`` are not cards either
         (:func:`generated.generated_paths`: they are rewritten whole, so a field
         written into one would not last, and they are hubs).
-        ``schema`` is a :class:`schema.Schema` (None: templates only).
+        ``schema`` is a :class:`model.Schema` (None: templates only).
         """
         folders = self._frozen_folders(schema)
         if schema is None:

@@ -4,7 +4,7 @@ The draft states what the vault already does, never what it might mean: it
 invents no types (only explicit ``type`` values become node types), maps no
 value to a merely similar one (only spellings that differ in letter case or
 spacing are folded: ``Active`` -> ``active``), and leaves every description
-for a person to write.  It always validates (:func:`schema.validate`).
+for a person to write.  It always validates (:func:`model.validate`).
 """
 
 from __future__ import annotations

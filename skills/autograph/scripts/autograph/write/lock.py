@@ -4,8 +4,8 @@
 ends, however it ends.  The lock file also holds the holder's state as
 JSON (``running`` with pid, command and start; ``done`` when it ended), so
 the next holder knows when the previous one was killed mid-run
-(:func:`hold` yields True then) and the store rolls that run back first
-(:func:`store.writer_lock`).  Re-entrant within one process.  The store
+(:func:`hold` tells its ``taken`` callback) and the store rolls that run
+back first (:func:`store.writer_lock`).  Re-entrant within one process.  The store
 registers each run it begins (:data:`open_runs`): a run that stopped on an
 exception leaves the state ``running``, for the next writer to roll back.
 """
@@ -38,17 +38,19 @@ _lock_files: dict[str, tuple[int, Path]] = {}  # real vault path -> (locked desc
 
 
 @contextlib.contextmanager
-def hold(root: Path, wait: float = 0.0, command: str = ""):
+def hold(root: Path, wait: float = 0.0, command: str = "", taken=None):
     """Hold the vault's one writer lock: ``flock`` on ``.graph/writer.lock``.
 
     Waits up to ``wait`` seconds for another run to finish, then raises
-    :class:`LockBusy` naming that run.  Yields True when this process took
-    the lock from a holder that did not finish (killed mid-run: its run is
-    to be rolled back before anything else), False when it took it from one
-    that did, None when this process already held it (re-entrant).  Raises
-    OSError when ``.graph/`` cannot be created (a read-only vault: reading
-    commands still work without it).  Use :func:`store.writer_lock`, which
-    rolls a killed run back; only the store holds the lock bare.
+    :class:`LockBusy` naming that run.  Re-entrant within one process.
+    ``taken(killed)`` is called when this process takes the lock (not when
+    it already holds it), before this holder's state is written: ``killed``
+    is True when the previous holder did not finish (killed mid-run), so its
+    run can be rolled back first; a kill during that leaves the lock as the
+    killed holder left it, for the next writer.  Raises OSError when
+    ``.graph/`` cannot be created (a read-only vault: reading commands still
+    work without it).  Use :func:`store.writer_lock`, which rolls a killed
+    run back; only the store holds the lock bare.
     """
     import fcntl  # writers only; POSIX
 
@@ -56,7 +58,7 @@ def hold(root: Path, wait: float = 0.0, command: str = ""):
     if key in _held:
         _held[key] += 1
         try:
-            yield None
+            yield
         finally:
             _held[key] -= 1
         return
@@ -81,10 +83,10 @@ def hold(root: Path, wait: float = 0.0, command: str = ""):
         _held[key] = 1
         _lock_files[key] = (fd, lock_path)
         try:
-            # "running" is ours before the roll-back the caller does: killed during it, this
-            # holder leaves the lock as the killed one did, for the next writer to roll back
+            if taken is not None:
+                taken(previous.get("state") == "running")  # "running": its holder was killed
             _write_state(fd, {"state": "running", "pid": os.getpid(), "command": command, "since": utc_now()})
-            yield previous.get("state") == "running"  # its holder was killed
+            yield
         finally:
             del _held[key]
             del _lock_files[key]

@@ -33,7 +33,7 @@ from pathlib import Path
 from .changes import Edit, Move, Trash
 from .journal import Change, Run, digest
 
-__all__ = ["plan_rollback"]
+__all__ = ["named_path", "plan_rollback"]
 
 
 def plan_rollback(root: Path, run: Run) -> tuple[list, list[dict]]:
@@ -75,7 +75,7 @@ def plan_rollback(root: Path, run: Run) -> tuple[list, list[dict]]:
         # merge into the card that kept its text) would leave that text nowhere
         names = ", ".join(f"{c.path} (was at {c.to})" for c in lost)
         why = f"not undone: {names} went away since the run (.trash/ emptied?), so nothing of the run is undone"
-        conflicts += [{"path": _named(step), "error": why} for step in changes]
+        conflicts += [{"path": named_path(step), "error": why} for step in changes]
         return [], conflicts
     return changes, conflicts
 
@@ -88,7 +88,7 @@ def _read(root: Path, path: str) -> bytes | None:
         return handle.read()
 
 
-def _named(step) -> str:
+def named_path(step) -> str:
     """The path a person knows a planned step's file by: where a moved or
     trashed file would go back, not where it is now (``.trash/...``)."""
     return step.to if isinstance(step, Move) else step.path

@@ -81,14 +81,16 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
     and its run is rolled back first (:func:`recover`); what that did is in
     :data:`last_recovery`.  Raises OSError when ``.graph/`` cannot be
     created (a read-only vault: reading commands still work without it)."""
-    with lock.hold(root, wait, command) as died:
-        if died is not None:
-            last_recovery.clear()
-        if died:
+
+    def taken(killed: bool) -> None:
+        last_recovery.clear()
+        if killed:
             kept = sweep_temporary_files(root)
             last_recovery.extend(recover(root))
             if kept:
                 last_recovery.append(("", Result("", conflicts=kept)))
+
+    with lock.hold(root, wait, command, taken):
         yield
 
 

@@ -24,7 +24,7 @@ from . import journal
 from .changes import Edit
 from .confine import would_refuse
 from .journal import Change, Run, digest
-from .rollback import _named, plan_rollback
+from .rollback import named_path, plan_rollback
 
 __all__ = [
     "NoSuchRun",
@@ -73,7 +73,7 @@ def plan_undo(root: Path, run: Run, partial: bool = False) -> tuple[list, list[d
             f"not undone: {names} cannot go back, and the run created, moved or trashed files, so nothing of it "
             "is undone (a part would leave links to a stale copy or to nothing)"
         )
-        conflicts += [{"path": _named(step), "error": why} for step in changes]
+        conflicts += [{"path": named_path(step), "error": why} for step in changes]
         return [], conflicts
     return changes, conflicts
 
