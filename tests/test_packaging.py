@@ -327,3 +327,21 @@ def test_llms_txt_documents_every_script_and_the_command():
     missing = [p.name for p in ALL_SCRIPTS if not any(name.startswith(p.name) for name in names)]
     assert not missing, f"llms.txt names no documentation for: {missing}"
     assert "commands/research.md" in urls and "skills/autograph/SKILL.md" in urls
+
+
+@pytest.mark.parametrize("path", ["skills/autograph/SKILL.md", "commands/research.md"])
+def test_a_description_is_read_whole_by_every_yaml_reader(path):
+    """A plain scalar ends at " #" (a YAML comment): SKILL.md's description,
+    "... old values to ## History ...", was read as 276 of its characters by
+    PyYAML, the skills installer, Claude Code and autograph alike.  The
+    value each reader gets is the whole text written after the key."""
+    import yaml
+    from autograph.read import frontmatter
+
+    text = (REPO / path).read_text(encoding="utf-8")
+    line = next(x for x in text.split("---\n", 2)[1].splitlines() if x.startswith("description: "))
+    written = line[len("description: ") :]
+    if written[:1] in "\"'" and written[-1:] == written[:1]:
+        written = written[1:-1]
+    assert yaml.safe_load(text.split("---\n", 2)[1])["description"] == written
+    assert frontmatter.parse(text).properties["description"] == written
