@@ -45,6 +45,9 @@ def _bytecode_cache_outside_the_repository() -> None:
 
 
 _bytecode_cache_outside_the_repository()
+# A vault named in the person's shell must not become every test's vault: the
+# tests that mean AUTOGRAPH_VAULT set it themselves.
+os.environ.pop("AUTOGRAPH_VAULT", None)
 
 
 def require(path: Path) -> Path:

@@ -402,7 +402,7 @@ def test_a_trash_out_of_the_vault_raises_before_any_write(tmp_path):
             apply(root, changes, command="test")
         assert (root / "keep.md").read_bytes() == b"k\n" and (root / "gone.md").read_bytes() == b"g\n"
         assert journal.runs(root / ".graph") == []
-        assert json.loads((root / ".graph" / "writer.lock").read_text())["state"] == "done"
+        assert not (root / ".graph").exists()  # refused before a write: not even the lock it took stays
 
 
 def test_a_run_stopped_by_an_exception_is_rolled_back_by_the_next_writer(tmp_path):
@@ -453,12 +453,12 @@ def test_undo_changes_nothing_when_a_trashed_file_is_gone(tmp_path):
 
 
 def test_an_unknown_run_is_a_usage_error_that_leaves_no_graph_folder(tmp_path):
-    """'undo.py undo VAULT' (the run left out) takes VAULT for the run and
-    the current folder for the vault: exit 2, and no .graph/ made there."""
+    """'undo.py undo VAULT' (the run left out): a folder is no run id, so
+    exit 2 pointing at --vault, and no .graph/ made anywhere."""
     folder = tmp_path / "not a vault"
     folder.mkdir()
     proc = subprocess.run(
         [sys.executable, str(UNDO), "undo", str(tmp_path)], capture_output=True, text=True, cwd=folder, timeout=60
     )
-    assert proc.returncode == 2 and "no run" in proc.stderr
-    assert list(folder.iterdir()) == []
+    assert proc.returncode == 2 and "is a folder; to name the vault give --vault" in proc.stderr
+    assert list(folder.iterdir()) == [] and not (tmp_path / ".graph").exists()

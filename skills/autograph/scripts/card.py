@@ -71,9 +71,7 @@ NOTE_HELP = "the card: a path, or a name that fits one note (resolved like a wik
 
 
 def _common(p) -> None:
-    p.add_argument(
-        "--vault", default=".", type=cli.vault_folder, help="the vault's folder (default: the current folder)"
-    )
+    cli.add_vault(p, positional=False, notes=("note", "others", "by"))
     cli.add_common(p, vault=False, dry_run_help="write nothing: show what would change")
     cli.add_writes(p, changes_people_text=False, wait=10.0)
     p.add_argument("--diff", action="store_true", help="show each change as a unified diff")

@@ -94,22 +94,24 @@ def cmd_check(args) -> int:
     from autograph.read import size
     from autograph.schema.model import load_schema
 
-    target = Path(args.target)
+    named = args.target if args.target is not None else args.vault
+    target = Path(named)
     if not target.exists():
-        raise cli.UsageError(f"{args.target}: no such file or folder; give the index (MEMORY.md) or a vault's folder")
+        raise cli.UsageError(f"{named}: no such file or folder; give the index (MEMORY.md) or a vault's folder")
     if target.is_dir():
         schema = load_schema(target, args.schema)
         found = store_doctor.index_files(target, schema.index_files, schema.memory)
         if not found:
             looked = ", ".join(schema.index_files)
             raise cli.UsageError(
-                f"no index in {args.target} (looked for {looked} and the memory store's index); "
+                f"no index in {named} (looked for {looked} and the memory store's index); "
                 f'give the index file\'s path, or list it in schema.json "index.files"'
             )
         files = [(name, target / name) for name in found]
     else:
-        schema = load_schema(target.parent, args.schema)
-        files = [(args.target, target)]
+        # the caps of the vault that holds the index (found upward from it), else of its folder
+        schema = load_schema(Path(args.vault) if args.vault is not None else target.parent, args.schema)
+        files = [(named, target)]
     cli.warn(schema.warnings)
     try:
         limits, _ = caps.caps_from(schema.section("index"))
@@ -144,11 +146,11 @@ def build_parser():
     parser.add_argument(
         "target",
         nargs="?",
-        default=".",
         metavar="INDEX|VAULT",
         type=cli.vault_folder,
-        help="the index file, or a folder whose indexes to check (default: the current folder)",
+        help="the index file, or a folder whose indexes to check (default: the vault, as --vault)",
     )
+    cli.add_vault_or_path(parser, "target")
     cli.add_common(parser, vault=False, dry_run_help="accepted for symmetry; check.py never writes")
     parser.set_defaults(func=cmd_check)
     return parser

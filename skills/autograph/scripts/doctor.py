@@ -148,9 +148,10 @@ def cmd_doctor(args) -> int:
     from autograph.hosts import caps, store_doctor
     from autograph.schema.model import DEFAULTS, load_schema
 
-    folder = Path(args.store)
+    named = args.store if args.store is not None else args.vault
+    folder = Path(named)
     if not folder.is_dir():
-        raise cli.UsageError(f"{args.store}: not a folder; give the memory store's folder (or a vault holding one)")
+        raise cli.UsageError(f"{named}: not a folder; give the memory store's folder (or a vault holding one)")
     schema = load_schema(folder, args.schema)
     cli.warn(schema.warnings)
     settings = schema.memory
@@ -184,11 +185,11 @@ def build_parser():
     parser.add_argument(
         "store",
         nargs="?",
-        default=".",
         metavar="STORE",
         type=cli.vault_folder,
-        help="the store's folder, or a vault holding one (default: the current folder)",
+        help="the store's folder, or a vault holding one (default: the vault, as --vault)",
     )
+    cli.add_vault_or_path(parser, "store")
     cli.add_common(parser, vault=False, dry_run_help="accepted for symmetry; doctor.py never writes")
     parser.set_defaults(func=cmd_doctor)
     return parser

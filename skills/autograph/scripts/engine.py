@@ -379,9 +379,7 @@ def build_parser():
         TOUCH_EPILOG,
     )
     p.add_argument("notes", nargs="+", metavar="NOTE", help="a note's path or name (resolved like a wikilink)")
-    p.add_argument(
-        "--vault", default=".", type=cli.vault_folder, help="the vault's folder (default: the current folder)"
-    )
+    cli.add_vault(p, positional=False, notes=("notes",))
     cli.add_common(p, vault=False, dry_run_help="write nothing: show what would change")
     cli.add_writes(p, changes_people_text=False)
     _add_when(p)

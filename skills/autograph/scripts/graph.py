@@ -438,7 +438,7 @@ def build_parser():
         "List every link from another note that resolves to NOTE.",
         BACKLINKS_EPILOG,
     )
-    cli.add_vault(p)
+    cli.add_vault(p, notes=("note",))
     p.add_argument("note", metavar="NOTE", help="a note's vault path, file path or name (as in a wikilink)")
     cli.add_common(p, vault=False)
     p.set_defaults(func=cmd_backlinks)
@@ -492,7 +492,7 @@ def build_parser():
         "so that it still does, keeping each link's form, alias, heading and block.",
         MV_EPILOG,
     )
-    cli.add_vault(p)
+    cli.add_vault(p, notes=("old", "new"))
     p.add_argument("old", metavar="OLD", help="the file or folder to move (a path)")
     p.add_argument("new", metavar="NEW", help="its new path, or a folder to move it into")
     cli.add_common(p, vault=False, dry_run_help="write nothing, even with --apply (the default already writes nothing)")

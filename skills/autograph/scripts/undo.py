@@ -204,12 +204,12 @@ def build_parser():
     p.set_defaults(func=cmd_list)
 
     p = cli.subparser(commands, "show", "what one run changed", "Show what one run changed.", SHOW_EPILOG)
-    p.add_argument("run", metavar="RUN", help='a run id, or "last"')
+    p.add_argument("run", metavar="RUN", type=cli.word, help='a run id, or "last"')
     cli.add_common(p, schema=False, dry_run_help="changes nothing (show only reads)")
     p.set_defaults(func=cmd_show)
 
     p = cli.subparser(commands, "undo", "take a run back", "Take one run back.", UNDO_EPILOG)
-    p.add_argument("run", metavar="RUN", help='a run id, or "last"')
+    p.add_argument("run", metavar="RUN", type=cli.word, help='a run id, or "last"')
     cli.add_common(p, schema=False, dry_run_help="write nothing, even with --apply")
     cli.add_writes(p, changes_people_text=True)
     p.add_argument("--diff", action="store_true", help="show each change as a unified diff")

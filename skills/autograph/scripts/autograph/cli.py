@@ -32,6 +32,7 @@ __all__ = [
     "add_common",
     "add_quiet",
     "add_vault",
+    "add_vault_or_path",
     "add_writes",
     "carry_out",
     "EXIT_CRASH",
@@ -41,6 +42,7 @@ __all__ = [
     "EXIT_SKIPPED",
     "EXIT_USAGE",
     "load",
+    "locate",
     "make_parser",
     "outcome_code",
     "outcome_of",
@@ -58,6 +60,7 @@ __all__ = [
     "UsageError",
     "vault_folder",
     "warn",
+    "word",
     "writes",
     "writing",
 ]
@@ -99,6 +102,21 @@ def vault_folder(text: str) -> str:
     return text
 
 
+def word(text: str) -> str:
+    """argparse type for a positional word that is not a path (a query
+    word, a run id): one that names a folder as a path (``~/vault``,
+    ``./notes``, ``..``), or a folder that is a vault, is refused, since
+    the person meant ``--vault`` (``search.py dana ~/vault`` searched the
+    current folder for "dana /home/u/vault")."""
+    from .read import location
+
+    folder = os.path.expanduser(text)
+    as_path = os.sep in text or "/" in text or text.startswith("~") or text in (".", "..")
+    if text.strip() and os.path.isdir(folder) and (as_path or location.is_vault(folder)):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; to name the vault give --vault {text}")
+    return text
+
+
 def score_value(text: str, top: float = 100.0) -> float:
     """argparse type for a threshold: a number from 0 to ``top`` (a score
     0-100, or a share 0-1)."""
@@ -125,15 +143,34 @@ def today_value(text: str):
     return value
 
 
-def add_vault(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "vault",
-        nargs="?",
-        default=".",
-        metavar="VAULT",
-        type=vault_folder,
-        help="the vault's folder (default: the current folder)",
-    )
+VAULT_HELP = (
+    "the vault's folder.  Default: $AUTOGRAPH_VAULT, else the nearest folder holding .obsidian/, "
+    "schema.json or .graph/, upward from the first note path given or from the current folder; "
+    "else, for a command that only reads, the current folder (with a notice, writing nothing there)"
+)
+
+
+def add_vault(parser: argparse.ArgumentParser, positional: bool = True, notes: tuple[str, ...] = ()) -> None:
+    """Name the vault as every command does (DESIGN 3): ``--vault V``, and
+    the positional ``[VAULT]`` when ``positional`` (the two must agree).
+    ``notes`` are the destinations of the arguments that hold note paths:
+    the first that names a file or folder on disk is where discovery
+    starts.  :func:`run` sets ``args.vault`` before the command runs."""
+    if positional:
+        parser.add_argument(
+            "vault", nargs="?", default=None, metavar="VAULT", type=vault_folder, help="the vault's folder (as --vault)"
+        )
+    parser.add_argument("--vault", dest="vault_option", metavar="VAULT", type=vault_folder, help=VAULT_HELP)
+    parser.set_defaults(_vault_from="vault" if positional else None, _notes=tuple(notes))
+
+
+def add_vault_or_path(parser: argparse.ArgumentParser, dest: str) -> None:
+    """``--vault V`` for a command whose positional ``dest`` is a file or a
+    folder (check.py's INDEX|VAULT, doctor.py's STORE): given a folder, it
+    names the vault (and must lie in ``--vault`` when both are given);
+    given a file, discovery starts from it."""
+    parser.add_argument("--vault", dest="vault_option", metavar="VAULT", type=vault_folder, help=VAULT_HELP)
+    parser.set_defaults(_vault_from=dest, _notes=(dest,))
 
 
 def add_common(
@@ -251,7 +288,10 @@ def add_writes(parser: argparse.ArgumentParser, changes_people_text: bool, wait:
     ``changes_people_text``: the command adds to or changes what a person
     wrote, so it is a dry run unless ``--apply``; otherwise it maintains
     fields autograph owns and writes unless ``--dry-run``.  Adds ``--wait``
-    (how long to wait for another run's writer lock, default ``wait``)."""
+    (how long to wait for another run's writer lock, default ``wait``),
+    and marks the command a writer: it never takes the current folder for
+    a vault that no marker shows (:func:`locate`)."""
+    parser.set_defaults(_writer=True)
     if changes_people_text:
         parser.add_argument(
             "--apply", action="store_true", help="write the changes (without it this command writes nothing)"
@@ -269,6 +309,88 @@ def writes(args) -> bool:
     """True when the command should write: ``--apply`` given for a command
     that changes what people wrote, else not ``--dry-run``."""
     return getattr(args, "apply", True) and not getattr(args, "dry_run", False)
+
+
+def locate(args, prog: str, environ=None, cwd: str | None = None) -> str:
+    """Set ``args.vault`` to the folder of the vault the command works on,
+    found as git finds a repository (DESIGN 3), and return how: ``"named"``
+    (``--vault``, or the positional VAULT; both given, they must agree),
+    ``"environment"`` (``AUTOGRAPH_VAULT``), ``"found"`` (the nearest folder
+    holding ``.obsidian/``, ``schema.json`` or ``.graph/``, upward from the
+    first note path on the command line that exists, else from ``cwd``), or
+    ``"current"``: no marker anywhere, so a command that only reads takes
+    ``cwd`` with a notice on stderr and as a dry run, writing nothing in a
+    folder nobody called a vault; or ``"none"`` (``args.vault`` None) when
+    the command was given a file to read (check.py's INDEX) and no vault
+    holds it.  Raises :class:`UsageError` when a
+    writing command finds no vault, when the two names disagree, or when a
+    name is no folder."""
+    from .read import location
+
+    environ = os.environ if environ is None else environ
+    cwd = cwd or os.getcwd()
+    option = getattr(args, "vault_option", None)
+    dest = args._vault_from
+    given = getattr(args, dest, None) if dest else None
+    a_file = dest != "vault" and given is not None and not os.path.isdir(given)
+    if a_file:
+        given = None  # check.py's INDEX given as a file: discovery starts there, and may find none
+    for text, how in ((option, "--vault"), (given, dest.upper() if dest else "")):
+        if text is not None and not os.path.isdir(text):
+            what = "no such folder" if not os.path.lexists(text) else "not a folder"
+            raise UsageError(f"{how} {printable(text)}: {what}; give the vault's folder")
+    if option is not None and given is not None:
+        agree = location.same_folder(option, given) if dest == "vault" else location.within(given, option)
+        if not agree:
+            raise UsageError(
+                f"--vault {printable(option)} and {dest.upper()} {printable(given)} name two different "
+                "folders; give the vault once"
+            )
+    if option is not None or given is not None:
+        args.vault = option if option is not None else given
+        return "named"
+    named = environ.get(location.ENVIRONMENT, "")
+    if named.strip():
+        if not os.path.isdir(named):
+            raise UsageError(
+                f"{location.ENVIRONMENT}={printable(named)} is not a folder; set it to the vault's folder, "
+                "or unset it and give --vault"
+            )
+        args.vault = named
+        return "environment"
+    start = cwd
+    for name in args._notes:
+        value = getattr(args, name, None)
+        for text in value if isinstance(value, list) else [value]:
+            folder = location.start_of(text, cwd) if isinstance(text, str) and text.strip() else None
+            if folder is not None:
+                start = str(folder)
+                break
+        else:
+            continue
+        break
+    found = location.find_vault(start)
+    if found is not None:
+        # the current folder stays "." (as before discovery), so reports read the same from cron
+        args.vault = "." if location.same_folder(found, cwd) else str(found)
+        return "found"
+    if a_file:
+        args.vault = None  # the file is what the command reads; it needs no vault
+        return "none"
+    if getattr(args, "_writer", False):
+        raise UsageError(
+            f"no vault found: no .obsidian/, schema.json or .graph/ in {printable(start)} or any folder above "
+            f"it; name the vault with --vault PATH (or set {location.ENVIRONMENT}=PATH)"
+        )
+    print(
+        f"{prog}: no vault marker (.obsidian/, schema.json, .graph/) in {printable(start)} or above; "
+        f"reading the current folder, writing nothing to it (name a vault with --vault PATH)",
+        file=sys.stderr,
+    )
+    args.vault = "."
+    if hasattr(args, "dry_run"):
+        args.dry_run = True
+    return "current"
 
 
 def load(args) -> tuple[Vault, object]:
@@ -409,6 +531,8 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        if hasattr(args, "_vault_from"):
+            locate(args, parser.prog)
         return int(func(args) or 0)
     except _raised("schema.model", "SchemaError") as exc:
         print(f"{parser.prog}: bad schema: {exc}", file=sys.stderr)
@@ -546,17 +670,18 @@ def writing(args, command: str):
     """Hold the vault's writer lock from before the vault is read until the
     command ends, when ``args`` say it writes: a run that waited
     (``--wait``) then plans on what the run before it wrote, instead of
-    finding every note changed.  Raises :class:`LockBusy`."""
-    from pathlib import Path
-
+    finding every note changed.  A run that leaves nothing in a
+    ``.graph/`` it made takes that folder away with its lock
+    (:func:`lock.hold`): a refused call writes nothing anywhere.  Raises
+    :class:`LockBusy`."""
     from .read.vault import Vault
     from .write import store
 
     if not writes(args):
         yield
         return
-    Vault.check_folder(args.vault)
-    with store.writer_lock(Path(args.vault), getattr(args, "wait", 0.0), command):
+    root = Vault.check_folder(args.vault)
+    with store.writer_lock(root, getattr(args, "wait", 0.0), command):
         for run_id, result in store.last_recovery:
             if not run_id:  # saves that landed while the killed run wrote
                 for item in result.conflicts:

@@ -79,13 +79,12 @@ def note_name(vault: Vault, name: str) -> str:
 def find(vault: Vault, index: NoteIndex, note: str) -> Backlinks:
     """The backlinks of ``note`` (:func:`note_name` reads it): every link
     from another note that resolves to it, in link-graph order.  The link
-    graph is built through ``index``, whose cache is then saved (also when
-    the name is then refused).  Raises :class:`NoteError` when ``note`` is
+    graph is built through ``index``, whose cache is then saved unless the
+    name is refused (a refused call writes nothing).  Raises :class:`NoteError` when ``note`` is
     refused by :func:`note_name`, or when no note has that name and no
     link uses it."""
     name = note_name(vault, note)
     graph = linkgraph.build(vault, index)
-    save_index(index)
     resolution = vault.resolver.resolve(name, "")
     path = name if name in vault.files else resolution.path
     ambiguity = None
@@ -98,6 +97,7 @@ def find(vault: Vault, index: NoteIndex, note: str) -> Backlinks:
         edges = [e for e in graph.broken() if linkgraph.same_target(e.link.target, name)]
         if not edges:
             raise NoteError(f"no note matches {name!r} in {vault.root}, and no link names it")
+    save_index(index)
     rows = [{"source": e.source, "line": e.link.line, "target": e.link.text, "kind": e.link.kind} for e in edges]
     return Backlinks(name, path, rows, sorted({row["source"] for row in rows}), ambiguity)
 

@@ -62,23 +62,30 @@ def hold(root: Path, wait: float = 0.0, command: str = "", taken=None):
         finally:
             _held[key] -= 1
         return
+    made = not os.path.isdir(os.path.join(root, GRAPH_DIR))
+    deadline = time.monotonic() + max(0.0, wait)
+    while True:
+        try:
+            lock_path = derived_path(root, LOCK_NAME)
+            fd = open_derived(lock_path, os.O_RDWR)
+        except OSError as exc:
+            raise OSError(
+                exc.errno, f"cannot take the vault's writer lock in {GRAPH_DIR}/ ({exc.strerror}); nothing was written"
+            ) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                message = _busy_message(fd, wait)
+                os.close(fd)
+                raise LockBusy(message) from None
+            os.close(fd)
+            time.sleep(0.05)
+            continue
+        if _is_at(fd, lock_path):
+            break
+        os.close(fd)  # its holder took the file away (a run that made .graph/ and left nothing): open anew
     try:
-        lock_path = derived_path(root, LOCK_NAME)
-        fd = open_derived(lock_path, os.O_RDWR)
-    except OSError as exc:
-        raise OSError(
-            exc.errno, f"cannot take the vault's writer lock in {GRAPH_DIR}/ ({exc.strerror}); nothing was written"
-        ) from None
-    try:
-        deadline = time.monotonic() + max(0.0, wait)
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockBusy(_busy_message(fd, wait)) from None
-                time.sleep(0.05)
         previous = _read_state(fd)
         _held[key] = 1
         _lock_files[key] = (fd, lock_path)
@@ -91,13 +98,42 @@ def hold(root: Path, wait: float = 0.0, command: str = "", taken=None):
             del _held[key]
             del _lock_files[key]
             stopped = sorted(open_runs.pop(key, ()))
-            if stopped:  # a run stopped half way (an exception): the next writer rolls it back
+            if made and not stopped and _tidy(root, fd, lock_path):
+                pass  # nothing but the lock in the .graph/ this run made: both taken away
+            elif stopped:  # a run stopped half way (an exception): the next writer rolls it back
                 state = {"state": "running", "pid": os.getpid(), "command": command, "stopped": stopped}
                 _write_state(fd, {**state, "until": utc_now()})
             else:
                 _write_state(fd, {"state": "done", "pid": os.getpid(), "command": command, "until": utc_now()})
     finally:
         os.close(fd)  # releases the flock
+
+
+def _is_at(fd: int, path: Path) -> bool:
+    """True when the open lock ``fd`` is still the file at ``path``."""
+    try:
+        there, mine = os.lstat(path), os.fstat(fd)
+    except OSError:
+        return False
+    return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
+
+
+def _tidy(root: Path, fd: int, lock_path: Path) -> bool:
+    """Take away the lock file and the ``.graph/`` folder this holder made,
+    when nothing else was written there (a refused or read-only run): a
+    call that wrote nothing leaves nothing in a folder that was not yet a
+    vault.  Done while the lock is held; a run waiting on the old file
+    finds it gone and opens the new one (:func:`hold`).  False when
+    anything else is there, or the removal fails (then the lock stays)."""
+    folder = lock_path.parent
+    try:
+        if os.listdir(folder) != [LOCK_NAME] or not _is_at(fd, lock_path):
+            return False
+        os.unlink(lock_path)
+        os.rmdir(folder)
+    except OSError:
+        return False
+    return True
 
 
 def intact(root: Path) -> bool:
