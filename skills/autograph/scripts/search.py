@@ -156,9 +156,7 @@ def positive(text: str) -> int:
 
 def build_parser():
     parser = cli.make_parser("search.py", "Find notes by their words, or cards by an identity.", EPILOG)
-    parser.add_argument(
-        "query", nargs="*", metavar="QUERY", type=cli.word, help="words to look for (any text is safe)"
-    )
+    parser.add_argument("query", nargs="*", metavar="QUERY", type=cli.word, help="words to look for (any text is safe)")
     cli.add_vault(parser, positional=False)
     cli.add_common(parser, vault=False, dry_run_help="write nothing: search with an index in memory")
     parser.add_argument("--limit", type=positive, default=10, metavar="N", help="at most N hits (default 10)")

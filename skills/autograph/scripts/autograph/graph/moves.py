@@ -83,22 +83,33 @@ class MovePlan:
         return self.warnings + (empty if made else [])
 
 
-def vault_path(root: Path, text: str, cwd: str | None = None) -> str:
+def base_folder(root: Path, text: str, cwd: str | None = None) -> str:
+    """The folder a relative path ``text`` typed by a person is read from:
+    the current folder when that is inside the vault (``cd vault/people &&
+    graph.py mv a.md b.md``), unless the path names nothing there but a file
+    or folder from the vault's root (``people/a.md`` typed in ``people/``);
+    else the vault's root."""
+    real_root = os.path.realpath(root)
+    here = os.path.realpath(cwd or os.getcwd())
+    if here != real_root and not here.startswith(real_root + os.sep):
+        return real_root
+    if not os.path.lexists(os.path.join(here, text)) and os.path.lexists(os.path.join(real_root, text)):
+        return real_root
+    return here
+
+
+def vault_path(root: Path, text: str, cwd: str | None = None, base: str | None = None) -> str:
     """A path typed by a person as a vault path (``/``-separated, no ``..``
     out of the vault).  An absolute path must lie inside the vault; a
-    relative one is taken from the current folder when that is inside the
-    vault (``cd vault/people && graph.py mv a.md b.md``), else from the
-    vault's root.  Raises :class:`MoveError`."""
+    relative one is read from ``base``, by default :func:`base_folder`.
+    Raises :class:`MoveError`."""
     if not text.strip():
         raise MoveError("an empty path; give a file or folder of the vault")
     real_root = os.path.realpath(root)
-    cwd = os.path.realpath(cwd or os.getcwd())
     if os.path.isabs(text):
         full = os.path.normpath(text)
-    elif cwd == real_root or cwd.startswith(real_root + os.sep):
-        full = os.path.normpath(os.path.join(cwd, text))
     else:
-        full = os.path.normpath(os.path.join(real_root, text))
+        full = os.path.normpath(os.path.join(base or base_folder(root, text, cwd), text))
     parent = os.path.realpath(os.path.dirname(full))  # the folder's symlinks resolved, not the file's
     full = os.path.join(parent, os.path.basename(full)) if os.path.basename(full) else parent
     if full == real_root:
@@ -121,9 +132,10 @@ def paths_of(vault, old: str, new: str, cwd: str | None = None) -> dict[str, str
     a destination exists (also in another letter case or Unicode
     normalisation: Obsidian would not tell the two apart), or a folder would move into itself."""
     root = vault.root
-    source = vault_path(root, old, cwd)
+    base = base_folder(root, old, cwd)  # NEW is read as OLD was: both from here, or both from the root
+    source = vault_path(root, old, base=base)
     into = new.endswith(("/", os.sep))
-    target = vault_path(root, new, cwd)
+    target = vault_path(root, new, base=base)
     files = set(vault.files)
     if source in files:
         moving = {source: ""}

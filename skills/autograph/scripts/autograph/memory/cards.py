@@ -371,7 +371,8 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
     whose paths differ only in letter case or Unicode form, or one name in
     several folders): writing to the one Obsidian would pick is a guess, and
     ``graph.py health`` lists such links as ambiguous.  An exact path is
-    never ambiguous."""
+    never ambiguous.  Raises :class:`BadRequest` for an absolute path, or a
+    file from ``cwd``, outside the vault that no note's name matches."""
     import os
 
     name = text.strip()
@@ -386,10 +387,24 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
             return exact
     real = os.path.realpath(os.path.join(cwd or os.getcwd(), name))
     root = os.path.realpath(str(vault.root))
-    if os.path.isfile(real) and (real + os.sep).startswith(root + os.sep):
+    inside = (real + os.sep).startswith(root + os.sep)
+    if os.path.isfile(real) and inside:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         if rel in notes:
             return rel
+    if (
+        not inside
+        and (os.path.isabs(name) or os.path.isfile(real))
+        and not any(
+            vault.resolver.resolve(t, "").path in notes
+            for t in (slashed, name.split("|", 1)[0].split("#", 1)[0].strip())
+            if t
+        )
+    ):
+        # a file of another folder (the agent's project, another vault): never a name in this one
+        raise BadRequest(
+            f"{printable(name)!r} is outside the vault {printable(str(vault.root))}; give a note of the vault"
+        )
     link = name.split("|", 1)[0].split("#", 1)[0].strip()
     for target in dict.fromkeys((slashed, link)):
         if not target:
