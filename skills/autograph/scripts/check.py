@@ -52,7 +52,7 @@ or bug.
 
 Examples:
   check.py ~/.claude/projects/my-project/memory/MEMORY.md
-  check.py ~/vault --json | jq '.files[] | select(.status != "ok")'
+  check.py --vault ~/vault --json | jq '.files[] | select(.status != "ok")'
   AUTOGRAPH_INDEX_HARD_LINES=400 check.py MEMORY.md
 """
 

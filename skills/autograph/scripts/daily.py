@@ -52,9 +52,9 @@ Exit codes: 0 done (also when there is nothing new); 2 bad usage, vault or
 schema; 3 I/O failure or a bug.
 
 Examples:
-  daily.py extract ~/vault                     # what is new since the last mark
-  daily.py extract ~/vault --date 2026-12-01 --json
-  daily.py extract ~/vault --all --dry-run     # every daily note, write nothing
+  daily.py extract --vault ~/vault                     # what is new since the last mark
+  daily.py extract --vault ~/vault --date 2026-12-01 --json
+  daily.py extract --vault ~/vault --all --dry-run     # every daily note, write nothing
 """
 
 MARK_EPILOG = f"""\
@@ -82,9 +82,9 @@ schema; 3 I/O failure or a bug; 4 some planned writes were skipped
 (conflicts, failures).
 
 Examples:
-  daily.py mark ~/vault --date 2026-12-01
-  daily.py mark ~/vault --date 2026-12-01 --hash sha256:1f2e... --json
-  daily.py mark ~/vault --date 2026-12-01 --dry-run
+  daily.py mark --vault ~/vault --date 2026-12-01
+  daily.py mark --vault ~/vault --date 2026-12-01 --hash sha256:1f2e... --json
+  daily.py mark --vault ~/vault --date 2026-12-01 --dry-run
 """
 
 

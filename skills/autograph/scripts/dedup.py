@@ -82,11 +82,11 @@ holding the vault, or a bug; 4 finished, but some planned writes or
 manifest groups were skipped (changed meanwhile; wins over 1).
 
 Examples:
-  dedup.py ~/vault                              # report the groups
-  dedup.py ~/vault --diff                       # and the merge of strong groups as diffs
-  dedup.py ~/vault --apply                      # merge the strong groups
-  dedup.py ~/vault --manifest groups.json       # write every group for review
-  dedup.py ~/vault --apply-manifest groups.json --apply
+  dedup.py --vault ~/vault                              # report the groups
+  dedup.py --vault ~/vault --diff                       # and the merge of strong groups as diffs
+  dedup.py --vault ~/vault --apply                      # merge the strong groups
+  dedup.py --vault ~/vault --manifest groups.json       # write every group for review
+  dedup.py --vault ~/vault --apply-manifest groups.json --apply
 """
 SHOWN = 40
 

@@ -44,8 +44,8 @@ Kind: reads the vault; writes nothing in it (only derived files under
 Exit codes: 0 done; 2 bad usage or vault; 3 I/O failure or bug.
 
 Examples:
-  discover.py ~/vault
-  discover.py ~/vault --json > discovery.json && generate_schema.py discovery.json -o ~/vault/schema.json
+  discover.py --vault ~/vault
+  discover.py --vault ~/vault --json > discovery.json && generate_schema.py discovery.json -o ~/vault/schema.json
 """
 
 

@@ -96,8 +96,8 @@ value; 3 I/O failure or bug.
 
 Examples:
   doctor.py ~/.claude/projects/my-project/memory
-  doctor.py ~/vault                      # the store named by ~/vault/schema.json
-  doctor.py ~/vault --json | jq -r '.issues[] | "\\(.path):\\(.line) \\(.kind)"'
+  doctor.py --vault ~/vault                      # the store named by ~/vault/schema.json
+  doctor.py --vault ~/vault --json | jq -r '.issues[] | "\\(.path):\\(.line) \\(.kind)"'
 """
 
 

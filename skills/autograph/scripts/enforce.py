@@ -89,12 +89,12 @@ schema; 3 I/O failure, another run holding the vault, or a bug; 4 finished,
 but some planned writes were skipped (conflicts, failures; wins over 1).
 
 Examples:
-  enforce.py ~/vault                      # report, write nothing
-  enforce.py ~/vault --diff               # also show the fixes as diffs
-  enforce.py ~/vault --apply              # write the fixes
-  enforce.py ~/vault --repair             # show repairs of broken frontmatter
-  enforce.py ~/vault --repair --apply     # write them
-  enforce.py ~/vault --apply --move       # fixes, and misplaced cards into their folders
+  enforce.py --vault ~/vault                      # report, write nothing
+  enforce.py --vault ~/vault --diff               # also show the fixes as diffs
+  enforce.py --vault ~/vault --apply              # write the fixes
+  enforce.py --vault ~/vault --repair             # show repairs of broken frontmatter
+  enforce.py --vault ~/vault --repair --apply     # write them
+  enforce.py --vault ~/vault --apply --move       # fixes, and misplaced cards into their folders
 """
 SHOWN = 40
 

@@ -42,8 +42,8 @@ run holding the vault, or a bug; 4 finished, but some planned writes were
 skipped (conflicts, failures).
 
 Examples:
-  engine.py init ~/vault --diff          # show what would be added
-  engine.py init ~/vault --apply         # write it
+  engine.py init --vault ~/vault --diff          # show what would be added
+  engine.py init --vault ~/vault --apply         # write it
 """
 
 
@@ -117,9 +117,9 @@ run holding the vault, or a bug; 4 finished, but some planned writes were
 skipped (conflicts, failures).
 
 Examples:
-  engine.py decay ~/vault --dry-run --diff     # what tonight's run would change
-  engine.py decay ~/vault                      # write it
-  engine.py decay ~/vault --today 2026-01-31 --json
+  engine.py decay --vault ~/vault --dry-run --diff     # what tonight's run would change
+  engine.py decay --vault ~/vault                      # write it
+  engine.py decay --vault ~/vault --today 2026-01-31 --json
 """
 
 TOUCH_EPILOG = f"""\
@@ -176,8 +176,8 @@ Exit codes: 0 done; 2 bad usage, vault or schema; 3 I/O failure or a bug;
 4 with --touch, some planned writes were skipped.
 
 Examples:
-  engine.py creative ~/vault
-  engine.py creative ~/vault -n 3 --seed 42 --json
+  engine.py creative --vault ~/vault
+  engine.py creative --vault ~/vault -n 3 --seed 42 --json
 """
 
 STATS_EPILOG = f"""\
@@ -199,8 +199,8 @@ n}}, working_set_bytes, working_set_tokens.
 Exit codes: 0 done; 2 bad usage, vault or schema; 3 I/O failure or a bug.
 
 Examples:
-  engine.py stats ~/vault
-  engine.py stats ~/vault --json
+  engine.py stats --vault ~/vault
+  engine.py stats --vault ~/vault --json
 """
 
 

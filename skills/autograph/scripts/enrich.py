@@ -71,8 +71,8 @@ Which notes: cards without a tag (ignore_tags do not count).
 {COMMON_EPILOG}
 
 Examples:
-  enrich.py tags ~/vault                                   # show what would be sent
-  AUTOGRAPH_LLM_API_KEY=... enrich.py tags ~/vault --apply --model openai/gpt-4o-mini \\
+  enrich.py tags --vault ~/vault                                   # show what would be sent
+  AUTOGRAPH_LLM_API_KEY=... enrich.py tags --vault ~/vault --apply --model openai/gpt-4o-mini \\
       --base-url https://openrouter.ai/api/v1 --max-requests 5
 """
 
@@ -84,8 +84,8 @@ then notes of the same folders).
 {COMMON_EPILOG}
 
 Examples:
-  enrich.py links ~/vault --json                           # every request body, nothing sent
-  enrich.py links ~/vault --apply --max-tokens 20000
+  enrich.py links --vault ~/vault --json                           # every request body, nothing sent
+  enrich.py links --vault ~/vault --apply --max-tokens 20000
 """
 
 

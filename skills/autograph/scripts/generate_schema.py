@@ -42,9 +42,9 @@ Exit codes: 0 done; 2 bad usage, unreadable discovery, SCHEMA exists
 without --force or is not a file autograph may write; 3 I/O failure or bug.
 
 Examples:
-  discover.py ~/vault --json > discovery.json
+  discover.py --vault ~/vault --json > discovery.json
   generate_schema.py discovery.json -o ~/vault/schema.json
-  discover.py ~/vault --json | generate_schema.py - --coverage 0.8
+  discover.py --vault ~/vault --json | generate_schema.py - --coverage 0.8
 """
 
 

@@ -73,9 +73,9 @@ Exit codes: 0 done; 1 score under --fail-under; 2 bad usage, vault or
 schema; 3 I/O failure or bug.
 
 Examples:
-  graph.py health ~/vault
+  graph.py health --vault ~/vault
   cd ~/vault && graph.py health --fail-under 80
-  graph.py health ~/vault --json | jq '.broken_links[] | "\\(.source):\\(.line) \\(.target)"'
+  graph.py health --vault ~/vault --json | jq '.broken_links[] | "\\(.source):\\(.line) \\(.target)"'
 """
 
 BACKLINKS_EPILOG = """\
@@ -93,7 +93,7 @@ Exit codes: 0 done (also when there are no backlinks); 2 bad usage, no note
 and no link with that name, a bad vault or schema; 3 I/O failure or bug.
 
 Examples:
-  graph.py backlinks ~/vault "Dana Reyes"
+  graph.py backlinks --vault ~/vault "Dana Reyes"
   graph.py backlinks "people/Dana Reyes.md" --json
 """
 
@@ -110,7 +110,7 @@ Exit codes: 0 done (also when there are orphans); 2 bad usage, vault or
 schema; 3 I/O failure or bug.
 
 Examples:
-  graph.py orphans ~/vault
+  graph.py orphans --vault ~/vault
 """
 
 REPORT_EPILOG = """\
@@ -145,8 +145,8 @@ Exit codes: 0 done; 2 bad usage, vault or schema, or an -o file that exists
 (without --force) or is not a regular file; 3 I/O failure or bug.
 
 Examples:
-  graph.py report ~/vault && xdg-open ~/vault/.graph/report.html
-  graph.py report ~/vault -o ~/Desktop/vault.html --force
+  graph.py report --vault ~/vault && xdg-open ~/vault/.graph/report.html
+  graph.py report --vault ~/vault -o ~/Desktop/vault.html --force
   graph.py report --json | jq .sections.trend
 """
 
@@ -189,9 +189,9 @@ usage, vault or schema; 3 I/O failure, another run holding the vault, or a
 bug; 4 finished, but some planned writes were skipped.
 
 Examples:
-  graph.py fix ~/vault                 # list the repairs, write nothing
-  graph.py fix ~/vault --diff          # also as diffs
-  graph.py fix ~/vault --apply         # write them
+  graph.py fix --vault ~/vault                 # list the repairs, write nothing
+  graph.py fix --vault ~/vault --diff          # also as diffs
+  graph.py fix --vault ~/vault --apply         # write them
   graph.py fix --json | jq '.ambiguous[]'
 """
 
@@ -253,8 +253,8 @@ holding the vault, or a bug; 4 finished, but some planned writes were
 skipped (conflicts, failures).
 
 Examples:
-  graph.py mv ~/vault "inbox/Dana.md" "people/Dana Reyes.md"          # dry run
-  graph.py mv ~/vault "inbox/Dana.md" people/ --apply                 # into a folder
+  graph.py mv --vault ~/vault "inbox/Dana.md" "people/Dana Reyes.md"          # dry run
+  graph.py mv --vault ~/vault "inbox/Dana.md" people/ --apply                 # into a folder
   cd ~/vault && graph.py mv projects/old archive/2026/ --apply --json  # a folder
 """
 

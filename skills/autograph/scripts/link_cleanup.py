@@ -42,10 +42,10 @@ failure, another run holding the vault, or a bug; 4 finished, but some
 planned writes were skipped (conflicts, failures).
 
 Examples:
-  link_cleanup.py ~/vault                 # list what would go, write nothing
-  link_cleanup.py ~/vault --diff          # also show each change as a diff
-  link_cleanup.py ~/vault --apply         # write it (undo.py list shows the run)
-  link_cleanup.py ~/vault --json          # for agents
+  link_cleanup.py --vault ~/vault                 # list what would go, write nothing
+  link_cleanup.py --vault ~/vault --diff          # also show each change as a diff
+  link_cleanup.py --vault ~/vault --apply         # write it (undo.py list shows the run)
+  link_cleanup.py --vault ~/vault --json          # for agents
 """
 SHOWN = 40
 

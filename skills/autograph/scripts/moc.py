@@ -56,10 +56,10 @@ finished, but some planned writes were skipped (conflicts, failures; wins
 over 1).
 
 Examples:
-  moc.py generate ~/vault              # write the MOCs (nothing when unchanged)
-  moc.py generate ~/vault --dry-run    # what would change
-  moc.py generate ~/vault --dry-run --diff
-  moc.py generate ~/vault --json       # for agents and cron
+  moc.py generate --vault ~/vault              # write the MOCs (nothing when unchanged)
+  moc.py generate --vault ~/vault --dry-run    # what would change
+  moc.py generate --vault ~/vault --dry-run --diff
+  moc.py generate --vault ~/vault --json       # for agents and cron
 """
 
 

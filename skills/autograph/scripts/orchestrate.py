@@ -55,8 +55,8 @@ With --json the plan and progress lines go to stderr.
 {CODES}
 
 Examples:
-  orchestrate.py health ~/vault
-  orchestrate.py health ~/vault --json --fail-under 80
+  orchestrate.py health --vault ~/vault
+  orchestrate.py health --vault ~/vault --json --fail-under 80
 """
 
 BOOTSTRAP_EPILOG = f"""\
@@ -94,8 +94,8 @@ lines go to stderr.
 {CODES}
 
 Examples:
-  orchestrate.py bootstrap ~/vault            # the plan and every step as a dry run
-  orchestrate.py bootstrap ~/vault --apply    # write
+  orchestrate.py bootstrap --vault ~/vault            # the plan and every step as a dry run
+  orchestrate.py bootstrap --vault ~/vault --apply    # write
 """
 
 PREPARE_KEYS = """\
@@ -129,7 +129,7 @@ Name-only groups are candidates for review, never merges.
     + """
 
 Examples:
-  orchestrate.py dedup-prepare ~/vault -o dedup-review.json
+  orchestrate.py dedup-prepare --vault ~/vault -o dedup-review.json
 """
 )
 
@@ -147,7 +147,7 @@ the link's (candidates for what it meant).
     + """
 
 Examples:
-  orchestrate.py link-prepare ~/vault --budget 20000 -o links.json
+  orchestrate.py link-prepare --vault ~/vault --budget 20000 -o links.json
 """
 )
 
@@ -162,7 +162,7 @@ Every card with what an agent needs to propose links to it or from it.
     + """
 
 Examples:
-  orchestrate.py graph-prepare ~/vault -o graph.json
+  orchestrate.py graph-prepare --vault ~/vault -o graph.json
 """
 )
 
@@ -191,8 +191,8 @@ printed (--json: {output, batches, notes, typed_share, over_budget}).
 Exit codes: 0 done; 2 bad usage, vault or schema, or OUT exists; 3 I/O failure or bug.
 
 Examples:
-  orchestrate.py research plan ~/vault -o plan.json
-  orchestrate.py research plan ~/vault --batch-size 20
+  orchestrate.py research plan --vault ~/vault -o plan.json
+  orchestrate.py research plan --vault ~/vault --batch-size 20
 """
 
 REDUCE_EPILOG = """\

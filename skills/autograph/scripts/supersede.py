@@ -58,9 +58,9 @@ vault or schema; 3 I/O failure, another run holding the vault, or a bug;
 4 finished, but some planned writes were skipped (wins over 1).
 
 Examples:
-  supersede.py ~/vault                 # report
-  supersede.py ~/vault --diff          # and the stamps as diffs
-  supersede.py ~/vault --apply         # write them
+  supersede.py --vault ~/vault                 # report
+  supersede.py --vault ~/vault --diff          # and the stamps as diffs
+  supersede.py --vault ~/vault --apply         # write them
 """
 
 

@@ -31,7 +31,7 @@ Kind: reads only.
 Exit codes: 0 done; 2 bad usage or vault; 3 I/O failure or bug.
 
 Examples:
-  undo.py list ~/vault
+  undo.py list --vault ~/vault
   undo.py list --json | jq -r '.runs[0].run'
 """
 
@@ -72,8 +72,8 @@ another run writing, or a bug; 4 finished, but some files were not taken
 back (conflicts, failures).
 
 Examples:
-  undo.py undo last ~/vault                # what would go back
-  undo.py undo 20261201T040501Z-4242-a1b2c3 ~/vault --apply
+  undo.py undo last --vault ~/vault                # what would go back
+  undo.py undo 20261201T040501Z-4242-a1b2c3 --vault ~/vault --apply
 """
 
 RECOVER_EPILOG = """\

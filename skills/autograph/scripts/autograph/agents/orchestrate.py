@@ -269,9 +269,9 @@ def health_steps(
     more = ["--fail-under", f"{fail_under:g}"] if fail_under is not None else []
     flags = (["--dry-run"] if dry_run else []) + (["--quiet"] if quiet else [])
     return [
-        Step("health", "graph.py", ["health", vault, *_schema_args(schema), "--json", *more, *flags]),
-        Step("stats", "engine.py", ["stats", vault, *_schema_args(schema), "--json", *flags]),
-        Step("compliance", "enforce.py", [vault, *_schema_args(schema), "--json", *flags]),
+        Step("health", "graph.py", ["health", "--vault", vault, *_schema_args(schema), "--json", *more, *flags]),
+        Step("stats", "engine.py", ["stats", "--vault", vault, *_schema_args(schema), "--json", *flags]),
+        Step("compliance", "enforce.py", ["--vault", vault, *_schema_args(schema), "--json", *flags]),
     ]
 
 
@@ -385,7 +385,7 @@ def bootstrap_steps(
     if source is not None:  # a bad one stops the run before any step reads the vault
         steps.append(Step("check_schema", "", [], what=f"load {source}", action=lambda: check_schema(source)))
     steps += [
-        Step("discover", "discover.py", [vault, "--json"], save="discovery.json"),
+        Step("discover", "discover.py", ["--vault", vault, "--json"], save="discovery.json"),
         Step("generate_schema", "generate_schema.py", ["-"], stdin=discovery, save="schema.draft.json"),
     ]
     if source is None:
@@ -403,12 +403,12 @@ def bootstrap_steps(
     common = _schema_args(used)
     # a report step's 1 (found) is told in its status; only health's (--fail-under) is the run's
     steps += [
-        Step("enforce", "enforce.py", [vault, *common, "--json", *apply_flag], writes=apply, dry=not apply),
-        Step("dedup", "dedup.py", [vault, *common, "--json", *apply_flag], writes=apply, dry=not apply),
+        Step("enforce", "enforce.py", ["--vault", vault, *common, "--json", *apply_flag], writes=apply, dry=not apply),
+        Step("dedup", "dedup.py", ["--vault", vault, *common, "--json", *apply_flag], writes=apply, dry=not apply),
         Step(
             "fix_links",
             "graph.py",
-            ["fix", vault, *common, "--json", *apply_flag],
+            ["fix", "--vault", vault, *common, "--json", *apply_flag],
             writes=apply,
             dry=not apply,
             needs="fix",
@@ -416,7 +416,7 @@ def bootstrap_steps(
         Step(
             "moc",
             "moc.py",
-            ["generate", vault, *common, "--json", *([] if apply else ["--dry-run"])],
+            ["generate", "--vault", vault, *common, "--json", *([] if apply else ["--dry-run"])],
             writes=apply,
             dry=not apply,
             needs="generate",
@@ -426,6 +426,7 @@ def bootstrap_steps(
             "graph.py",
             [
                 "health",
+                "--vault",
                 vault,
                 *common,
                 "--json",
