@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLE_VAULT, SCRIPTS, copy_tree
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 # (script, arguments before the common options, "read" | "write"): every
 # subcommand of every script that works on a vault.  Note arguments are
@@ -390,3 +392,149 @@ def test_a_lock_taken_away_by_a_run_that_wrote_nothing_is_taken_anew_by_the_run_
     assert (root / "a.md").read_bytes() == b"b\n"
     state = json.loads((root / ".graph" / "writer.lock").read_text())
     assert state["state"] == "done" and state["command"] == "second"
+
+
+def test_what_earlier_runs_left_in_a_folder_does_not_make_it_a_vault(tmp_path):
+    """A .graph/ holding only a lock or a search index (what a refused call
+    or a search left in a home folder before) marks nothing: a writing
+    command below it still asks for --vault.  One holding a journal or a
+    health history does."""
+    home = tmp_path / "home"
+    work = home / "code" / "app"
+    work.mkdir(parents=True)
+    (home / ".graph").mkdir()
+    (home / ".graph" / "writer.lock").write_text('{"state": "done"}\n')
+    (home / ".graph" / "search.sqlite").write_bytes(b"")
+    proc = run("engine.py", "decay", "--dry-run", cwd=work)
+    assert proc.returncode == 2 and "no vault found" in proc.stderr
+    (home / ".graph" / "health-history.jsonl").write_text("{}\n")
+    proc = run("engine.py", "decay", "--dry-run", "--json", cwd=work)
+    assert proc.returncode == 0, proc.stderr
+    assert files_under(work) == []
+
+
+# ---------------------------------------------------------------------------
+# The rules as properties: any tree of folders, any way of naming the vault
+
+MARKS = [
+    ("obsidian", True),  # .obsidian/: a vault
+    ("schema", True),  # schema.json: a vault
+    ("graph", True),  # .graph/ with a history: a vault
+    ("litter", False),  # .graph/ with only a lock and a search index: not one
+    ("obsidian-file", False),  # a file called .obsidian: not one
+    ("schema-dir", False),  # a folder called schema.json: not one
+    (None, False),
+]
+
+
+def _mark(folder: Path, kind: str | None) -> None:
+    if kind == "obsidian":
+        (folder / ".obsidian").mkdir()
+    elif kind == "schema":
+        (folder / "schema.json").write_text("{}")
+    elif kind == "graph":
+        (folder / ".graph").mkdir()
+        (folder / ".graph" / "health-history.jsonl").write_text("{}\n")
+    elif kind == "litter":
+        (folder / ".graph").mkdir()
+        (folder / ".graph" / "writer.lock").write_text("")
+        (folder / ".graph" / "search.sqlite").write_text("")
+    elif kind == "obsidian-file":
+        (folder / ".obsidian").write_text("")
+    elif kind == "schema-dir":
+        (folder / "schema.json").mkdir()
+
+
+def _tree(base: Path, marks: list) -> list[Path]:
+    """base/d0/d1/... one folder per mark, each marked so; the folders, top first."""
+    folders, folder = [], base
+    for depth, kind in enumerate(marks):
+        folder = folder / f"d{depth}"
+        folder.mkdir()
+        _mark(folder, kind)
+        folders.append(folder)
+    return folders
+
+
+def _nearest(folders: list[Path], marks: list) -> Path | None:
+    for folder, kind in reversed(list(zip(folders, marks))):
+        if dict(MARKS)[kind]:
+            return folder
+    return None
+
+
+PROPERTIES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@PROPERTIES
+@given(marks=st.lists(st.sampled_from([kind for kind, _ in MARKS]), min_size=1, max_size=6))
+def test_find_vault_is_the_nearest_marked_folder_upward(tmp_path_factory, marks):
+    from autograph.read import location
+
+    base = tmp_path_factory.mktemp("tree")
+    folders = _tree(base, marks)
+    assert location.find_vault(folders[-1]) == _nearest(folders, marks)
+    assert location.find_vault(base) is None  # nothing above the temporary folders is a vault
+
+
+@PROPERTIES
+@given(
+    marks=st.lists(st.sampled_from([kind for kind, _ in MARKS]), min_size=2, max_size=5),
+    option=st.booleans(),
+    positional=st.booleans(),
+    environment=st.booleans(),
+    note_depth=st.one_of(st.none(), st.integers(0, 4)),
+    writer=st.booleans(),
+)
+def test_locate_follows_the_order_for_any_way_of_naming_the_vault(
+    tmp_path_factory, marks, option, positional, environment, note_depth, writer
+):
+    """--vault, then VAULT (the two agreeing), then AUTOGRAPH_VAULT, then the
+    nearest marked folder above the note path or the current folder, then
+    the current folder for a reader (a dry run) and exit 2 for a writer."""
+    import argparse
+    import contextlib
+    import io
+
+    from autograph import cli
+
+    base = tmp_path_factory.mktemp("locate")
+    folders = _tree(base, marks)
+    named, elsewhere = base / "named", base / "env"
+    named.mkdir()
+    elsewhere.mkdir()
+    cwd = folders[-1]
+    note = None
+    if note_depth is not None:
+        note = folders[min(note_depth, len(folders) - 1)] / "note.md"
+        note.write_text("x\n")
+    args = argparse.Namespace(
+        vault=str(named) if positional else None,
+        vault_option=str(named) if option else None,
+        _vault_from="vault",
+        _notes=("note",),
+        note=str(note) if note else "Some Name",
+        dry_run=False,
+    )
+    if writer:
+        args._writer = True
+    environ = {"AUTOGRAPH_VAULT": str(elsewhere)} if environment else {}
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            how = cli.locate(args, "test", environ=environ, cwd=str(cwd))
+        except cli.UsageError:
+            how = "refused"
+    start = note.parent if note else cwd
+    found = _nearest(folders[: folders.index(start) + 1], marks)
+    if option or positional:
+        assert (how, Path(args.vault)) == ("named", named)
+    elif environment:
+        assert (how, Path(args.vault)) == ("environment", elsewhere)
+    elif found is not None:
+        assert how == "found" and Path(args.vault if args.vault != "." else cwd) == found
+    elif writer:
+        assert how == "refused"
+    else:
+        assert (how, args.vault, args.dry_run) == ("current", ".", True)
+        assert err.getvalue().count("\n") == 1 and "no vault marker" in err.getvalue()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ENVIRONMENT", "MARKERS", "find_vault", "is_vault", "same_folder", "start_of", "within"]
+__all__ = ["ENVIRONMENT", "LITTER", "MARKERS", "find_vault", "is_vault", "same_folder", "start_of", "within"]
 
 ENVIRONMENT = "AUTOGRAPH_VAULT"
 
@@ -22,14 +22,28 @@ ENVIRONMENT = "AUTOGRAPH_VAULT"
 # folders and the schema a file: a stray file called ".obsidian" marks nothing.
 MARKERS = ((".obsidian", True), ("schema.json", False), (".graph", True))
 
+# What earlier versions left in any folder they took for a vault (a refused
+# call's lock, a search run in a code repository or a home folder): a
+# .graph/ that holds only these does not make a vault of the folder.
+LITTER = ("writer.lock", "search.sqlite", "search.sqlite-wal", "search.sqlite-shm", "search.sqlite-journal")
+
 
 def is_vault(folder: str | os.PathLike) -> bool:
     """True when ``folder`` holds one of :data:`MARKERS` (a broken or
-    unreadable entry counts as absent; nothing is read but ``stat``)."""
+    unreadable entry counts as absent; nothing is read but ``stat`` and
+    the names in ``.graph/``).  A ``.graph/`` that holds only
+    :data:`LITTER` marks nothing."""
     for name, is_dir in MARKERS:
         path = os.path.join(folder, name)
-        if os.path.isdir(path) if is_dir else os.path.isfile(path):
+        if not (os.path.isdir(path) if is_dir else os.path.isfile(path)):
+            continue
+        if name != ".graph":
             return True
+        try:
+            if any(entry not in LITTER for entry in os.listdir(path)):
+                return True
+        except OSError:
+            continue
     return False
 
 
