@@ -457,7 +457,7 @@ def _tree(base: Path, marks: list) -> list[Path]:
 
 
 def _nearest(folders: list[Path], marks: list) -> Path | None:
-    for folder, kind in reversed(list(zip(folders, marks))):
+    for folder, kind in reversed(list(zip(folders, marks, strict=False))):
         if dict(MARKS)[kind]:
             return folder
     return None
