@@ -98,7 +98,7 @@ def vault_folder(text: str) -> str:
     """argparse type for VAULT: an empty string (an unset variable in cron)
     is refused rather than read as the current folder."""
     if not text.strip():
-        raise argparse.ArgumentTypeError("VAULT is empty; give the vault's folder, or leave it out for the current one")
+        raise argparse.ArgumentTypeError("VAULT is empty; give the vault's folder, or leave it out to find it")
     return text
 
 
