@@ -395,22 +395,101 @@ def test_a_lock_taken_away_by_a_run_that_wrote_nothing_is_taken_anew_by_the_run_
 
 
 def test_what_earlier_runs_left_in_a_folder_does_not_make_it_a_vault(tmp_path):
-    """A .graph/ holding only a lock or a search index (what a refused call
-    or a search left in a home folder before) marks nothing: a writing
-    command below it still asks for --vault.  One holding a journal or a
-    health history does."""
+    """A .graph/ without a journal (a lock, a search index, caches, a
+    health history: what reading runs and refused calls left in a home
+    folder before) marks nothing: a writing command below it still asks for
+    --vault.  One with a journal (autograph wrote notes there) does."""
     home = tmp_path / "home"
     work = home / "code" / "app"
     work.mkdir(parents=True)
-    (home / ".graph").mkdir()
-    (home / ".graph" / "writer.lock").write_text('{"state": "done"}\n')
-    (home / ".graph" / "search.sqlite").write_bytes(b"")
+    litter = home / ".graph"
+    (litter / "cache").mkdir(parents=True)
+    (litter / "writer.lock").write_text('{"state": "done"}\n')
+    (litter / "search.sqlite").write_bytes(b"")
+    (litter / "health-history.jsonl").write_text("{}\n")
+    (litter / "cache" / "notes.jsonl").write_text("{}\n")
     proc = run("engine.py", "decay", "--dry-run", cwd=work)
     assert proc.returncode == 2 and "no vault found" in proc.stderr
-    (home / ".graph" / "health-history.jsonl").write_text("{}\n")
+    (litter / "journal").mkdir()
     proc = run("engine.py", "decay", "--dry-run", "--json", cwd=work)
     assert proc.returncode == 0, proc.stderr
     assert files_under(work) == []
+
+
+def test_a_journal_in_a_subfolder_does_not_split_the_vault(vault):
+    """A journal an earlier version left in people/ (a command run there
+    took it for the vault) does not make people/ a vault while the folder
+    above holds .obsidian/: a move from people/ rewrites every link."""
+    (vault / "people" / ".graph" / "journal").mkdir(parents=True)
+    proc = run("graph.py", "mv", "Ben Carter.md", "Ben C.md", "--apply", "--json", cwd=vault / "people")
+    assert proc.returncode == 0, proc.stderr
+    assert "[[Ben Carter]]" not in (vault / "companies" / "Northwind Logistics.md").read_text(encoding="utf-8")
+    assert (vault / ".graph" / "journal").is_dir()
+
+
+def test_a_folder_of_a_vault_named_as_the_vault_is_refused_for_writing(vault):
+    """--vault vault/people (no mark of its own, .obsidian/ above): a
+    writing command is exit 2 naming the vault, since links from the rest
+    of the vault would be broken unseen; a reading one says so and goes on."""
+    before = files_under(vault)
+    proc = run("graph.py", "mv", "Ben Carter.md", "Ben C.md", "--vault", vault / "people", "--apply", cwd=vault)
+    assert proc.returncode == 2 and f"--vault {vault}" in proc.stderr, proc.stderr
+    assert files_under(vault) == before
+    proc = run("graph.py", "orphans", "--vault", vault / "people", "--dry-run", "--json", cwd=vault)
+    assert proc.returncode == 0 and "is a folder of the Obsidian vault" in proc.stderr
+
+
+def test_mv_reads_paths_from_the_current_folder_outside_the_vault(vault, tmp_path):
+    """An agent in its project folder moves a note with paths relative to
+    where it stands, as every other command reads them."""
+    sub = tmp_path / "project" / "sub"
+    sub.mkdir()
+    proc = run("graph.py", "mv", "../../vault/people/Ben Carter.md", "../../vault/people/Ben C.md", "--apply", cwd=sub)
+    assert proc.returncode == 0, proc.stderr
+    assert (vault / "people" / "Ben C.md").exists()
+
+
+def test_two_refused_calls_at_once_leave_nothing(vault):
+    """Two agents refused at the same moment in a vault autograph never
+    wrote to: neither leaves .graph/ behind, whichever takes the lock first."""
+    command = [
+        sys.executable,
+        str(SCRIPTS / "card.py"),
+        "new",
+        "person",
+        "Dana Reyes",
+        "description=x",
+        "status=active",
+    ]
+    for _ in range(3):
+        procs = [subprocess.Popen([*command, "--vault", str(vault)], stderr=subprocess.PIPE) for _ in range(2)]
+        assert [p.wait(timeout=120) for p in procs] == [1, 1]
+        assert not (vault / ".graph").exists()
+
+
+def test_tilde_in_a_name_no_shell_expanded_is_the_home_folder(vault, tmp_path):
+    """A tool that runs no shell passes ~/vault as typed."""
+    env = {"HOME": str(tmp_path)}
+    proc = run(
+        "card.py", "set", "~/vault/people/Dana Reyes.md", "role=COO", "--json", cwd=tmp_path / "project", env=env
+    )
+    assert proc.returncode == 0 and json.loads(proc.stdout)["written"] == ["people/Dana Reyes.md"], proc.stderr
+    proc = run("graph.py", "orphans", "--vault=~/vault", "--dry-run", cwd=tmp_path / "project", env=env)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_from_a_deleted_current_folder_a_named_vault_still_works(vault, tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    code = (
+        "import os, subprocess, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]);"
+        "argv = [sys.executable, sys.argv[2], 'orphans', '--vault', sys.argv[3], '--dry-run'];"
+        "sys.exit(subprocess.run(argv).returncode)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(gone), str(SCRIPTS / "graph.py"), str(vault)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr
 
 
 # ---------------------------------------------------------------------------
@@ -419,8 +498,8 @@ def test_what_earlier_runs_left_in_a_folder_does_not_make_it_a_vault(tmp_path):
 MARKS = [
     ("obsidian", True),  # .obsidian/: a vault
     ("schema", True),  # schema.json: a vault
-    ("graph", True),  # .graph/ with a history: a vault
-    ("litter", False),  # .graph/ with only a lock and a search index: not one
+    ("graph", True),  # .graph/ with a journal: a vault, unless a folder above holds one of the two above
+    ("litter", False),  # .graph/ with a lock, a search index, a history: not one
     ("obsidian-file", False),  # a file called .obsidian: not one
     ("schema-dir", False),  # a folder called schema.json: not one
     (None, False),
@@ -433,12 +512,12 @@ def _mark(folder: Path, kind: str | None) -> None:
     elif kind == "schema":
         (folder / "schema.json").write_text("{}")
     elif kind == "graph":
-        (folder / ".graph").mkdir()
-        (folder / ".graph" / "health-history.jsonl").write_text("{}\n")
+        (folder / ".graph" / "journal").mkdir(parents=True)
     elif kind == "litter":
         (folder / ".graph").mkdir()
         (folder / ".graph" / "writer.lock").write_text("")
         (folder / ".graph" / "search.sqlite").write_text("")
+        (folder / ".graph" / "health-history.jsonl").write_text("{}\n")
     elif kind == "obsidian-file":
         (folder / ".obsidian").write_text("")
     elif kind == "schema-dir":
@@ -457,9 +536,13 @@ def _tree(base: Path, marks: list) -> list[Path]:
 
 
 def _nearest(folders: list[Path], marks: list) -> Path | None:
-    for folder, kind in reversed(list(zip(folders, marks, strict=False))):
-        if dict(MARKS)[kind]:
-            return folder
+    """The nearest folder marked by .obsidian/ or schema.json, else the
+    nearest with a journal."""
+    pairs = list(reversed(list(zip(folders, marks, strict=False))))
+    for tier in (("obsidian", "schema"), ("graph",)):
+        for folder, kind in pairs:
+            if kind in tier:
+                return folder
     return None
 
 

@@ -144,8 +144,8 @@ def today_value(text: str):
 
 
 VAULT_HELP = (
-    "the vault's folder.  Default: $AUTOGRAPH_VAULT, else the nearest folder holding .obsidian/, "
-    "schema.json or .graph/, upward from the first note path given or from the current folder; "
+    "the vault's folder.  Default: $AUTOGRAPH_VAULT, else the nearest folder holding .obsidian/ or "
+    "schema.json (else .graph/journal/), upward from the first note path given or from the current folder; "
     "else, for a command that only reads, the current folder (with a notice, writing nothing there)"
 )
 
@@ -315,20 +315,85 @@ def locate(args, prog: str, environ=None, cwd: str | None = None) -> str:
     """Set ``args.vault`` to the folder of the vault the command works on,
     found as git finds a repository (DESIGN 3), and return how: ``"named"``
     (``--vault``, or the positional VAULT; both given, they must agree),
-    ``"environment"`` (``AUTOGRAPH_VAULT``), ``"found"`` (the nearest folder
-    holding ``.obsidian/``, ``schema.json`` or ``.graph/``, upward from the
-    first note path on the command line that exists, else from ``cwd``), or
-    ``"current"``: no marker anywhere, so a command that only reads takes
-    ``cwd`` with a notice on stderr and as a dry run, writing nothing in a
-    folder nobody called a vault; or ``"none"`` (``args.vault`` None) when
-    the command was given a file to read (check.py's INDEX) and no vault
-    holds it.  Raises :class:`UsageError` when a
-    writing command finds no vault, when the two names disagree, or when a
-    name is no folder."""
+    ``"environment"`` (``AUTOGRAPH_VAULT``), ``"found"``
+    (:func:`location.find_vault`, upward from the first note path on the
+    command line that exists, else from ``cwd``), or ``"current"``: no
+    vault anywhere, so a command that only reads takes ``cwd`` with a
+    notice on stderr and as a dry run, writing nothing in a folder nobody
+    called a vault; or ``"none"`` (``args.vault`` None) when the command
+    was given a file to read (check.py's INDEX) and no vault holds it.
+    ``~/`` at the start of a name or a note path is the home folder (a
+    tool that runs no shell passes it as typed).  Raises
+    :class:`UsageError` when a writing command finds no vault or is named
+    a folder of another vault, when the two names disagree, or when a name
+    is no folder."""
     from .read import location
 
     environ = os.environ if environ is None else environ
-    cwd = cwd or os.getcwd()
+    for name in ("vault_option", args._vault_from, *args._notes):
+        value = getattr(args, name, None) if name else None
+        if isinstance(value, str | list):
+            setattr(args, name, [_home(v) for v in value] if isinstance(value, list) else _home(value))
+    named, how, a_file = _named(args, environ)
+    writer = getattr(args, "_writer", False)
+    if named is not None:
+        inside = location.holder(named)
+        if inside is not None:
+            above = printable(str(inside))
+            told = (
+                f"{printable(named)} is a folder of the Obsidian vault {above}, not a vault of its own (links "
+                f"from the rest of that vault would go unseen); name that vault with --vault {above}, or make "
+                f"this folder a vault of its own with a schema.json in it"
+            )
+            if writer:
+                raise UsageError(told)
+            print(f"{prog}: note: {told}", file=sys.stderr)
+        args.vault = named
+        return how
+    cwd = cwd or _current_folder()
+    start = _start(args, cwd)
+    found = location.find_vault(start)
+    if found is not None:
+        # the current folder stays "." (as before discovery), so reports read the same from cron
+        args.vault = "." if location.same_folder(found, cwd) else str(found)
+        return "found"
+    if a_file:
+        args.vault = None  # the file is what the command reads; it needs no vault
+        return "none"
+    markers = ".obsidian/, schema.json or .graph/journal/"
+    if writer:
+        raise UsageError(
+            f"no vault found: no {markers} in {printable(start)} or any folder above it; "
+            f"name the vault with --vault PATH (or set {location.ENVIRONMENT}=PATH)"
+        )
+    print(
+        f"{prog}: no vault marker ({markers}) in {printable(start)} or above; "
+        "reading the current folder, writing nothing to it (name a vault with --vault PATH)",
+        file=sys.stderr,
+    )
+    args.vault = "."
+    if hasattr(args, "dry_run"):
+        args.dry_run = True
+    return "current"
+
+
+def _home(text: str) -> str:
+    return os.path.expanduser(text) if text == "~" or text.startswith("~/") else text
+
+
+def _current_folder() -> str:
+    try:
+        return os.getcwd()
+    except OSError:  # deleted under the shell
+        raise UsageError("the current folder no longer exists; cd to one that does, or give --vault PATH") from None
+
+
+def _named(args, environ) -> tuple[str | None, str, bool]:
+    """``(folder, how, a_file)``: the vault as named by ``--vault``, the
+    positional (they must agree) or the environment, else None; ``a_file``
+    when the positional is a file (check.py's INDEX), not a folder."""
+    from .read import location
+
     option = getattr(args, "vault_option", None)
     dest = args._vault_from
     given = getattr(args, dest, None) if dest else None
@@ -338,7 +403,7 @@ def locate(args, prog: str, environ=None, cwd: str | None = None) -> str:
     for text, how in ((option, "--vault"), (given, dest.upper() if dest else "")):
         if text is not None and not os.path.isdir(text):
             what = "no such folder" if not os.path.lexists(text) else "not a folder"
-            raise UsageError(f"{how} {printable(text)}: {what}; give the vault's folder")
+            raise UsageError(f"{how} {printable(text)}: {what}; name the vault's folder with --vault PATH")
     if option is not None and given is not None:
         agree = location.same_folder(option, given) if dest == "vault" else location.within(given, option)
         if not agree:
@@ -347,50 +412,30 @@ def locate(args, prog: str, environ=None, cwd: str | None = None) -> str:
                 "folders; give the vault once"
             )
     if option is not None or given is not None:
-        args.vault = option if option is not None else given
-        return "named"
-    named = environ.get(location.ENVIRONMENT, "")
-    if named.strip():
-        if not os.path.isdir(named):
-            raise UsageError(
-                f"{location.ENVIRONMENT}={printable(named)} is not a folder; set it to the vault's folder, "
-                "or unset it and give --vault"
-            )
-        args.vault = named
-        return "environment"
-    start = cwd
+        return (option if option is not None else given), "named", a_file
+    named = _home(environ.get(location.ENVIRONMENT, "").strip())
+    if not named:
+        return None, "", a_file
+    if not os.path.isdir(named):
+        raise UsageError(
+            f"{location.ENVIRONMENT}={printable(named)} is not a folder; set it to the vault's folder, "
+            "or unset it and give --vault"
+        )
+    return named, "environment", a_file
+
+
+def _start(args, cwd: str) -> str:
+    """Where discovery starts: the folder of the first note path on the
+    command line that names something on disk, else ``cwd``."""
+    from .read import location
+
     for name in args._notes:
         value = getattr(args, name, None)
         for text in value if isinstance(value, list) else [value]:
             folder = location.start_of(text, cwd) if isinstance(text, str) and text.strip() else None
             if folder is not None:
-                start = str(folder)
-                break
-        else:
-            continue
-        break
-    found = location.find_vault(start)
-    if found is not None:
-        # the current folder stays "." (as before discovery), so reports read the same from cron
-        args.vault = "." if location.same_folder(found, cwd) else str(found)
-        return "found"
-    if a_file:
-        args.vault = None  # the file is what the command reads; it needs no vault
-        return "none"
-    if getattr(args, "_writer", False):
-        raise UsageError(
-            f"no vault found: no .obsidian/, schema.json or .graph/ in {printable(start)} or any folder above "
-            f"it; name the vault with --vault PATH (or set {location.ENVIRONMENT}=PATH)"
-        )
-    print(
-        f"{prog}: no vault marker (.obsidian/, schema.json, .graph/) in {printable(start)} or above; "
-        f"reading the current folder, writing nothing to it (name a vault with --vault PATH)",
-        file=sys.stderr,
-    )
-    args.vault = "."
-    if hasattr(args, "dry_run"):
-        args.dry_run = True
-    return "current"
+                return str(folder)
+    return cwd
 
 
 def load(args) -> tuple[Vault, object]:

@@ -56,11 +56,13 @@ class Backlinks:
 
 
 def note_name(vault: Vault, name: str) -> str:
-    """NOTE as given: a file path (absolute or from the current folder), a
-    vault path, or a link (``[[Dana Reyes#Role|Dana]]`` -> ``Dana Reyes``).
+    """NOTE as given: a vault path, a file path (absolute or from the
+    current folder), or a link (``[[Dana Reyes#Role|Dana]]`` -> ``Dana Reyes``).
     Raises :class:`NoteError` for an empty NOTE or a file outside the vault."""
     if not name.strip():
         raise NoteError("NOTE is empty; give a note's path or name")
+    if name in vault.files:  # a vault path is read as one, wherever the command runs (as card.py does)
+        return name
     path = Path(name)
     if path.is_file():
         try:

@@ -85,17 +85,24 @@ class MovePlan:
 
 def base_folder(root: Path, text: str, cwd: str | None = None) -> str:
     """The folder a relative path ``text`` typed by a person is read from:
-    the current folder when that is inside the vault (``cd vault/people &&
-    graph.py mv a.md b.md``), unless the path names nothing there but a file
-    or folder from the vault's root (``people/a.md`` typed in ``people/``);
-    else the vault's root."""
+    the current folder when the path names a file or folder of the vault
+    from there (``cd vault/people && graph.py mv a.md b.md``, or
+    ``../vault/people/a.md`` from a project folder); else the vault's root
+    when it names one from there (``people/a.md`` typed in ``people/`` or
+    outside the vault); else the current folder when the path names
+    something there (outside the vault: refused, naming the vault) or the
+    current folder is inside the vault; else the root."""
     real_root = os.path.realpath(root)
     here = os.path.realpath(cwd or os.getcwd())
-    if here != real_root and not here.startswith(real_root + os.sep):
+    from_here = os.path.join(here, text)
+    inside = os.path.realpath(from_here) == real_root or os.path.realpath(from_here).startswith(real_root + os.sep)
+    if os.path.lexists(from_here) and inside:
+        return here
+    if os.path.lexists(os.path.join(real_root, text)):
         return real_root
-    if not os.path.lexists(os.path.join(here, text)) and os.path.lexists(os.path.join(real_root, text)):
-        return real_root
-    return here
+    if os.path.lexists(from_here) or here == real_root or here.startswith(real_root + os.sep):
+        return here
+    return real_root
 
 
 def vault_path(root: Path, text: str, cwd: str | None = None, base: str | None = None) -> str:

@@ -385,7 +385,11 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
     for exact in (slashed, slashed + ".md" if "/" in slashed else None):
         if exact in notes:
             return exact
-    real = os.path.realpath(os.path.join(cwd or os.getcwd(), name))
+    try:
+        here = cwd or os.getcwd()
+    except OSError:  # the current folder was deleted: only vault paths and names remain
+        here = str(vault.root)
+    real = os.path.realpath(os.path.join(here, name))
     root = os.path.realpath(str(vault.root))
     inside = (real + os.sep).startswith(root + os.sep)
     if os.path.isfile(real) and inside:

@@ -13,54 +13,65 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["ENVIRONMENT", "LITTER", "MARKERS", "find_vault", "is_vault", "same_folder", "start_of", "within"]
+__all__ = ["ENVIRONMENT", "MARKERS", "find_vault", "holder", "is_vault", "same_folder", "start_of", "within"]
 
 ENVIRONMENT = "AUTOGRAPH_VAULT"
 
-# What makes a folder a vault: Obsidian's settings folder, autograph's schema,
-# or autograph's own folder (a vault autograph has written to).  Folders are
-# folders and the schema a file: a stray file called ".obsidian" marks nothing.
-MARKERS = ((".obsidian", True), ("schema.json", False), (".graph", True))
+# What makes a folder a vault, in two tiers.  Obsidian's settings folder or
+# autograph's schema say so outright (folders are folders and the schema a
+# file: a stray file called ".obsidian" marks nothing).  A .graph/ says only
+# that autograph ran there, and earlier versions ran in whatever folder they
+# were started in (caches, a health history, a lock in a home folder or a code
+# repository, or in a vault's subfolder), so it counts only when it holds a
+# journal (autograph wrote notes there) and no folder above holds a mark of
+# the first tier.
+MARKERS = ((".obsidian", True), ("schema.json", False), (".graph/journal", True))
 
-# What earlier versions left in any folder they took for a vault (a refused
-# call's lock, a search run in a code repository or a home folder): a
-# .graph/ that holds only these does not make a vault of the folder.
-LITTER = ("writer.lock", "search.sqlite", "search.sqlite-wal", "search.sqlite-shm", "search.sqlite-journal")
+
+def _marked(folder: str | os.PathLike, names) -> bool:
+    for name, is_dir in names:
+        path = os.path.join(folder, name)
+        if os.path.isdir(path) if is_dir else os.path.isfile(path):
+            return True
+    return False
 
 
 def is_vault(folder: str | os.PathLike) -> bool:
     """True when ``folder`` holds one of :data:`MARKERS` (a broken or
-    unreadable entry counts as absent; nothing is read but ``stat`` and
-    the names in ``.graph/``).  A ``.graph/`` that holds only
-    :data:`LITTER` marks nothing."""
-    for name, is_dir in MARKERS:
-        path = os.path.join(folder, name)
-        if not (os.path.isdir(path) if is_dir else os.path.isfile(path)):
-            continue
-        if name != ".graph":
-            return True
-        try:
-            if any(entry not in LITTER for entry in os.listdir(path)):
-                return True
-        except OSError:
-            continue
-    return False
+    unreadable entry counts as absent; nothing is read but ``stat``)."""
+    return _marked(folder, MARKERS)
 
 
 def find_vault(start: str | os.PathLike) -> Path | None:
-    """The nearest folder from ``start`` upward (``start`` itself first, then
-    each parent to the file system's root) that :func:`is_vault`; None when
-    none is.  ``start`` is made absolute against the current folder, and its
-    symlinks are kept as written (``cd ~/link-to-vault/people`` finds
-    ``~/link-to-vault``, as the shell shows it), so the answer reads as the
-    person typed it."""
+    """The vault ``start`` lies in: the nearest folder from ``start`` upward
+    (``start`` itself first, then each parent to the file system's root)
+    holding ``.obsidian/`` or ``schema.json``; else the nearest holding
+    ``.graph/journal/``; None when none does.  ``start`` is made absolute
+    against the current folder, and its symlinks are kept as written (``cd
+    ~/link-to-vault/people`` finds ``~/link-to-vault``, as the shell shows
+    it), so the answer reads as the person typed it."""
     folder = Path(os.path.abspath(start))
-    while True:
-        if is_vault(folder):
-            return folder
-        if folder.parent == folder:
-            return None
-        folder = folder.parent
+    chain = [folder, *folder.parents]
+    for names in (MARKERS[:2], MARKERS[2:]):
+        for candidate in chain:
+            if _marked(candidate, names):
+                return candidate
+    return None
+
+
+def holder(folder: str | os.PathLike) -> Path | None:
+    """The Obsidian vault above ``folder`` when ``folder`` itself is no
+    vault (holds no mark of :data:`MARKERS`) but a parent holds
+    ``.obsidian/``: Obsidian opens that parent as one vault, so ``folder``
+    is a folder of it, and links from the rest of it would go unseen.  (A
+    ``schema.json`` above does not count: a code repository has its own.)"""
+    here = Path(os.path.abspath(folder))
+    if is_vault(here):
+        return None
+    for parent in here.parents:
+        if _marked(parent, MARKERS[:1]):
+            return parent
+    return None
 
 
 def start_of(path: str, cwd: str | os.PathLike | None = None) -> Path | None:
@@ -70,10 +81,13 @@ def start_of(path: str, cwd: str | os.PathLike | None = None) -> Path | None:
     ``path`` names nothing on disk (a note's name, resolved as a wikilink
     once the vault is known)."""
     full = Path(os.path.join(cwd or os.getcwd(), os.path.expanduser(path)))
-    if full.is_dir():
-        return full
-    if full.exists() or full.is_symlink():
-        return full.parent
+    try:
+        if full.is_dir():
+            return full
+        if full.exists() or full.is_symlink():
+            return full.parent
+    except OSError:  # a folder on the way that cannot be searched: as if the path named nothing
+        pass
     return None
 
 

@@ -62,7 +62,6 @@ def hold(root: Path, wait: float = 0.0, command: str = "", taken=None):
         finally:
             _held[key] -= 1
         return
-    made = not os.path.isdir(os.path.join(root, GRAPH_DIR))
     deadline = time.monotonic() + max(0.0, wait)
     while True:
         try:
@@ -98,8 +97,8 @@ def hold(root: Path, wait: float = 0.0, command: str = "", taken=None):
             del _held[key]
             del _lock_files[key]
             stopped = sorted(open_runs.pop(key, ()))
-            if made and not stopped and _tidy(root, fd, lock_path):
-                pass  # nothing but the lock in the .graph/ this run made: both taken away
+            if not previous and not stopped and _tidy(fd, lock_path):
+                pass  # a new lock, and nothing else in .graph/: both taken away
             elif stopped:  # a run stopped half way (an exception): the next writer rolls it back
                 state = {"state": "running", "pid": os.getpid(), "command": command, "stopped": stopped}
                 _write_state(fd, {**state, "until": utc_now()})
@@ -118,13 +117,14 @@ def _is_at(fd: int, path: Path) -> bool:
     return (there.st_dev, there.st_ino) == (mine.st_dev, mine.st_ino)
 
 
-def _tidy(root: Path, fd: int, lock_path: Path) -> bool:
-    """Take away the lock file and the ``.graph/`` folder this holder made,
-    when nothing else was written there (a refused or read-only run): a
-    call that wrote nothing leaves nothing in a folder that was not yet a
-    vault.  Done while the lock is held; a run waiting on the old file
-    finds it gone and opens the new one (:func:`hold`).  False when
-    anything else is there, or the removal fails (then the lock stays)."""
+def _tidy(fd: int, lock_path: Path) -> bool:
+    """Take away a lock file that was new when this holder took it, and
+    its ``.graph/`` folder, when nothing else is there (the runs that held
+    it were refused or wrote nothing): a call that wrote nothing leaves
+    nothing in a folder that was not yet a vault.  Done while the lock is
+    held; a run waiting on the old file finds it gone and opens a new one
+    (:func:`hold`).  False when anything else is there, or the removal
+    fails (then the lock stays)."""
     folder = lock_path.parent
     try:
         if os.listdir(folder) != [LOCK_NAME] or not _is_at(fd, lock_path):
