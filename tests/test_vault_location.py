@@ -110,9 +110,8 @@ def normalised(text: str, vault: Path) -> object:
 
     def norm(value):
         if isinstance(value, dict):
-            return {
-                k: norm(v) for k, v in value.items() if k != "seconds" and not (k == "bytes" and "sections" in value)
-            }
+            timed = ("seconds", "scanned", *(("bytes",) if "sections" in value else ()))
+            return {k: norm(v) for k, v in value.items() if k not in timed}
         if isinstance(value, list):
             return [norm(v) for v in value]
         if isinstance(value, str):
@@ -621,3 +620,110 @@ def test_locate_follows_the_order_for_any_way_of_naming_the_vault(
     else:
         assert (how, args.vault, args.dry_run) == ("current", ".", True)
         assert err.getvalue().count("\n") == 1 and "no vault marker" in err.getvalue()
+
+
+def test_a_symlink_to_a_folder_of_an_obsidian_vault_is_no_way_around_the_refusal(tmp_path):
+    """--vault through a symlink to an unmarked folder of an Obsidian vault
+    is that folder; and a journal left there does not make it a vault."""
+    outer = tmp_path / "ob"
+    (outer / ".obsidian").mkdir(parents=True)
+    (outer / "sub" / "people").mkdir(parents=True)
+    (outer / "sub" / "people" / "Dana.md").write_text("---\ntype: person\n---\n", encoding="utf-8")
+    (tmp_path / "link").symlink_to(outer / "sub")
+    for named in (tmp_path / "link", outer / "sub"):
+        proc = run("card.py", "set", "Dana", "role=X", "--vault", named, cwd=tmp_path)
+        assert proc.returncode == 2 and "Obsidian vault" in proc.stderr, proc.stderr
+        proc = run("card.py", "set", "Dana", "role=X", cwd=tmp_path, env={"AUTOGRAPH_VAULT": str(named)})
+        assert proc.returncode == 2 and "Obsidian vault" in proc.stderr, proc.stderr
+    (outer / "sub" / ".graph" / "journal").mkdir(parents=True)
+    proc = run("card.py", "set", "Dana", "role=X", "--vault", outer / "sub", cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"$schema": "https://json-schema.org/draft/2020-12/schema", "description": "app config"}',
+        '{\n  "$schema" : "http://json-schema.org/draft-07/schema#",\n  "type": "object"\n}',
+        '{"data": {"__schema": {"types": []}}}',
+    ],
+    ids=["json-schema", "draft-07", "graphql"],
+)
+def test_another_tools_schema_json_makes_no_vault(tmp_path, text):
+    """A code repository's schema.json is no autograph schema: a writing
+    command below it finds no vault instead of writing into the repository."""
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "schema.json").write_text(text, encoding="utf-8")
+    proc = run("card.py", "new", "person", "Zoe", "description=x", "status=active", cwd=repo / "src")
+    assert proc.returncode == 2 and "no vault found" in proc.stderr, proc.stderr
+    assert files_under(repo) == ["schema.json", "src"]
+
+
+def test_a_bad_schema_found_by_searching_upward_says_so(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "notes").mkdir(parents=True)
+    (repo / "schema.json").write_text('{"node_types": 3}', encoding="utf-8")
+    proc = run("graph.py", "orphans", cwd=repo / "notes")
+    assert proc.returncode == 2 and "found by searching upward" in proc.stderr and "--vault" in proc.stderr
+
+
+def test_a_note_path_through_a_symlink_finds_the_vault_behind_it(vault, tmp_path):
+    (tmp_path / "people-link").symlink_to(vault / "people")
+    proc = run("card.py", "set", "people-link/Dana Reyes.md", "role=COO", "--json", cwd=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["written"] == ["people/Dana Reyes.md"], proc.stderr
+    proc = run("graph.py", "backlinks", "people-link/Dana Reyes.md", "--json", cwd=tmp_path)
+    assert proc.returncode == 0 and "no vault marker" not in proc.stderr, proc.stderr
+
+
+def test_from_a_deleted_current_folder_absolute_note_paths_still_work(vault, tmp_path):
+    gone = tmp_path / "gone"
+    code = (
+        "import os, subprocess, sys; os.chdir(sys.argv[1]); os.rmdir(sys.argv[1]);"
+        "sys.exit(subprocess.run([sys.executable, *sys.argv[2:]]).returncode)"
+    )
+    card = [str(SCRIPTS / "card.py"), "set", str(vault / "people" / "Dana Reyes.md"), "role=COO"]
+    move = [str(SCRIPTS / "graph.py"), "mv", str(vault / "people" / "Ben Carter.md"), "people/Ben C.md"]
+    for argv in (card, [*move, "--vault", str(vault), "--apply"]):
+        gone.mkdir()
+        proc = subprocess.run([sys.executable, "-c", code, str(gone), *argv], capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    assert (vault / "people" / "Ben C.md").exists()
+
+
+def test_mv_with_an_absolute_old_reads_a_relative_new_from_the_vault(vault, tmp_path):
+    """From outside the vault, `mv /abs/vault/a.md people/b.md`: NEW is a
+    vault path (nothing of it is where the command runs)."""
+    old = vault / "people" / "Ben Carter.md"
+    proc = run("graph.py", "mv", old, "people/Ben C.md", "--apply", cwd=tmp_path / "project")
+    assert proc.returncode == 0, proc.stderr
+    assert (vault / "people" / "Ben C.md").exists()
+
+
+def test_a_store_in_a_vault_given_to_doctor_is_not_told_to_be_a_vault(vault):
+    proc = run("doctor.py", vault / ".memory", "--json", cwd=vault)
+    assert proc.returncode in (0, 1) and "Obsidian vault" not in proc.stderr, proc.stderr
+
+
+def test_the_writer_lock_is_taken_again_when_its_folder_goes_as_it_is_opened(tmp_path, monkeypatch):
+    """A run that made .graph/ and wrote nothing takes it away; another run
+    opening the lock at that moment gets 'no such file' and tries again,
+    never exit 3."""
+    from autograph.write import lock
+
+    root = tmp_path / "vault"
+    root.mkdir()
+    real_open = lock.open_derived
+    calls = []
+
+    def open_once_gone(path, flags):
+        calls.append(path)
+        if len(calls) == 1:
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return real_open(path, flags)
+
+    monkeypatch.setattr(lock, "open_derived", open_once_gone)
+    with lock.hold(root, wait=0, command="test"):
+        pass
+    assert len(calls) == 2
+    assert not (root / ".graph").exists()  # new lock, nothing written: taken away again

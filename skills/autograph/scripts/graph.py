@@ -198,10 +198,11 @@ Examples:
 MV_EPILOG = """\
 OLD is a note, an attachment or a folder (a folder moves with every file in
 it); NEW is the new path, or an existing folder (or a path ending in "/") to
-move into.  Both are file paths: absolute, or relative to the current folder
-when that is inside the vault and OLD is there, else to the vault's root; NEW
-is read as OLD was.  With no vault named, it is the one that holds OLD (see
---vault).  A path outside the vault is refused.  A note keeps ".md" (NEW without it gets it).  Refuses to move over
+move into.  Both are file paths (not names): absolute, or relative to the
+current folder when OLD is there (inside the vault or not), else to the
+vault's root; a relative NEW is read as a relative OLD was.  With no vault
+named, it is the one that holds OLD (see --vault).  A path outside the vault
+is refused.  A note keeps ".md" (NEW without it gets it).  Refuses to move over
 an existing file (also one whose name differs only in letter case or in
 Unicode normalisation, "é" composed or decomposed, which Obsidian would not
 tell apart), and to move a file with several hard links (the move would

@@ -336,8 +336,11 @@ def locate(args, prog: str, environ=None, cwd: str | None = None) -> str:
             setattr(args, name, [_home(v) for v in value] if isinstance(value, list) else _home(value))
     named, how, a_file = _named(args, environ)
     writer = getattr(args, "_writer", False)
+    args._vault_how = how
     if named is not None:
-        inside = location.holder(named)
+        # a store or an index given to doctor.py or check.py is often a folder of a vault: no vault
+        store = args._vault_from not in ("vault", None) and getattr(args, "vault_option", None) is None
+        inside = None if store and how == "named" else location.holder(named)
         if inside is not None:
             above = printable(str(inside))
             told = (
@@ -353,9 +356,10 @@ def locate(args, prog: str, environ=None, cwd: str | None = None) -> str:
     cwd = cwd or _current_folder()
     start = _start(args, cwd)
     found = location.find_vault(start)
+    args._vault_how = "found" if found is not None else "current"
     if found is not None:
         # the current folder stays "." (as before discovery), so reports read the same from cron
-        args.vault = "." if location.same_folder(found, cwd) else str(found)
+        args.vault = "." if cwd and location.same_folder(found, cwd) else str(found)
         return "found"
     if a_file:
         args.vault = None  # the file is what the command reads; it needs no vault
@@ -381,11 +385,13 @@ def _home(text: str) -> str:
     return os.path.expanduser(text) if text == "~" or text.startswith("~/") else text
 
 
-def _current_folder() -> str:
+def _current_folder() -> str | None:
+    """The current folder, or None when it was deleted under the shell
+    (then only absolute paths can say where the vault is)."""
     try:
         return os.getcwd()
-    except OSError:  # deleted under the shell
-        raise UsageError("the current folder no longer exists; cd to one that does, or give --vault PATH") from None
+    except OSError:
+        return None
 
 
 def _named(args, environ) -> tuple[str | None, str, bool]:
@@ -424,7 +430,7 @@ def _named(args, environ) -> tuple[str | None, str, bool]:
     return named, "environment", a_file
 
 
-def _start(args, cwd: str) -> str:
+def _start(args, cwd: str | None) -> str:
     """Where discovery starts: the folder of the first note path on the
     command line that names something on disk, else ``cwd``."""
     from .read import location
@@ -432,9 +438,12 @@ def _start(args, cwd: str) -> str:
     for name in args._notes:
         value = getattr(args, name, None)
         for text in value if isinstance(value, list) else [value]:
-            folder = location.start_of(text, cwd) if isinstance(text, str) and text.strip() else None
+            usable = isinstance(text, str) and text.strip() and (cwd is not None or os.path.isabs(text))
+            folder = location.start_of(text, cwd) if usable else None
             if folder is not None:
                 return str(folder)
+    if cwd is None:
+        raise UsageError("the current folder no longer exists; cd to one that does, or give --vault PATH")
     return cwd
 
 
@@ -580,7 +589,9 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
             locate(args, parser.prog)
         return int(func(args) or 0)
     except _raised("schema.model", "SchemaError") as exc:
-        print(f"{parser.prog}: bad schema: {exc}", file=sys.stderr)
+        found = getattr(args, "_vault_how", "") == "found" and getattr(args, "schema", None) is None
+        hint = f" (the vault {args.vault} was found by searching upward; name yours with --vault)" if found else ""
+        print(f"{parser.prog}: bad schema: {exc}{hint}", file=sys.stderr)
     except (
         _raised("read.vault", "VaultError")
         + _raised("write.confine", "PathError", "TargetError")

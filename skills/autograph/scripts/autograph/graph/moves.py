@@ -93,7 +93,10 @@ def base_folder(root: Path, text: str, cwd: str | None = None) -> str:
     something there (outside the vault: refused, naming the vault) or the
     current folder is inside the vault; else the root."""
     real_root = os.path.realpath(root)
-    here = os.path.realpath(cwd or os.getcwd())
+    try:
+        here = os.path.realpath(cwd or os.getcwd())
+    except OSError:  # the current folder was deleted: paths are read from the vault's root
+        return real_root
     from_here = os.path.join(here, text)
     inside = os.path.realpath(from_here) == real_root or os.path.realpath(from_here).startswith(real_root + os.sep)
     if os.path.lexists(from_here) and inside:
@@ -139,7 +142,8 @@ def paths_of(vault, old: str, new: str, cwd: str | None = None) -> dict[str, str
     a destination exists (also in another letter case or Unicode
     normalisation: Obsidian would not tell the two apart), or a folder would move into itself."""
     root = vault.root
-    base = base_folder(root, old, cwd)  # NEW is read as OLD was: both from here, or both from the root
+    # a relative NEW is read as a relative OLD was: both from here, or both from the root
+    base = base_folder(root, new if os.path.isabs(old) else old, cwd)
     source = vault_path(root, old, base=base)
     into = new.endswith(("/", os.sep))
     target = vault_path(root, new, base=base)

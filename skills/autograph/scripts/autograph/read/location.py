@@ -11,6 +11,7 @@ when nothing is found, is ``cli``'s (DESIGN 3, "Command-line conventions").
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 __all__ = ["ENVIRONMENT", "MARKERS", "find_vault", "holder", "is_vault", "same_folder", "start_of", "within"]
@@ -28,17 +29,38 @@ ENVIRONMENT = "AUTOGRAPH_VAULT"
 MARKERS = ((".obsidian", True), ("schema.json", False), (".graph/journal", True))
 
 
+# Another tool's schema.json (a JSON Schema document, a GraphQL introspection)
+# is no autograph schema: a code repository holding one is no vault.
+_FOREIGN_SCHEMA = re.compile(rb'"\$schema"\s*:\s*"https?://json-schema\.org|"__schema"\s*:')
+
+
 def _marked(folder: str | os.PathLike, names) -> bool:
     for name, is_dir in names:
         path = os.path.join(folder, name)
-        if os.path.isdir(path) if is_dir else os.path.isfile(path):
-            return True
+        if not (os.path.isdir(path) if is_dir else os.path.isfile(path)):
+            continue
+        if name == "schema.json" and _foreign(path):
+            continue
+        return True
     return False
+
+
+def _foreign(path: str) -> bool:
+    """True when the ``schema.json`` at ``path`` is another tool's: its
+    first 4 KB say it is a JSON Schema (``"$schema"`` on json-schema.org)
+    or a GraphQL introspection (``"__schema"``).  An unreadable one is
+    taken for autograph's (the command then says what is wrong with it)."""
+    try:
+        with open(path, "rb") as handle:
+            return bool(_FOREIGN_SCHEMA.search(handle.read(4096)))
+    except OSError:
+        return False
 
 
 def is_vault(folder: str | os.PathLike) -> bool:
     """True when ``folder`` holds one of :data:`MARKERS` (a broken or
-    unreadable entry counts as absent; nothing is read but ``stat``)."""
+    unreadable entry counts as absent, and so does another tool's
+    ``schema.json``: only its first 4 KB are read)."""
     return _marked(folder, MARKERS)
 
 
@@ -51,24 +73,27 @@ def find_vault(start: str | os.PathLike) -> Path | None:
     ~/link-to-vault/people`` finds ``~/link-to-vault``, as the shell shows
     it), so the answer reads as the person typed it."""
     folder = Path(os.path.abspath(start))
-    chain = [folder, *folder.parents]
-    for names in (MARKERS[:2], MARKERS[2:]):
-        for candidate in chain:
-            if _marked(candidate, names):
-                return candidate
+    real = Path(os.path.realpath(folder))
+    # as typed first; then through the symlinks on the way (a note reached by a link into a vault)
+    for chain in ([folder, *folder.parents], [real, *real.parents] if real != folder else []):
+        for names in (MARKERS[:2], MARKERS[2:]):
+            for candidate in chain:
+                if _marked(candidate, names):
+                    return candidate
     return None
 
 
 def holder(folder: str | os.PathLike) -> Path | None:
-    """The Obsidian vault above ``folder`` when ``folder`` itself is no
-    vault (holds no mark of :data:`MARKERS`) but a parent holds
-    ``.obsidian/``: Obsidian opens that parent as one vault, so ``folder``
+    """The Obsidian vault above ``folder`` (as typed or through its
+    symlinks) when ``folder`` holds neither ``.obsidian/`` nor
+    ``schema.json`` but a parent holds ``.obsidian/``: Obsidian opens that parent as one vault, so ``folder``
     is a folder of it, and links from the rest of it would go unseen.  (A
     ``schema.json`` above does not count: a code repository has its own.)"""
     here = Path(os.path.abspath(folder))
-    if is_vault(here):
+    if _marked(here, MARKERS[:2]):  # a journal does not make a folder of an Obsidian vault a vault
         return None
-    for parent in here.parents:
+    real = Path(os.path.realpath(here))
+    for parent in [*here.parents, *(real.parents if real != here else ())]:
         if _marked(parent, MARKERS[:1]):
             return parent
     return None
@@ -80,8 +105,9 @@ def start_of(path: str, cwd: str | os.PathLike | None = None) -> Path | None:
     new name in a folder that exists, as ``graph.py mv``'s NEW); None when
     ``path`` names nothing on disk (a note's name, resolved as a wikilink
     once the vault is known)."""
-    full = Path(os.path.join(cwd or os.getcwd(), os.path.expanduser(path)))
     try:
+        typed = os.path.expanduser(path)
+        full = Path(typed if os.path.isabs(typed) else os.path.join(cwd or os.getcwd(), typed))
         if full.is_dir():
             return full
         if full.exists() or full.is_symlink():

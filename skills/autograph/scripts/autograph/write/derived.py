@@ -138,6 +138,17 @@ def derived_path(root: Path, name: str, create: bool = True) -> Path:
     parts = [GRAPH_DIR, *name.split("/")]
     if ".." in parts or any(not part for part in parts):
         raise PathError(f"{name!r}: not a file name under {GRAPH_DIR}/")
+    for attempt in range(3):
+        try:
+            return _made(root, parts, create)
+        except FileNotFoundError:
+            # .graph/ taken away as it was made (a writer lock's run that wrote nothing): make it again
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _made(root: Path, parts: list[str], create: bool) -> Path:
     path = Path(os.path.realpath(root))
     for index, part in enumerate(parts):
         owner = owner_for_new(path) if create else None

@@ -67,6 +67,12 @@ def hold(root: Path, wait: float = 0.0, command: str = "", taken=None):
         try:
             lock_path = derived_path(root, LOCK_NAME)
             fd = open_derived(lock_path, os.O_RDWR)
+        except FileNotFoundError:
+            # .graph/ taken away between its making and the open (a run that wrote nothing): again
+            if time.monotonic() >= deadline + 5:
+                raise
+            time.sleep(0.01)
+            continue
         except OSError as exc:
             raise OSError(
                 exc.errno, f"cannot take the vault's writer lock in {GRAPH_DIR}/ ({exc.strerror}); nothing was written"
