@@ -723,7 +723,7 @@ def test_a_member_stays_when_a_link_to_it_is_not_rewritten(tmp_path, capsys):
     assert (root / "people" / "Alex.md").read_text() == MEMBER
     assert broken_links(root) == []
     once = (root / "people" / "Alex Old.md").read_text()
-    assert once.count("member text") == 1 and once.count("created:") == 2  # the property and one History line
+    assert once.count("member text") == 1 and once.count("created:") == 1  # autograph's own fields never go to History
     (root / "ro.md").chmod(0o644)
     code, report = run_json(capsys, root, "--apply", "--today", "2026-12-02")
     assert code == 0 and not (root / "people" / "Alex.md").exists()
@@ -847,10 +847,10 @@ def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys)
     one the card gets copied with its line keeps it there."""
     root = make_vault(
         {
-            "people/Dana Reyes.md": "---\ntype: person\nemail: d@x.org\nrole: CEO\nteam: Ops\ncity: Berlin\n"
+            "people/Dana Reyes.md": "---\ntype: person\nemail: d@x.org\ndesk: CEO\nteam: Ops\ncity: Berlin\n"
             "---\nBody.\n",
             "people/Dana.md": "---\ntype: person\nemail: d@x.org\n# met at the 2024 offsite\n"
-            'role: CTO  # promoted in May, ask Kim\nteam: "R #2"\ncity: Berlin  # since 2019\n'
+            'desk: CTO  # promoted in May, ask Kim\nteam: "R #2"\ncity: Berlin  # since 2019\n'
             "phone: '+1 555'  # work\n---\n",
             "a.md": "[[Dana Reyes]]\n",
         }
@@ -858,7 +858,7 @@ def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys)
     code, report = run_json(capsys, root, "--apply", "--today", TODAY)
     assert code == 0, report
     assert report["merged"][0]["history"] == [
-        "- 2026-12-01: role: CTO  # promoted in May, ask Kim (from [[Dana Reyes|Dana]])",
+        "- 2026-12-01: desk: CTO  # promoted in May, ask Kim (from [[Dana Reyes|Dana]])",
         '- 2026-12-01: team: "R #2" (from [[Dana Reyes|Dana]])',  # quoted: its # is no comment
         "- 2026-12-01: city: Berlin  # since 2019 (from [[Dana Reyes|Dana]])",
         "- 2026-12-01: # met at the 2024 offsite (from [[Dana Reyes|Dana]])",
@@ -877,12 +877,14 @@ def test_a_comment_on_a_member_value_goes_to_history_with_it(make_vault, capsys)
         ),
         ("role: CEO  # work\ncity: Berlin\n# Berlin\n", ["role: CEO  # work", "# Berlin"]),
         ("notes: |\n  # step one\n  done\n", ['notes: "# step one\\ndone\\n"']),  # a block scalar's text
-        ("role: a 'b # c'\n", ["role: a 'b  # c'"]),  # YAML: a plain value, then a comment
+        ("desk: a 'b # c'\n", ["desk: a 'b  # c'"]),  # YAML: a plain value, then a comment
         ("company:   # not sure\n", ["company: null  # not sure"]),  # on an empty value
     ],
 )
 def test_every_frontmatter_comment_of_a_member_is_kept_once(make_vault, capsys, member, kept):
-    canonical = "---\ntype: person\nemail: d@x.org\nrole: CEO\ntags: [a]\nnotes: other\n---\nI work in Berlin.\n"
+    canonical = (
+        "---\ntype: person\nemail: d@x.org\nrole: CEO\ndesk: CEO\ntags: [a]\nnotes: other\n---\nI work in Berlin.\n"
+    )
     root = make_vault(
         {"people/Dana Reyes.md": canonical, "people/Dana.md": "---\ntype: person\nemail: d@x.org\n" + member + "---\n"}
     )

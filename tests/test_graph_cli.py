@@ -410,7 +410,7 @@ def test_vault_is_a_file(tmp_path):
         pytest.param('{"nodetypes": {}}', ["$.nodetypes"], id="unknown-key"),
         pytest.param('{"version": 1,}', ["line 1, column 15"], id="invalid-json"),
         pytest.param(
-            '{"node_types": {"person": {"status": ["active"]}}}',
+            '{"node_types": {"person": {"status": ["active"], "supersedable": true}}}',
             ["$.node_types.person.status", "superseded"],
             id="status",
         ),

@@ -401,3 +401,60 @@ def test_commands_print_each_warning_on_stderr_and_keep_json_clean(tmp_path):
     json.loads(proc.stdout)
     for key in ("$.region_fixes", "$.identity.fuzzy_name"):
         assert any(line.startswith("warning: ") and key in line for line in proc.stderr.splitlines())
+
+
+# ---------------------------------------------------------------------------
+# A type listing statuses without "superseded" (the earlier project had no "supersedable")
+
+
+def test_a_type_without_superseded_loads_as_not_supersedable_with_a_warning(tmp_path, capsys):
+    """Issue 24: read as ``"supersedable": false`` with one warning naming
+    the key and the fix; ``card.py retire`` refuses the type (exit 2) and
+    ``supersede.py`` does not stamp it."""
+    import subprocess
+    import sys
+
+    from autograph.memory import supersede
+    from autograph.read.vault import Vault
+
+    person = {"description": "Someone", "folder": "people", "status": ["active", "inactive"]}
+    root = tmp_path / "vault"
+    source = write_schema(root, {"node_types": {"person": person, "paper": {"status": ["read", "superseded"]}}})
+    card = "---\ntype: person\nemail: {email}\nrole: {role}\nupdated: {updated}\n---\nBody.\n"
+    (root / "people").mkdir()
+    (root / "people/Alex Old.md").write_text(card.format(email="alex@acme.example", role="CTO", updated="2025-01-01"))
+    (root / "people/Alex New.md").write_text(card.format(email="ALEX@acme.example", role="CEO", updated="2026-06-01"))
+    before = {p: p.read_bytes() for p in (root / "people").iterdir()}
+
+    schema = load_schema(root)
+    assert len(schema.warnings) == 1, schema.warnings
+    [warning] = schema.warnings
+    assert warning.startswith(f"{source}: $.node_types.person.status: ")
+    assert 'add "superseded" to the list, or set "supersedable": false' in warning
+    assert schema.supersedable("person") is False and schema.supersedable("paper") is True
+    assert schema.node_types["person"]["supersedable"] is False
+    assert capsys.readouterr() == ("", "")
+    # said explicitly, either way, it warns of nothing or is still an error
+    assert load(tmp_path / "explicit", {"node_types": {"person": {**person, "supersedable": False}}}).warnings == ()
+    found = problems(tmp_path / "contradiction", {"node_types": {"person": {**person, "supersedable": True}}})
+    assert [p.split(":")[0] for p in found] == ["$.node_types.person.status"]
+
+    scripts = REPO / "skills" / "autograph" / "scripts"
+    proc = subprocess.run(
+        [sys.executable, str(scripts / "card.py"), "retire", "Alex Old", "--by", "Alex New", "--vault", str(root)]
+        + ["--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert json.loads(proc.stdout)["refused"]["reason"] == "not-supersedable"
+    assert [line for line in proc.stderr.splitlines() if "$.node_types.person.status" in line] == [
+        f"warning: {warning}"
+    ]
+
+    vault = Vault.open(root)
+    findings = supersede.find(vault, schema)
+    edits, refused = supersede.plan(vault, schema, findings)
+    assert edits == [] and refused == [{"path": "people/Alex Old.md", "reason": supersede.NOT_SUPERSEDABLE}]
+    assert {p: p.read_bytes() for p in (root / "people").iterdir()} == before

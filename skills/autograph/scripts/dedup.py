@@ -39,16 +39,21 @@ rewritten to the canonical card keeping its visible text
 .trash/<run-id>/.  One journaled run: undo.py undo RUN takes it back.
 
 --apply alone merges only strong groups (joined by email or phone kind
-keys).  Groups found by a handle (or another key) alone are merged only
-from a reviewed manifest: --manifest FILE writes every group, edit it
+keys) whose members agree on the conflict fields (conflict_fields.fields:
+company, role, title, platform, status); a strong group that differs there
+is a change of fact, left to supersede.py (under not_merged), so the two
+give one vault in either order.  Groups found by a handle (or another key)
+alone are merged only from a reviewed manifest: --manifest FILE writes every group, edit it
 (remove groups or members, change "canonical"), then --apply-manifest
 FILE --apply merges the groups left in it; a group whose members changed
 since the manifest was written is skipped as a conflict.
 
 Manifest (JSON): {format: "autograph-dedup-manifest", version: 1, vault,
-groups[{canonical, members[{path, sha256}], evidence[{key, field, kind,
-value, paths}], strong, ranking[{path, backlinks, properties, body_chars,
-date}]}]}.  sha256 is of each member file's bytes; null means "as it is".
+groups[{canonical, members[{path, sha256}], evidence[{key, field, fields,
+kind, value, paths}], strong, ranking[{path, backlinks, properties,
+body_chars, date}], differs[]}]}.  An evidence key is "kind:value": one
+value under any field of its kind (handle and telegram) is one identity.
+sha256 is of each member file's bytes; null means "as it is".
 
 JSON keys (--json): vault, schema (path or null), cards (cards examined),
 groups[...] (as in the manifest), refused[{paths, key, reason, field,
@@ -57,8 +62,8 @@ cards}] (keys ignored, held by too many cards), skipped[{path, reason}]
 (notes not examined: unreadable, frontmatter that does not parse),
 selected (how many groups this run merges or would merge), merged[{canonical,
 members, history, aliases}] (history: the lines added to ## History),
-not_merged[{members, reason}] (refused or stale
-groups), links[{path, line, old, new}], links_left[{path, line, target,
+not_merged[{members, reason}] (refused, stale or left to supersede.py),
+links[{path, line, old, new}], links_left[{path, line, target,
 was, now, why}] (links that cannot follow: in a templates folder, never
 written), manifest (the file written, or
 null), edits[{path, reason}], written[], conflicts[{path, error, copy}],
@@ -136,7 +141,8 @@ def _dedup(args):
         except dedup.ManifestError as exc:
             raise cli.UsageError(f"{args.apply_manifest}: {exc}") from None
     else:
-        selected = [group for group in report.groups if group.strong]
+        # a change of fact (a new company, a new role) is supersede.py's to settle: either order, one result
+        selected = [group for group in report.groups if group.strong and not group.differs]
     ignored = {item["key"] for item in report.shared}
     plan = dedup.plan_merge(vault, schema, selected, _today(args, schema), index=index, ignored=ignored)
     outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "dedup.py", schema)
@@ -151,9 +157,23 @@ def _dedup(args):
     return lambda: _report(args, vault, schema, report, plan, selected, stale, outcome, written_manifest, code)
 
 
+def deferred(report, selected) -> list[dict]:
+    """The strong groups left to supersede.py: their current values differ."""
+    chosen = {group.canonical for group in selected}
+    return [
+        {
+            "members": group.members,
+            "reason": f"their current {', '.join(group.differs)} differ: supersede.py retires the older card "
+            "(or merge them from a reviewed manifest)",
+        }
+        for group in report.groups
+        if group.strong and group.differs and group.canonical not in chosen
+    ]
+
+
 def _report(args, vault, schema, report, plan, selected, stale, outcome, manifest, code) -> int:
     apply = cli.writes(args)
-    not_merged = plan.refused + stale
+    not_merged = plan.refused + stale + deferred(report, selected)
     if args.json:
         cli.print_json(
             {

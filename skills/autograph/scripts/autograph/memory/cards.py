@@ -13,8 +13,9 @@ per field:
 * ``new`` refuses a card whose identity (``identity.match_fields``,
   normalised by :mod:`identity`) is held by an existing card, or whose file
   name (or note name) exists, naming that card;
-* ``set`` compares the parsed values and does nothing when they are equal
-  (no write, no touch); otherwise it rewrites only that key's lines
+* ``set`` compares the parsed values (identity values by their
+  normalised form) and does nothing when they are equal (no write, no
+  touch); otherwise it rewrites only that key's lines
   (:func:`frontmatter.set_property`) and appends the old value to
   ``## History`` (:func:`sections.history_line`);
 * ``log``, ``link`` and ``retire`` append to ``## Log`` and ``## Related``
@@ -243,7 +244,7 @@ def identity_matches(
     settings = identity_settings(schema)
     kinds, country, ignore = settings.kinds, settings.country, settings.ignore
     max_shared, same_type = settings.max_shared, settings.same_type_only
-    wanted: dict[tuple[str, str], object] = {}
+    wanted: dict[tuple[str, str], object] = {}  # (kind, normalised value) -> the value as given
     for key, value in values.items():
         name = key.lower()
         if name not in kinds:
@@ -251,10 +252,11 @@ def identity_matches(
         for item in ident.values_of({name: value}, name):
             norm = ident.normalise(item, kinds[name], country, ignore)
             if norm is not None:
-                wanted[(name, norm)] = item
+                wanted[(kinds[name], norm)] = item
     if not wanted:
         return []
-    needles = [_needle(norm, kinds[name]) for name, norm in wanted]
+    fields_of = ident.fields_by_kind(kinds)  # a value matches any field of its kind: handle= finds telegram:
+    needles = [_needle(norm, kind) for kind, norm in wanted]
     holders: dict[tuple[str, str], list[dict]] = {key: [] for key in wanted}
     held_by: dict[str, dict] = {}  # path -> properties of the cards read
     for path in vault.cards(schema):
@@ -272,11 +274,10 @@ def identity_matches(
         held_by[path] = props
         if same_type and kind is not None and _type_of(schema, path, props) != kind.lower():
             continue
-        for name, norm in wanted:
-            for held in ident.values_of(props, name):
-                if ident.normalise(held, kinds[name], country, ignore) == norm:
-                    holders[(name, norm)].append({"path": path, "field": name, "value": held})
-                    break
+        for kind_of_value, norm in wanted:
+            held = ident.holding(props, fields_of[kind_of_value], kind_of_value, norm, country, ignore)
+            if held is not None:
+                holders[(kind_of_value, norm)].append({"path": path, "field": held[0], "value": held[1]})
     found = []
     for found_here in holders.values():
         if 0 < len(found_here) < max_shared:
@@ -300,6 +301,8 @@ def _needle(norm: str, kind: str) -> tuple[bool, bytes] | None:
     if kind == "phone":
         digits = norm.lstrip("+")
         return (True, digits[-6:].encode("ascii")) if digits.isascii() and digits.isdigit() else None
+    if kind == "url":  # the host alone: "www.", a case or a trailing "/" may differ in the card's bytes
+        norm = norm.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0]
     if not norm.isascii():
         return None
     return False, norm.lower().encode("ascii")
@@ -496,6 +499,29 @@ def _link_target(vault, value, source: str) -> str | None:
 
 def _same(old, new) -> bool:
     return fm.same_value(old, new)
+
+
+def _same_identity(schema, key: str, old, new) -> bool:
+    """Whether ``old`` and ``new`` are one identity in two spellings
+    (``030 1234567`` and ``+49 30 1234567``, an email in another letter
+    case): ``key`` is an identity field (``identity.match_fields``) of kind
+    phone, email or handle and both values, each a scalar or each a list,
+    normalise (:func:`identity.normalise`, with the schema's
+    ``default_country`` and ``ignore_values``) to the same forms in the
+    same order.  An ignored or empty value is never the same identity."""
+    section = schema.section("identity")
+    kind = ident.field_kinds(section).get(key.lower())
+    if kind not in ("phone", "email", "handle") or isinstance(old, list) != isinstance(new, list):
+        return False
+    country = section.get("default_country")
+    ignore = section.get("ignore_values", ident.DEFAULT_IGNORE)
+
+    def forms(value) -> list:
+        items = value if isinstance(value, list) else [value]
+        return [ident.normalise(item, kind, country, ignore) for item in items]
+
+    before, after = forms(old), forms(new)
+    return bool(before) and None not in before and before == after
 
 
 def _empty(value) -> bool:
@@ -772,12 +798,15 @@ def _check_status(schema, draft: _Draft, key: str, value) -> None:
 def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], today: datetime.date) -> Plan:
     """Plan setting each ``(field, value)`` of ``assignments`` on the card
     at ``path``.  A field that already holds an equal value (parsed values
-    compared, ``3`` is not ``"3"``) is left alone; when all are, the plan is
-    empty (no write, no touch).  A changed field's old value goes to ``##
-    History`` as ``- DAY: field: old → new`` (a field that had no value
-    adds no line; setting an empty value records ``- DAY: field: old``).  A
-    field that holds a list keeps a list: a single value becomes a
-    one-item list (as for a field of a list type in ``properties``)."""
+    compared, ``3`` is not ``"3"``; an identity field of kind phone, email
+    or handle compared by :func:`identity.normalise`, so ``+49 30 1234567``
+    equals ``030 1234567`` under ``default_country`` ``+49``) is left alone;
+    when all are, the plan is empty (no write, no touch).  A changed
+    field's old value goes to ``## History`` as ``- DAY: field: old →
+    new`` (a field that had no value adds no line; setting an empty value
+    records ``- DAY: field: old``).  A field that holds a list keeps a
+    list: a single value becomes a one-item list (as for a field of a list
+    type in ``properties``)."""
     plan = Plan("set", path)
     try:
         draft = _Draft(vault, schema, path)
@@ -793,6 +822,8 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
                 and (isinstance(old, list) or (old is None and _is_list_field(schema, key)))
             ):
                 value = [value]
+            if written is not None and _same_identity(schema, written, old, value):
+                continue  # the number, address or handle the card holds, spelled another way: no change
             if draft.set(key, value) and not _empty(old):
                 lines.append(sections.history_line(_day(today), written or key, old, value))
         draft.append("History", lines)

@@ -326,8 +326,38 @@ _EMAIL = re.compile(
     r"(?<![\w.+-])[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)+"
 )
 _HANDLE = re.compile(r"(?<![\w@./:+-])@([A-Za-z_][A-Za-z0-9_.]{1,38}[A-Za-z0-9_]|[A-Za-z_][A-Za-z0-9_])(?![\w@])")
-_PHONE = re.compile(r"(?<![\w+/.-])(?:\+|00)?\(?[0-9][0-9 ()./-]{5,}[0-9](?![\w/-])")
-_DATE_LIKE = re.compile(r"\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4}|\d{1,2}:\d{2}")
+# A phone number as people write it: "+49-30-123-4567", "(0033 1 23 45 67 89",
+# "(415) 555-0101", "tel:+49..." (not after "14:" of a time: "14:30 ...")
+_PHONE = re.compile(r"(?<![\w+/.-])(?<!\d:)\(?(?:\+|00)?\(?[0-9][0-9 ()./-]{5,}[0-9](?![\w/-])")
+# Dates, times and ISO weeks are blanked before phones are looked for, so a
+# number next to one is still found and no phone is made of one.  A date
+# stands alone (its separator twice the same, no digit or separator around
+# it: the "30-12-34" of "+49-30-12-34-56" is no date); _is_date checks it.
+_DATE_LIKE = re.compile(
+    r"(?<![\d+./-])(?:(?P<y>\d{4})(?P<s1>[-./])(?P<m>\d{1,2})(?P=s1)(?P<d>\d{1,2})"
+    r"|(?P<a>\d{1,2})(?P<s2>[-./])(?P<b>\d{1,2})(?P=s2)(?:\d{4}|\d{2}))(?!\d|[-./]\d)"
+    r"|(?<![\d:])\d{1,2}:\d{2}(?::\d{2})?(?:\s*[-\u2013]\s*\d{1,2}:\d{2}(?::\d{2})?)?(?![\d:])"
+    r"|(?<![\w-])(?:\d{4}-?)?W\d{1,2}(?:-?[1-7])?(?!\w)"
+)
+_CURRENCY = (
+    r"[$\u20ac\u00a3\u00a5\u20b9\u20bd]|\b(?:EUR|USD|GBP|CHF|JPY|CNY|RUB|CAD|AUD|SEK|NOK|DKK|PLN|CZK|HUF|INR|BRL"
+    r"|(?i:euros?|dollars?|pounds?|francs?|(?:r|ro)ubles?|yen|mio|mrd|million(?:s|en)?|billion(?:s|en)?|tsd))\b"
+)
+# An amount: a currency (or "Mio") before the number, or after it and its cents
+# (_AMOUNT_AFTER is matched where the number ends)
+_AMOUNT_BEFORE = re.compile(rf"(?:{_CURRENCY})\.?\s*\Z")
+_AMOUNT_AFTER = re.compile(rf"(?:[.,][0-9]{{1,2}}(?![0-9]))?\s*(?:{_CURRENCY})")
+# An order, invoice or ticket number: a word that says so right before it
+# ("order 123 456 789", "invoice no. 2026/0001234", "Rechnung 123-456-789");
+# not "id", "account" or "case": "caller ID +49 ...", "Signal account +49 ..."
+_ID_BEFORE = re.compile(
+    r"\b(?:orders?|invoices?|tickets?|receipts?|bookings?|reservations?|tracking|shipments?|parcels?|contracts?"
+    r"|customers?|ref|references?|transactions?|txn|serial|sku|iban"
+    r"|bestell\w*|rechnung\w*|auftrag\w*|kunden\w*|vertrag\w*|vorgang\w*|aktenzeichen"
+    r"|sendung\w*|lieferschein\w*|beleg\w*|referenz\w*|commande|facture)"
+    r"[\s:#.-]*(?:(?:no|nr|num|number|nummer|id)\b\.?[\s:#.-]*|n\u00b0\s*)?#?\s*\Z",
+    re.I,
+)
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s<>)\]]+", re.I)
 _TASK = re.compile(r"^[ \t]*(?:>[ \t]*)*(?:[-*+]|[0-9]{1,9}[.)])[ \t]+\[ \][ \t]+(\S.*?)[ \t]*$", re.M)
 _FILE_EXTENSION = re.compile(r"\.[A-Za-z0-9]{1,5}\Z")
@@ -343,6 +373,23 @@ def _masked(body: str) -> str:
                 chars[i] = " "
     text = "".join(chars)
     return _URL.sub(lambda m: " " * len(m.group()), text)
+
+
+def _is_date(match: re.Match) -> bool:
+    """Whether a :data:`_DATE_LIKE` match is one: a time or week, or a date
+    whose month and day can be read (day first or month first)."""
+    if match.group("y"):
+        return 1 <= int(match.group("m")) <= 12 and 1 <= int(match.group("d")) <= 31
+    if match.group("a"):
+        a, b = int(match.group("a")), int(match.group("b"))
+        return 1 <= min(a, b) <= 12 and 1 <= max(a, b) <= 31
+    return True
+
+
+def _without_dates(text: str) -> str:
+    """``text`` with its dates, times and ISO weeks overwritten by ``x``
+    (a letter: no phone number reaches into or across one; offsets kept)."""
+    return _DATE_LIKE.sub(lambda m: "x" * len(m.group()) if _is_date(m) else m.group(), text)
 
 
 def _is_name(text: str, stop: frozenset) -> bool:
@@ -431,13 +478,16 @@ def extract(note, resolver, schema, own_date: str | None = None) -> dict:
         line, context = where(match.start())
         key = normalise(value, "handle") or value
         found.add("handles", key, {"value": value, "normalised": key, "line": line, "context": context})
-    for match in _PHONE.finditer(masked):
+    for match in _PHONE.finditer(_without_dates(masked)):
         value = match.group().strip()
         digits = sum(ch.isdigit() for ch in value)
-        if not 7 <= digits <= 15 or _DATE_LIKE.search(value) or any(s <= match.start() < e for s, e in emails_at):
+        if not 7 <= digits <= 15 or any(s <= match.start() < e for s, e in emails_at):
             continue
         if not (value.startswith(("+", "00", "(")) or re.search(r"[0-9][ ./-][0-9]", value)):
             continue  # a bare run of digits is an id or an amount more often than a phone
+        before = masked[masked.rfind("\n", 0, match.start()) + 1 : match.start()]
+        if _AMOUNT_BEFORE.search(before) or _AMOUNT_AFTER.match(masked, match.end()) or _ID_BEFORE.search(before):
+            continue
         line, context = where(match.start())
         key = normalise(value, "phone", country) or value
         found.add("phones", key, {"value": value, "normalised": key, "line": line, "context": context})

@@ -3,8 +3,9 @@
 Grouping (:func:`find_groups`) reads only identity keys: the properties the
 schema names in ``identity.match_fields`` (see :mod:`identity`, the one
 normaliser search also uses), each value normalised by its field's kind.
-Two cards are linked when they hold the same normalised value under the
-same field (``email:alex@example.com``).  Rules, in order:
+Two cards are linked when they hold the same normalised value under fields
+of the same kind (``handle:ivan_p``: ``handle: "@ivan_p"`` on one card,
+``telegram: ivan_p`` on the other).  Rules, in order:
 
 * a name never groups: file names, titles and ``aliases`` are no key (BR-30);
 * a key held by more than ``identity.max_shared`` cards (default 8; a
@@ -14,11 +15,12 @@ same field (``email:alex@example.com``).  Rules, in order:
   a ``person`` with one email are one entity, BR-28) only cards of one type
   link; with ``identity.same_domain_only`` (default true) only cards of one
   domain (the ``domain`` property, else ``domain_inference``);
-* two cards with different values under the same identity field are never
-  in one group (BR-28 item 3): for list values, neither list holding the
-  other is a difference.  Keys are tried strongest kind first (``email``,
-  ``phone``, then ``handle``, then ``exact``), so a join that would bring a
-  conflict into a group is refused and reported in ``refused``;
+* two cards each holding one value under the same identity field, and not
+  the same one, are never in one group (BR-28 item 3); a list (several
+  phones) adds values and never conflicts, and neither do values under two
+  fields of one kind.  Keys are tried strongest kind first (``email``,
+  ``phone``, then ``handle`` and ``url``, then ``exact``), so a join that
+  would bring a conflict into a group is refused and reported in ``refused``;
 * cards the schema does not count as cards (templates, ``ignore_folders``),
   hubs, notes that cannot be read or whose frontmatter does not parse, and
   retired cards (``status: superseded``, or a ``superseded_by`` naming
@@ -91,7 +93,7 @@ __all__ = [
 ]
 
 STRONG_KINDS = ("email", "phone")
-_KIND_ORDER = {"email": 0, "phone": 0, "handle": 1, "exact": 2}
+_KIND_ORDER = {"email": 0, "phone": 0, "handle": 1, "url": 1, "exact": 2}
 DEFAULT_MAX_SHARED = 8
 
 
@@ -140,13 +142,17 @@ def _zone(schema):
 @dataclass
 class Card:
     """One card's identity: ``values`` maps a field (lower case) to the set
-    of its normalised values; ``kind`` of each field from the schema."""
+    of its normalised values, ``kinds`` each field to its kind (the
+    schema's), ``single`` names the fields held as one value (not a list:
+    only those can conflict)."""
 
     path: str
     type: str | None
     domain: str | None
     values: dict[str, frozenset[str]]
     sha256: str
+    kinds: dict[str, str] = field(default_factory=dict)
+    single: frozenset[str] = frozenset()
     backlinks: int = 0
     richness: tuple[int, int] = (0, 0)
     newer: str = ""  # ISO date of updated/created, "" when none
@@ -184,6 +190,7 @@ class Group:
     strong: bool
     hashes: dict[str, str] = field(default_factory=dict)
     ranking: list[dict] = field(default_factory=list)
+    differs: list[str] = field(default_factory=list)  # conflict fields whose current values differ
 
     def as_dict(self) -> dict:
         return {
@@ -192,6 +199,7 @@ class Group:
             "evidence": self.evidence,
             "strong": self.strong,
             "ranking": self.ranking,
+            "differs": self.differs,
         }
 
 
@@ -218,14 +226,20 @@ def read_card(note, schema, settings: Settings) -> Card | None:
     no identity value."""
     props = note.properties
     values: dict[str, frozenset[str]] = {}
+    single = set()
     for name, kind in settings.kinds.items():
         found = set()
-        for held in ident.values_of(props, name):
+        held_values = ident.values_of(props, name)
+        for held in held_values:
             key = ident.normalise(held, kind, settings.country, settings.ignore)
             if key is not None:
                 found.add(key)
         if found:
             values[name] = frozenset(found)
+            if len(held_values) == 1 and not any(
+                isinstance(v, list) for k, v in props.items() if str(k).lower() == name
+            ):
+                single.add(name)
     if not values:
         return None
     kind = _text_of(props.get("type"))
@@ -235,18 +249,25 @@ def read_card(note, schema, settings: Settings) -> Card | None:
         inferred = schema.infer_type(note.path)
         kind = inferred.lower() if inferred else None
     domain = _text_of(props.get("domain")) or schema.infer_domain(note.path)
-    return Card(note.path, kind, domain.lower() if domain else None, values, sha256(note.data))
+    kinds = {name: settings.kinds[name] for name in values}
+    return Card(
+        note.path, kind, domain.lower() if domain else None, values, sha256(note.data), kinds, frozenset(single)
+    )
 
 
 def conflicts_between(a: Card, b: Card, ignored: set[str] = frozenset()) -> list[str]:
-    """Fields under which ``a`` and ``b`` hold different identity values
-    (neither value set holds the other); values in ``ignored`` (``field:value``
-    keys held by too many cards) do not count."""
+    """Fields under which ``a`` and ``b`` each hold one value, and not the
+    same one: a conflict is only ever within one single-valued field (a
+    list, such as several phones, adds values and never conflicts; values
+    under two fields of one kind are the same identity, never a conflict).
+    Values in ``ignored`` (``kind:value`` keys held by too many cards) do
+    not count."""
     found = []
-    for name in sorted(a.values.keys() & b.values.keys()):
-        va = {v for v in a.values[name] if f"{name}:{v}" not in ignored}
-        vb = {v for v in b.values[name] if f"{name}:{v}" not in ignored}
-        if va and vb and not (va <= vb or vb <= va):
+    for name in sorted(a.single & b.single):
+        kind = a.kinds.get(name, "exact")
+        va = {v for v in a.values[name] if f"{kind}:{v}" not in ignored}
+        vb = {v for v in b.values[name] if f"{kind}:{v}" not in ignored}
+        if va and vb and va != vb:
             found.append(name)
     return found
 
@@ -324,11 +345,10 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
         bodies[path] = len(note.body.strip())
     report.by_path = cards
 
-    buckets: dict[str, list[str]] = {}
+    buckets: dict[str, list[str]] = {}  # "kind:value" -> the cards holding it under any field of that kind
     for path, card in cards.items():
-        for name, values in card.values.items():
-            for value in values:
-                buckets.setdefault(f"{name}:{value}", []).append(path)
+        for key in dict.fromkeys(k for name, values in card.values.items() for k in _keys(card.kinds[name], values)):
+            buckets.setdefault(key, []).append(path)
     ignored = set()
     for key, paths in sorted(buckets.items()):
         if len(paths) > settings.max_shared:
@@ -336,7 +356,7 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
             report.shared.append({"key": key, "cards": len(paths)})
 
     def kind_of(key: str) -> str:
-        return settings.kinds.get(key.split(":", 1)[0], "exact")
+        return key.split(":", 1)[0]
 
     def gate(path: str) -> tuple:
         card = cards[path]
@@ -386,8 +406,12 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
         from ..read import linkgraph
 
         graph = linkgraph.build(vault, index)
+    from .recency import conflict_fields, differing
+
+    fields = conflict_fields(schema)
     for members in found:
         group = _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots, settings)
+        group.differs = sorted(differing({p: props_of[p] for p in members}, fields))
         report.groups.append(group)
     report.groups.sort(key=lambda g: g.canonical)
     return report
@@ -413,14 +437,19 @@ def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, gra
         card.newer = card_date(props, settings.zone)
     ranked = sorted(members, key=lambda p: rank_key(cards[p]))
     evidence = []
-    for name_value in sorted({k for p in members for n, vs in cards[p].values.items() for k in _keys(n, vs)}):
-        if name_value in ignored:
+    for kind_value in sorted(
+        {k for p in members for n, vs in cards[p].values.items() for k in _keys(cards[p].kinds[n], vs)}
+    ):
+        if kind_value in ignored:
             continue
-        holders = [p for p in buckets.get(name_value, ()) if p in inside]
+        holders = [p for p in buckets.get(kind_value, ()) if p in inside]
         if len(holders) > 1:
-            name, value = name_value.split(":", 1)
+            kind, value = kind_value.split(":", 1)
+            names = sorted(
+                {n for p in holders for n, vs in cards[p].values.items() if cards[p].kinds[n] == kind and value in vs}
+            )
             evidence.append(
-                {"key": name_value, "field": name, "kind": kind_of(name_value), "value": value, "paths": holders}
+                {"key": kind_value, "field": names[0], "fields": names, "kind": kind, "value": value, "paths": holders}
             )
     strong = len({strong_roots[p] for p in members}) == 1
     return Group(
@@ -442,8 +471,8 @@ def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, gra
     )
 
 
-def _keys(name: str, values) -> list[str]:
-    return [f"{name}:{v}" for v in values]
+def _keys(kind: str, values) -> list[str]:
+    return [f"{kind}:{v}" for v in values]
 
 
 def rank_key(card: Card) -> tuple:
@@ -687,16 +716,26 @@ def _fold(name) -> str:
     return unicodedata.normalize("NFC", str(name)).strip().casefold()
 
 
-def merge_text(vault, path: str, text: str, member, settings: Settings, day: str) -> tuple[str, list[str], list[str]]:
+def merge_text(
+    vault, path: str, text: str, member, settings: Settings, day: str, evidence: dict | None = None
+) -> tuple[str, list[str], list[str]]:
     """The text of the canonical note at ``path`` (``text``, the text so
     far) with ``member`` (a :class:`note.Note`) merged in, before links are
-    rewritten: ``(text, history lines added, aliases added)``.  Raises
+    rewritten: ``(text, history lines added, aliases added)``.  Of two
+    values of a field the one with the newer evidence is current
+    (:mod:`recency`); ``evidence`` keeps, across the members of one group,
+    the evidence day of each field's current value (filled as fields are
+    met).  autograph's own fields (:data:`recency.OWN_FIELDS`) are left to
+    the caller (:func:`recency.own_fields`).  Raises
     :class:`frontmatter.FrontmatterError` when a property cannot be edited
     and ValueError when a History line would land in unclosed code."""
     from ..write import sections
+    from . import recency
 
+    evidence = {} if evidence is None else evidence
     block = fm.parse(text)
     props = dict(block.properties) if block is not None else {}
+    own_body = text[block.body :] if block is not None else text
     history: list[str] = []
     # written as the rewrite of links to the member will leave it (to this
     # card, the member's name kept as its text), so it is no link to rewrite
@@ -704,6 +743,9 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     comments, loose = _comments(member)  # a YAML comment is kept with its value, or in History
     for key, value in member.properties.items():
         if not isinstance(key, str) or key.lower() == "aliases" or value in _EMPTY:
+            continue
+        if key.lower() in recency.OWN_FIELDS:
+            comments.pop(key, None)
             continue
         own = find_key(props, key)
         current = props.get(own) if own is not None else None
@@ -719,8 +761,17 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
             if extra:
                 text = fm.set_property(text, own, old + extra)
         elif not _same_value(key, current, value, settings.kinds, settings):
-            history.append(_with_comment(sections.history_line(day, own, value, None, source), comment))
-            comment = None
+            fold = own.casefold()
+            if fold not in evidence:
+                evidence[fold] = recency.evidence(props, own_body, own, settings.zone)
+            theirs = recency.evidence(member.properties, member.body, key, settings.zone)
+            if recency.newest([evidence[fold], theirs]) == 1:  # the member's value is newer: it becomes current
+                text = fm.set_property(text, own, value)
+                history.append(sections.history_line(evidence[fold] or day, own, current))
+                evidence[fold] = theirs
+            else:
+                history.append(_with_comment(sections.history_line(theirs or day, own, value, None, source), comment))
+                comment = None
         if comment:  # the value is kept; the person's note on it would be lost (a rerun adds it once)
             history.append(_with_comment(sections.history_line(day, own or key, value, None, source), comment))
         props = fm.parse(text).properties
@@ -762,6 +813,24 @@ def merge_text(vault, path: str, text: str, member, settings: Settings, day: str
     history = [line for line in history if _history_key(line) not in recorded]  # merged before: once is enough
     text = sections.append(text, "History", history)
     return text, history, added
+
+
+def _own_fields(text: str, cards: list[dict], day: str, settings: Settings) -> str:
+    """``text`` (the merged card) with autograph's own fields combined
+    from ``cards`` (:func:`recency.own_fields`), each written only where it
+    differs from what the text holds."""
+    import datetime
+
+    from . import recency
+
+    for key, value in recency.own_fields(cards, day, settings.zone).items():
+        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            value = datetime.date.fromisoformat(value)  # a day written as a day, not as quoted text
+        props = fm.parse(text).properties
+        own = find_key(props, key)
+        if own is None or str(props.get(own)) != str(value):
+            text = fm.set_property(text, own or key, value)
+    return text
 
 
 def _with_comment(line: str, comment: str | None) -> str:
@@ -947,10 +1016,12 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
         added_history, added_aliases = [], []
         if reason is None:
             try:
+                evidence: dict = {}
                 for note in notes[1:]:
-                    text, history, aliases = merge_text(vault, notes[0].path, text, note, settings, day)
+                    text, history, aliases = merge_text(vault, notes[0].path, text, note, settings, day, evidence)
                     added_history += history
                     added_aliases += aliases
+                text = _own_fields(text, [n.properties for n in notes], day, settings)
             except (fm.FrontmatterError, ValueError) as exc:
                 reason = f"cannot merge into {notes[0].path}: {exc}"
         if reason is not None:

@@ -1394,8 +1394,9 @@ def _cut(line: str, at: int, width: int) -> str:
 
 
 def lookup_identity(index: Index, vault, schema, field_name: str, value: str) -> dict:
-    """The cards that carry ``value`` under ``field_name`` (compared as
-    :mod:`identity` normalises that field's kind): ``{"identity": {...},
+    """The cards that carry ``value`` under ``field_name`` or any other
+    identity field of its kind (compared as :mod:`identity` normalises that
+    kind; ``field`` in a match names the card's field): ``{"identity": {...},
     "matches": [{path, title, field, value, status, retired}],
     "unreadable": [{path, error}]}``: matches live cards first (the one to
     update), retired ones (superseded, :func:`retirement.retired`) after
@@ -1411,6 +1412,8 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
     country = section.get("default_country")
     ignore = section.get("ignore_values", ident.DEFAULT_IGNORE)
     wanted = ident.normalise(value, kind, country, ignore)
+    # every field of the value's kind: handle=@ivan_p finds the card that holds it under telegram
+    names = list(dict.fromkeys([name, *ident.fields_by_kind(kinds).get(kind, [])]))
     cards = set(vault.cards(schema))
     matches = []
     if wanted is not None:
@@ -1418,22 +1421,21 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
 
         rows = index.con.execute("SELECT path, title, status, props FROM docs ORDER BY path")
         for path, title, status, props in rows:
-            if path not in cards or not props or name not in props.lower():
+            if path not in cards or not props or not any(n in props.lower() for n in names):
                 continue
             data = json.loads(props)
-            for held in ident.values_of(data, name):
-                if ident.normalise(held, kind, country, ignore) == wanted:
-                    matches.append(
-                        {
-                            "path": path,
-                            "title": title,
-                            "field": name,
-                            "value": str(held),
-                            "status": status,
-                            "retired": retired(vault, cards, path, data),
-                        }
-                    )
-                    break
+            held = ident.holding(data, names, kind, wanted, country, ignore)
+            if held is not None:
+                matches.append(
+                    {
+                        "path": path,
+                        "title": title,
+                        "field": held[0],
+                        "value": str(held[1]),
+                        "status": status,
+                        "retired": retired(vault, cards, path, data),
+                    }
+                )
     matches.sort(key=lambda match: match["retired"])  # live cards first: the one to update; then by path
     unread = [
         {"path": path, "error": why}

@@ -31,15 +31,14 @@ refused (the schema says it is never replaced).
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 
-from . import dedup
+from . import dedup, recency
 from .retirement import no_successor, successor
 
 __all__ = ["DEFAULT_FIELDS", "Candidate", "Findings", "find", "plan"]
 
-DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
+DEFAULT_FIELDS = recency.DEFAULT_FIELDS
 NOT_SUPERSEDABLE = "its type cannot be superseded (supersedable: false, or a status list without superseded)"
 
 
@@ -85,24 +84,10 @@ class Findings:
     report: dedup.Report | None = None
 
 
-def _fold(value) -> object:
-    if isinstance(value, list):
-        return frozenset(_fold(v) for v in value if v not in (None, ""))
-    if isinstance(value, str):
-        return unicodedata.normalize("NFC", value).strip().casefold()
-    return value
-
-
-def _shown(value) -> str:
-    if isinstance(value, list):
-        return ", ".join(str(v) for v in value)
-    return str(value).strip()
-
-
 def conflict_fields(schema) -> list[str]:
-    """The schema's ``conflict_fields.fields`` (lower case), else :data:`DEFAULT_FIELDS`."""
-    fields = schema.section("conflict_fields").get("fields")
-    return [f.lower() for f in (fields if fields else DEFAULT_FIELDS)]
+    """The schema's ``conflict_fields.fields`` (lower case), else :data:`DEFAULT_FIELDS`
+    (:func:`recency.conflict_fields`)."""
+    return recency.conflict_fields(schema)
 
 
 def find(vault, schema, report: dedup.Report | None = None) -> Findings:
@@ -112,30 +97,29 @@ def find(vault, schema, report: dedup.Report | None = None) -> Findings:
     fields = conflict_fields(schema)
     zone = dedup.identity_settings(schema).zone
     for group in report.groups:
-        props = {path: vault.note(path).properties for path in group.members}
-        conflicts: dict[str, dict[str, list[str]]] = {}
-        for name in fields:
-            seen: dict[object, tuple[str, list[str]]] = {}
-            for path in sorted(group.members):
-                key = dedup.find_key(props[path], name)
-                value = props[path].get(key) if key is not None else None
-                if value in (None, "", []):
-                    continue
-                folded = _fold(value)
-                seen.setdefault(folded, (_shown(value), []))[1].append(path)
-            if len(seen) > 1:
-                conflicts[name] = {shown: paths for shown, paths in seen.values()}
+        notes = {path: vault.note(path) for path in group.members}
+        props = {path: note.properties for path, note in notes.items()}
+        conflicts = recency.differing(props, fields)
         if not conflicts:
             continue
         dates = {path: dedup.card_date(props[path], zone) or None for path in group.members}
-        order = sorted(group.members, key=lambda p: (dates[p] or "", p), reverse=True)
-        newest = order[0]
-        retired = [p for p in order[1:] if (dates[p] or "") < (dates[newest] or "")]
-        current: str | None = newest
+        # the recency rule, as dedup merges: per differing field, the value with the newest evidence
+        days_of = {
+            path: {
+                name: recency.evidence(props[path], notes[path].body, name, zone)
+                for name, values in conflicts.items()
+                if any(path in paths for paths in values.values())
+            }
+            for path in group.members
+        }
+        current = recency.current_card(days_of, group.members)
+        retired = [p for p in sorted(group.members) if p != current] if current is not None else []
         reason = None
-        if not dates[newest] or len(retired) < len(order) - 1:
-            reason = "no card is strictly newer than the others (updated/created); retire one with card.py retire"
-            current, retired = None, []
+        if current is None:
+            reason = (
+                "no card is strictly newer than the others on every differing field (its History line, "
+                "else updated, else created); retire one with card.py retire"
+            )
         elif not group.strong:
             reason = "found by a handle or another weak key alone; retire one with card.py retire if they are one"
         findings.candidates.append(

@@ -587,7 +587,11 @@ class _Parser:
             elif e in _HEX_ESCAPES:
                 width = _HEX_ESCAPES[e]
                 digits = line[j + 2 : j + 2 + width]
-                if len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
+                if (
+                    len(digits) != width
+                    or not all(d in "0123456789abcdefABCDEF" for d in digits)
+                    or int(digits, 16) > 0x10FFFF  # past Unicode: YAML (and Obsidian) refuse it
+                ):
                     raise self.error(f"bad escape \\{e} in a double-quoted value", i, j)
                 out.append(chr(int(digits, 16)))
                 j += 2 + width

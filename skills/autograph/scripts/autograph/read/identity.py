@@ -13,17 +13,26 @@ of property names (the kind of each comes from :data:`WELL_KNOWN`, else
   <race@example.com>``, ``<race@example.com>``), trimmed, lower case, a
   leading ``mailto:`` dropped;
 * ``handle``: trimmed, a leading ``@`` dropped, lower case;
-* ``phone``: digits only, with ``+`` and the country code kept when the
-  number has them (``+`` or ``00``; a ``tel:`` before it dropped, and the
-  ``(0)`` written after the country code in Germany, Austria, Switzerland
-  and Britain); a national number (no country code) gets
+* ``phone``: digits only (separators ``-`` ``.`` ``/``, spaces and
+  parentheses dropped), with ``+`` and the country code kept when the
+  number has them (``+`` or ``00``, an opening parenthesis before either
+  read past; a ``tel:`` before it dropped, and the ``(0)`` trunk mark
+  written after a country code, ``+33 (0)1 ...``, except after Italy's,
+  San Marino's and the Vatican's, whose numbers keep their ``0`` when dialled
+  from abroad); a national number (no country code) gets
   ``identity.default_country``'s code when that key is set, its trunk
   prefix dropped (``0``; ``1`` in North America, ``8`` in Russia and
   Kazakhstan, none in Italy, whose numbers keep their ``0``), else it stays
   national and matches only a national number with the same digits.  An
   extension (``ext. 12``, ``x12``, ``;ext=12``) is kept as ``;ext=12``:
   two people may share a switchboard, never an extension;
+* ``url``: scheme and host in lower case, ``www.`` and a trailing ``/``
+  dropped, the query kept;
 * ``exact``: trimmed, NFC-normalised, otherwise as written.
+
+A value is one identity under every field of its kind: ``handle:
+@ivan_p`` and ``telegram: ivan_p`` are the same person's (lookups and
+dedup's grouping match by kind); a conflict is only ever within one field.
 
 Invisible format characters (a zero-width space pasted with an address)
 are dropped from emails, handles and phones.
@@ -53,11 +62,13 @@ __all__ = [
     "WELL_KNOWN",
     "country_code",
     "field_kinds",
+    "fields_by_kind",
+    "holding",
     "normalise",
     "values_of",
 ]
 
-KINDS = ("email", "handle", "phone", "exact")
+KINDS = ("email", "handle", "phone", "url", "exact")
 
 # Property names whose kind is known without the schema saying it.
 WELL_KNOWN = {
@@ -87,6 +98,10 @@ WELL_KNOWN = {
     "slack": "handle",
     "username": "handle",
     "skype": "handle",
+    "url": "url",
+    "website": "url",
+    "homepage": "url",
+    "web": "url",
 }
 
 # The earlier project's defaults, when the schema names no identity fields.
@@ -111,9 +126,11 @@ _CALLING = re.compile(r"\+?[1-9][0-9]{0,3}")
 _NOT_DIGIT = re.compile(r"[^0-9]")
 _BRACKETED = re.compile(r"<([^<>]*@[^<>]*)>")  # the address of "Name <address>"
 _SEPARATOR = re.compile(r"[,;]")
-_PHONE_LIKE = re.compile(r"\+?[0-9 ()./-]*[0-9][0-9 ()./-]*")
+_PHONE_LIKE = re.compile(r"(?:tel:\s*)?\(?\+?[0-9 ()./-]*[0-9][0-9 ()./-]*", re.I)
 _EXTENSION = re.compile(r"\s*(?:;\s*ext=|(?:ext(?:ension)?\.?|x|#)\s*)([0-9]+)\s*$", re.I)
-_TRUNK_ZERO = re.compile(r"^((?:\+|00)(?:49|43|41|44)[ .-]*)\(0\)")  # "+49 (0)30 ...": the 0 is dialled at home only
+# "+49 (0)30 ...", "+33(0)1 ...": the 0 is dialled at home only; the country
+# code (1 to 3 digits, "(+49)" too) must stand apart for the mark to be read
+_TRUNK_ZERO = re.compile(r"^((?:\+|00) *\(?([1-9][0-9]{0,2})\)?[ ./-]*)\(0\)")
 TRUNK_PREFIXES = {"1": "1", "7": "8", "39": "", "378": "", "379": ""}  # else "0"
 
 
@@ -160,7 +177,45 @@ def normalise(value, kind: str, default_country: str | None = None, ignore=DEFAU
         text = text.lstrip("@").strip().lower()
     elif kind == "phone":
         text = _phone(text, default_country)
+    elif kind == "url":
+        text = _url(text)
     return text or None
+
+
+_URL = re.compile(r"^([a-z][a-z0-9+.-]*://)?([^/?#]*)([^?#]*)(.*)$", re.I | re.S)
+
+
+def _url(text: str) -> str:
+    """A URL compared as a browser would open it: scheme and host in lower
+    case, a ``www.`` before the host and a ``/`` ending the path dropped,
+    the path, query and fragment as written."""
+    scheme, host, path, rest = _URL.match(text).groups()
+    host = host.lower()
+    if host.startswith("www."):
+        host = host[4:]
+    return (scheme or "").lower() + host + path.rstrip("/") + rest
+
+
+def holding(properties: dict, names: list[str], kind: str, wanted: str, country=None, ignore=DEFAULT_IGNORE):
+    """``(field, value)``: the first of ``names`` (fields of ``kind``, see
+    :func:`fields_by_kind`) under which ``properties`` hold a value that
+    :func:`normalise` makes ``wanted``, with that value as written; None
+    when none does."""
+    for name in names:
+        for held in values_of(properties, name):
+            if normalise(held, kind, country, ignore) == wanted:
+                return name, held
+    return None
+
+
+def fields_by_kind(kinds: dict[str, str]) -> dict[str, list[str]]:
+    """``{kind: [field, ...]}`` of a ``{field: kind}`` map (:func:`field_kinds`),
+    fields in the schema's order: a value is looked up under every field of
+    its kind (``handle=@ivan`` finds the card holding it under ``telegram``)."""
+    found: dict[str, list[str]] = {}
+    for name, kind in kinds.items():
+        found.setdefault(kind, []).append(name)
+    return found
 
 
 def _phone(text: str, default_country: str | None) -> str:
@@ -169,7 +224,8 @@ def _phone(text: str, default_country: str | None) -> str:
     extension = _EXTENSION.search(text)
     if extension is not None:
         text = text[: extension.start()]
-    text = _TRUNK_ZERO.sub(r"\1", text)
+    text = text.lstrip("( \t")  # "(+49) 30 ...", "(0033 1 ...": the parenthesis opens the number
+    text = _TRUNK_ZERO.sub(_without_trunk_mark, text)
     international = text.startswith("+") or text.startswith("00")
     digits = _NOT_DIGIT.sub("", text)
     if international:
@@ -185,6 +241,12 @@ def _phone(text: str, default_country: str | None) -> str:
         else:
             number = digits
     return number + ";ext=" + extension.group(1) if number and extension is not None else number
+
+
+def _without_trunk_mark(match: re.Match) -> str:
+    """The country code before a ``(0)``, the mark dropped; kept where the
+    country has no trunk prefix (Italy: ``+39 (0)6`` is dialled ``+39 06``)."""
+    return match.group(0) if TRUNK_PREFIXES.get(match.group(2)) == "" else match.group(1)
 
 
 def values_of(properties: dict, field: str) -> list:

@@ -23,6 +23,12 @@ A ``schema.json`` written for the earlier autograph project loads too:
   ``source``) are set aside with a warning naming each; the warnings are
   :attr:`Schema.warnings`, which commands print on stderr.  Every other
   unknown key is still an error.
+* A type that lists its ``status`` values without ``superseded`` and does
+  not say ``supersedable`` (that project had no such key) is read as
+  ``"supersedable": false``, with a warning naming its ``status`` and the
+  fix.  :func:`validate` still reports it, as it does for a schema written
+  now (``"supersedable": true`` with no ``superseded`` status is an error
+  when loading too).
 """
 
 from __future__ import annotations
@@ -655,10 +661,13 @@ _TOP_LEVEL = {
 }
 
 
-def _set_aside_earlier(data) -> tuple[object, list[str]]:
+def _set_aside_earlier(data, statuses: bool = False) -> tuple[object, list[str]]:
     """``data`` without the earlier autograph's keys this one does not read
     (:data:`EARLIER_KEYS`), and a warning ``"$.path: ..."`` for each, in the
-    order written.  ``data`` itself is not changed."""
+    order written.  With ``statuses`` (loading), a type whose status list
+    lacks ``superseded`` and that does not say ``supersedable`` also gets
+    ``"supersedable": false``, with a warning naming its ``status``.
+    ``data`` itself is not changed."""
     if not isinstance(data, dict):
         return data, []
     warnings: list[str] = []
@@ -682,9 +691,24 @@ def _set_aside_earlier(data) -> tuple[object, list[str]]:
                 }
             else:
                 kept[key] = item
+                if statuses and key == "status" and where.startswith("$.node_types.") and _unsupersedable(section):
+                    kept["supersedable"] = False
+                    warnings.append(
+                        f'{where}.status: lists no "superseded" and the type does not say "supersedable" (as in '
+                        'the earlier autograph\'s schemas), so it is read as "supersedable": false: its cards are '
+                        'never retired; add "superseded" to the list, or set "supersedable": false, to silence this '
+                        "warning"
+                    )
         return kept
 
     return without(data, "$", EARLIER_KEYS[""]), warnings
+
+
+def _unsupersedable(spec: dict) -> bool:
+    """Whether a type lists statuses without ``superseded`` and says
+    nothing of ``supersedable`` (validation calls that an error)."""
+    statuses = spec.get("status")
+    return _is_str_list(statuses) and bool(statuses) and "superseded" not in statuses and "supersedable" not in spec
 
 
 def _current_forms(data: dict) -> dict:
@@ -707,7 +731,10 @@ def validate(data) -> list[str]:
     """Every problem of a parsed schema, as ``"$.json.path: what to do"``.
 
     The earlier autograph's keys in :data:`EARLIER_KEYS` are no problem
-    (loading warns about them)."""
+    (loading warns about them).  A type listing statuses without
+    ``superseded`` is one here, as a schema written now (a draft) must
+    name it or say ``"supersedable": false``; loading reads it as the
+    latter, with a warning."""
     data, _ = _set_aside_earlier(data)
     if not isinstance(data, dict):
         return ['$: expected a JSON object with keys such as "node_types"']
@@ -764,8 +791,9 @@ class Schema:
     into ``decay.type_rates``, the keys of :data:`EARLIER_KEYS` left out);
     ``source`` the file it came from (None for the built-in defaults);
     ``warnings`` one line per key of the earlier autograph that was set
-    aside, ``"SOURCE: $.path: what to do"``, for commands to print on
-    stderr (never on stdout, which ``--json`` keeps for its object).
+    aside or type read as not supersedable, ``"SOURCE: $.path: what to
+    do"``, for commands to print on stderr (never on stdout, which
+    ``--json`` keeps for its object).
     """
 
     # A plain class, not a dataclass: dataclasses imports inspect, about 10 ms
@@ -1023,11 +1051,10 @@ def load_schema(vault: str | Path | None = None, path: str | Path | None = None)
             str(path), [f"cannot read the file ({exc}); give the path of a readable schema.json"]
         ) from None
     try:
-        data = jsonfile.loads(text)
+        data, warnings = _set_aside_earlier(jsonfile.loads(text), statuses=True)
         problems = validate(data)
         if problems:
             raise SchemaError(str(path), problems)
-        data, warnings = _set_aside_earlier(data)
         return Schema(_merge(DEFAULTS, _current_forms(data)), path, tuple(f"{path}: {w}" for w in warnings))
     except jsonfile.JSONError as exc:
         raise SchemaError(str(path), [str(exc)]) from None
