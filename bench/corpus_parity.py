@@ -8,7 +8,8 @@ what a user sees.  This script runs, on a temporary copy of each corpus in
 * ``graph.py health --json``;
 * ``search.py --json`` for 20 fixed queries (the index built by the first,
   brought up to date by the others, as an agent's day does);
-* ``dedup.py --json`` (a dry run: the default writes nothing);
+* ``dedup.py --json`` and ``supersede.py --json`` (dry runs: the default
+  writes nothing);
 
 and the same on the example vault shipped in ``examples/vault`` and on a
 generated vault of people cards with known duplicates
@@ -104,6 +105,7 @@ def corpus_answers(corpus: Path | None) -> dict:
             answer("search.py", ["--vault", str(vault), "--json", "--", query], vault, Path(tmp)) for query in QUERIES
         ]
         result["dedup"] = answer("dedup.py", [str(vault), "--json"], vault, Path(tmp))
+        result["supersede"] = answer("supersede.py", [str(vault), "--json"], vault, Path(tmp))
     return result
 
 

@@ -205,3 +205,24 @@ def test_dedup_and_supersede_give_the_same_cards_in_either_order(tmp_path_factor
             run(script, root)
         results.append(snapshot(root))
     assert results[0] == results[1]
+
+
+def test_a_reviewed_manifest_merges_a_change_of_company_with_the_newest_current(tmp_path):
+    """Issue 24's reproduction: Acme's VP (the canonical, most linked) and
+    Globex's CTO, merged from a reviewed manifest: Globex and CTO are
+    current, Acme and VP Engineering in History dated 2026-03-01; no
+    created, updated, access_count or last_accessed line in History."""
+    root = pair(tmp_path)
+    write(root, "schema.json", "{}")  # the default conflict fields: company and role among them
+    report = run("dedup.py", root)
+    assert report["merged"] == [] and "supersede.py" in report["not_merged"][0]["reason"]
+    manifest = tmp_path / "groups.json"
+    run("dedup.py", root, "--manifest", str(manifest))
+    report = run("dedup.py", root, "--apply-manifest", str(manifest))
+    assert [m["canonical"] for m in report["merged"]] == ["people/Dana Reyes.md"]
+    text = (root / "people" / "Dana Reyes.md").read_text(encoding="utf-8")
+    props = properties(text)
+    assert (props["company"], props["role"], props["updated"]) == ("Globex", "CTO", TODAY)
+    history = text.split("## History", 1)[1]
+    assert "- 2026-03-01: company: Acme\n" in history and "- 2026-03-01: role: VP Engineering\n" in history
+    assert not any(f": {own}:" in history for own in ("created", "updated", "access_count", "last_accessed"))
