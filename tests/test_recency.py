@@ -46,7 +46,7 @@ def pair(tmp_path, old_extra="", new_extra=""):
         root,
         "people/Dana Reyes.md",
         "---\ntype: person\nemail: dana@example.com\ncompany: Acme\nrole: VP Engineering\n"
-        "created: 2026-01-10\nupdated: 2026-03-01\naccess_count: 3\nlast_accessed: 2026-03-01\n---\n"
+        "created: 2026-01-10\nupdated: 2026-03-01\naccess_count: 3\nlast_accessed: 2026-03-01\ntier: cold\n---\n"
         f"# Dana Reyes\n{old_extra}",
     )
     write(
@@ -77,6 +77,7 @@ def test_the_newer_values_become_current_and_the_older_go_to_history(tmp_path):
     # autograph's own fields: combined, never in History
     assert props["created"] == "2026-01-10" and props["updated"] == TODAY
     assert props["access_count"] == "5" and props["last_accessed"] == "2026-11-25"
+    assert props["tier"] == "warm"  # recomputed: 10 days after the latest access
     history = text.split("## History", 1)[1]
     for own in ("created", "updated", "access_count", "last_accessed"):
         assert f": {own}:" not in history

@@ -815,15 +815,25 @@ def merge_text(
     return text, history, added
 
 
-def _own_fields(text: str, cards: list[dict], day: str, settings: Settings) -> str:
+def _own_fields(text: str, cards: list[dict], day: str, settings: Settings, schema) -> str:
     """``text`` (the merged card) with autograph's own fields combined
-    from ``cards`` (:func:`recency.own_fields`), each written only where it
+    from ``cards`` (:func:`recency.own_fields`), and its ``tier`` and
+    ``relevance`` (where it holds them) recomputed from those on the merge
+    ``day`` as ``engine.py decay`` would; each written only where it
     differs from what the text holds."""
     import datetime
 
-    from . import recency
+    from . import decay, recency
 
-    for key, value in recency.own_fields(cards, day, settings.zone).items():
+    values = recency.own_fields(cards, day, settings.zone)
+    merged = {**fm.parse(text).properties, **values}
+    reading = decay.read_card("", merged, datetime.date.fromisoformat(day), decay.Settings.of(schema))
+    held = {str(k).casefold() for k in merged}
+    if reading.tier is not None and "tier" in held:
+        values["tier"] = reading.tier
+    if reading.relevance is not None and "relevance" in held:
+        values["relevance"] = reading.relevance
+    for key, value in values.items():
         if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
             value = datetime.date.fromisoformat(value)  # a day written as a day, not as quoted text
         props = fm.parse(text).properties
@@ -1021,7 +1031,7 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
                     text, history, aliases = merge_text(vault, notes[0].path, text, note, settings, day, evidence)
                     added_history += history
                     added_aliases += aliases
-                text = _own_fields(text, [n.properties for n in notes], day, settings)
+                text = _own_fields(text, [n.properties for n in notes], day, settings, schema)
             except (fm.FrontmatterError, ValueError) as exc:
                 reason = f"cannot merge into {notes[0].path}: {exc}"
         if reason is not None:

@@ -12,8 +12,8 @@ dated with their evidence.
 autograph's own fields are not facts with a history: :data:`OWN_FIELDS`
 are combined by :func:`own_fields` (the earliest ``created``, ``updated``
 the merge day, ``access_count`` summed, the latest ``last_accessed``), and
-``tier`` and ``relevance`` are left to ``engine.py decay``, which
-recomputes them from those.
+``tier`` and ``relevance`` are recomputed from those as ``engine.py decay``
+computes them (dedup's merge does it).
 """
 
 from __future__ import annotations
@@ -152,8 +152,8 @@ def own_fields(cards: list[dict], merge_day: str, zone=None) -> dict:
     :data:`OWN_FIELDS` says (``created`` the earliest day as written on its
     card, ``updated`` ``merge_day``, ``access_count`` the sum, the latest
     ``last_accessed`` as written).  Fields none of the cards holds are left
-    out; ``tier`` and ``relevance`` are never returned (decay recomputes
-    them)."""
+    out; ``tier`` and ``relevance`` are never returned (they follow from
+    these: the caller recomputes them)."""
     from .decay import access_count
 
     folded = [{str(k).casefold(): v for k, v in props.items()} for props in cards]
