@@ -39,10 +39,11 @@ rewritten to the canonical card keeping its visible text
 .trash/<run-id>/.  One journaled run: undo.py undo RUN takes it back.
 
 --apply alone merges only strong groups (joined by email or phone kind
-keys) whose members agree on the conflict fields (conflict_fields.fields:
-company, role, title, platform, status); a strong group that differs there
-is a change of fact, left to supersede.py (under not_merged), so the two
-give one vault in either order.  Groups found by a handle (or another key)
+keys), but one whose members differ on a conflict field
+(conflict_fields.fields: company, role, title, platform, status) while one
+card is newest on each such field is a change of fact: it is left to
+supersede.py (under not_merged; "settled" names that card), so the two give
+one vault in either order.  Groups found by a handle (or another key)
 alone are merged only from a reviewed manifest: --manifest FILE writes every group, edit it
 (remove groups or members, change "canonical"), then --apply-manifest
 FILE --apply merges the groups left in it; a group whose members changed
@@ -51,7 +52,7 @@ since the manifest was written is skipped as a conflict.
 Manifest (JSON): {format: "autograph-dedup-manifest", version: 1, vault,
 groups[{canonical, members[{path, sha256}], evidence[{key, field, fields,
 kind, value, paths}], strong, ranking[{path, backlinks, properties,
-body_chars, date}], differs[]}]}.  An evidence key is "kind:value": one
+body_chars, date}], differs[], settled}]}.  An evidence key is "kind:value": one
 value under any field of its kind (handle and telegram) is one identity.
 sha256 is of each member file's bytes; null means "as it is".
 
@@ -142,7 +143,7 @@ def _dedup(args):
             raise cli.UsageError(f"{args.apply_manifest}: {exc}") from None
     else:
         # a change of fact (a new company, a new role) is supersede.py's to settle: either order, one result
-        selected = [group for group in report.groups if group.strong and not group.differs]
+        selected = [group for group in report.groups if group.strong and group.settled is None]
     ignored = {item["key"] for item in report.shared}
     plan = dedup.plan_merge(vault, schema, selected, _today(args, schema), index=index, ignored=ignored)
     outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "dedup.py", schema)
@@ -158,16 +159,17 @@ def _dedup(args):
 
 
 def deferred(report, selected) -> list[dict]:
-    """The strong groups left to supersede.py: their current values differ."""
+    """The strong groups left to supersede.py: their current values differ
+    and one card is newest on each (supersede retires the others)."""
     chosen = {group.canonical for group in selected}
     return [
         {
             "members": group.members,
-            "reason": f"their current {', '.join(group.differs)} differ: supersede.py retires the older card "
-            "(or merge them from a reviewed manifest)",
+            "reason": f"their current {', '.join(group.differs)} differ and {group.settled} is the newest: "
+            "supersede.py retires the older card (or merge them from a reviewed manifest)",
         }
         for group in report.groups
-        if group.strong and group.differs and group.canonical not in chosen
+        if group.strong and group.settled is not None and group.canonical not in chosen
     ]
 
 

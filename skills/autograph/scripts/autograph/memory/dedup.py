@@ -191,6 +191,7 @@ class Group:
     hashes: dict[str, str] = field(default_factory=dict)
     ranking: list[dict] = field(default_factory=list)
     differs: list[str] = field(default_factory=list)  # conflict fields whose current values differ
+    settled: str | None = None  # the card supersede.py keeps current (it retires the others); None: none
 
     def as_dict(self) -> dict:
         return {
@@ -200,6 +201,7 @@ class Group:
             "strong": self.strong,
             "ranking": self.ranking,
             "differs": self.differs,
+            "settled": self.settled,
         }
 
 
@@ -406,12 +408,13 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
         from ..read import linkgraph
 
         graph = linkgraph.build(vault, index)
-    from .recency import conflict_fields, differing
+    from .recency import conflict_fields, settle
 
     fields = conflict_fields(schema)
     for members in found:
         group = _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots, settings)
-        group.differs = sorted(differing({p: props_of[p] for p in members}, fields))
+        differs, current = settle({p: vault.note(p, keep=False) for p in group.members}, fields, settings.zone)
+        group.differs, group.settled = sorted(differs), current
         report.groups.append(group)
     report.groups.sort(key=lambda g: g.canonical)
     return report

@@ -27,6 +27,7 @@ __all__ = [
     "conflict_fields",
     "current_card",
     "differing",
+    "settle",
     "evidence",
     "newest",
     "own_fields",
@@ -144,6 +145,31 @@ def current_card(days_of: dict[str, dict[str, str | None]], order: list[str]) ->
             return None
         winner = order[best]
     return winner
+
+
+def settle(notes: dict, fields: list[str], zone=None) -> tuple[dict[str, dict[str, list[str]]], str | None]:
+    """How cards of one entity stand on their conflict fields: ``notes``
+    maps each card's path to its :class:`note.Note` (properties and body
+    are read).  Returns ``(differs, current)``: :func:`differing` of the
+    ``fields``, and the card whose value is newest on every field that
+    differs (:func:`current_card`), None when none is (or none differs).
+    supersede.py retires the others of a settled group; dedup.py --apply
+    leaves such a group to it and merges every other, so the two give one
+    vault in either order."""
+    props = {path: note.properties for path, note in notes.items()}
+    differs = differing(props, fields)
+    if not differs:
+        return differs, None
+    order = list(notes)
+    days_of = {
+        path: {
+            name: evidence(props[path], notes[path].body, name, zone)
+            for name, values in differs.items()
+            if any(path in paths for paths in values.values())
+        }
+        for path in order
+    }
+    return differs, current_card(days_of, order)
 
 
 def own_fields(cards: list[dict], merge_day: str, zone=None) -> dict:

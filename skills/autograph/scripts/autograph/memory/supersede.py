@@ -98,21 +98,11 @@ def find(vault, schema, report: dedup.Report | None = None) -> Findings:
     zone = dedup.identity_settings(schema).zone
     for group in report.groups:
         notes = {path: vault.note(path) for path in group.members}
-        props = {path: note.properties for path, note in notes.items()}
-        conflicts = recency.differing(props, fields)
+        # the recency rule, as dedup merges: per differing field, the value with the newest evidence
+        conflicts, current = recency.settle(notes, fields, zone)
         if not conflicts:
             continue
-        dates = {path: dedup.card_date(props[path], zone) or None for path in group.members}
-        # the recency rule, as dedup merges: per differing field, the value with the newest evidence
-        days_of = {
-            path: {
-                name: recency.evidence(props[path], notes[path].body, name, zone)
-                for name, values in conflicts.items()
-                if any(path in paths for paths in values.values())
-            }
-            for path in group.members
-        }
-        current = recency.current_card(days_of, group.members)
+        dates = {path: dedup.card_date(notes[path].properties, zone) or None for path in group.members}
         retired = [p for p in sorted(group.members) if p != current] if current is not None else []
         reason = None
         if current is None:
