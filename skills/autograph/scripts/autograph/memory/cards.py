@@ -504,14 +504,14 @@ def _same(old, new) -> bool:
 def _same_identity(schema, key: str, old, new) -> bool:
     """Whether ``old`` and ``new`` are one identity in two spellings
     (``030 1234567`` and ``+49 30 1234567``, an email in another letter
-    case): ``key`` is an identity field (``identity.match_fields``) of kind
-    phone, email or handle and both values, each a scalar or each a list,
+    case, a URL with ``www.``): ``key`` is an identity field
+    (``identity.match_fields``) of kind phone, email, handle or url and both values, each a scalar or each a list,
     normalise (:func:`identity.normalise`, with the schema's
     ``default_country`` and ``ignore_values``) to the same forms in the
     same order.  An ignored or empty value is never the same identity."""
     section = schema.section("identity")
     kind = ident.field_kinds(section).get(key.lower())
-    if kind not in ("phone", "email", "handle") or isinstance(old, list) != isinstance(new, list):
+    if kind not in ("phone", "email", "handle", "url") or isinstance(old, list) != isinstance(new, list):
         return False
     country = section.get("default_country")
     ignore = section.get("ignore_values", ident.DEFAULT_IGNORE)
