@@ -73,7 +73,9 @@ def test_the_newer_values_become_current_and_the_older_go_to_history(tmp_path):
     text = (root / "people" / "Dana Reyes.md").read_text(encoding="utf-8")
     props = properties(text)
     assert (props["company"], props["role"]) == ("Globex", "CTO")
-    assert "- 2026-03-01: company: Acme\n" in text and "- 2026-03-01: role: VP Engineering\n" in text
+    # one change line per field, dated with the newer value's evidence: the next run reads it
+    assert "- 2026-11-20: company: Acme → Globex (from [[Dana Reyes|D. Reyes]])\n" in text
+    assert "- 2026-11-20: role: VP Engineering → CTO (from [[Dana Reyes|D. Reyes]])\n" in text
     # autograph's own fields: combined, never in History
     assert props["created"] == "2026-01-10" and props["updated"] == TODAY
     assert props["access_count"] == "5" and props["last_accessed"] == "2026-11-25"
@@ -93,7 +95,7 @@ def test_a_history_change_line_is_newer_evidence_than_updated(tmp_path):
     text = (root / "people" / "Dana Reyes.md").read_text(encoding="utf-8")
     props = properties(text)
     assert props["role"] == "SVP Engineering" and props["company"] == "Globex"
-    assert "- 2026-11-20: role: CTO (from [[" in text
+    assert "- 2026-11-30: role: CTO → SVP Engineering (from [[" in text
 
 
 def test_no_evidence_or_a_tie_keeps_the_canonical_value():
@@ -225,5 +227,47 @@ def test_a_reviewed_manifest_merges_a_change_of_company_with_the_newest_current(
     props = properties(text)
     assert (props["company"], props["role"], props["updated"]) == ("Globex", "CTO", TODAY)
     history = text.split("## History", 1)[1]
-    assert "- 2026-03-01: company: Acme\n" in history and "- 2026-03-01: role: VP Engineering\n" in history
+    assert "- 2026-11-20: company: Acme → Globex (from [[" in history
+    assert "- 2026-11-20: role: VP Engineering → CTO (from [[" in history
     assert not any(f": {own}:" in history for own in ("created", "updated", "access_count", "last_accessed"))
+
+
+def test_after_a_merge_each_field_keeps_its_evidence_not_the_merge_day(tmp_path):
+    """The merged card's updated is the merge day; a later duplicate with a
+    newer company (updated after Globex's evidence, before the merge day)
+    is still the newer one: supersede keeps it current."""
+    root = pair(tmp_path)
+    dedup_apply(root)
+    write(
+        root,
+        "people/Dana R.md",
+        "---\ntype: person\nemail: dana@example.com\ncompany: Hooli\nupdated: 2026-11-28\n---\n# Dana R\n",
+    )
+    write(root, "schema.json", "{}")
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "supersede.py"), "--vault", str(root), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    (candidate,) = json.loads(proc.stdout)["candidates"]
+    assert candidate["current"] == "people/Dana R.md", candidate
+
+
+def test_a_scalar_and_a_list_of_one_different_email_are_two_people(tmp_path):
+    root = tmp_path / "vault"
+    write(root, "schema.json", '{"identity": {"default_country": "+49"}}')
+    write(root, "people/Gil A.md", "---\ntype: person\nemail: gil@a.com\nphone: +49 30 1111111\n---\n")
+    write(root, "people/Gil B.md", "---\ntype: person\nemail:\n  - gil@b.com\nphone: 030 1111111\n---\n")
+    report = run("dedup.py", root)
+    assert report["merged"] == [] and [r["field"] for r in report["refused"]] == ["email"]
+    assert (root / "people" / "Gil B.md").exists()
+
+
+def test_a_change_of_fact_on_a_type_that_cannot_be_superseded_is_merged(tmp_path):
+    """supersede.py cannot retire a card whose type says so: dedup does not
+    leave it such a group (it would stay two cards for good)."""
+    root = pair(tmp_path)
+    write(root, "schema.json", '{"node_types": {"person": {"status": ["active"], "supersedable": false}}}')
+    report = dedup_apply(root)
+    assert [m["canonical"] for m in report["merged"]] == ["people/Dana Reyes.md"]

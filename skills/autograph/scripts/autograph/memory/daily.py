@@ -342,6 +342,19 @@ _DATE_LIKE = re.compile(
 _CURRENCY = (
     r"[$\u20ac\u00a3\u00a5\u20b9\u20bd]|\b(?:EUR|USD|GBP|CHF|JPY|CNY|RUB|CAD|AUD|SEK|NOK|DKK|PLN|CZK|HUF|INR|BRL"
     r"|(?i:euros?|dollars?|pounds?|francs?|(?:r|ro)ubles?|yen|mio|mrd|million(?:s|en)?|billion(?:s|en)?|tsd))\b"
+    r"|(?i:руб(?:л[ьяей]+)?|тыс|млн|млрд)\.?"
+)
+# Numbers shaped as something else, whatever surrounds them: a count in
+# thousands ("1 250 000", "3.500.000": groups of three after the first, no
+# leading 0, +, 00 or parenthesis), a range of years ("2025-2026"), an ISBN
+# (978/979 and 13 digits), a version ("1.2.3.4567": a one-digit group between
+# dots), a ZIP+4 code ("94107-1234").
+_NOT_A_PHONE = re.compile(
+    r"[1-9][0-9]{0,2}(?:([ .,'\u00a0])[0-9]{3})(?:\1[0-9]{3})+"
+    r"|(?:19|20)[0-9]{2}\s*[-\u2013/]\s*(?:19|20)[0-9]{2}"
+    r"|97[89][- ]?(?:[0-9][- ]?){9}[0-9X]"
+    r"|[0-9]+(?:\.[0-9]+)*\.[0-9]\.[0-9]+(?:\.[0-9]+)*"
+    r"|[0-9]{5}-[0-9]{4}"
 )
 # An amount: a currency (or "Mio") before the number, or after it and its cents
 # (_AMOUNT_AFTER is matched where the number ends)
@@ -485,6 +498,8 @@ def extract(note, resolver, schema, own_date: str | None = None) -> dict:
             continue
         if not (value.startswith(("+", "00", "(")) or re.search(r"[0-9][ ./-][0-9]", value)):
             continue  # a bare run of digits is an id or an amount more often than a phone
+        if _NOT_A_PHONE.fullmatch(value):
+            continue
         before = masked[masked.rfind("\n", 0, match.start()) + 1 : match.start()]
         if _AMOUNT_BEFORE.search(before) or _AMOUNT_AFTER.match(masked, match.end()) or _ID_BEFORE.search(before):
             continue

@@ -231,16 +231,13 @@ def read_card(note, schema, settings: Settings) -> Card | None:
     single = set()
     for name, kind in settings.kinds.items():
         found = set()
-        held_values = ident.values_of(props, name)
-        for held in held_values:
+        for held in ident.values_of(props, name):
             key = ident.normalise(held, kind, settings.country, settings.ignore)
             if key is not None:
                 found.add(key)
         if found:
             values[name] = frozenset(found)
-            if len(held_values) == 1 and not any(
-                isinstance(v, list) for k, v in props.items() if str(k).lower() == name
-            ):
+            if len(found) == 1:  # one value, a scalar or a list of one: another one is a conflict
                 single.add(name)
     if not values:
         return None
@@ -414,6 +411,8 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
     for members in found:
         group = _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, graph, strong_roots, settings)
         differs, current = settle({p: vault.note(p, keep=False) for p in group.members}, fields, settings.zone)
+        if current is not None and not all(schema.supersedable(cards[p].type) for p in group.members if p != current):
+            current = None  # supersede.py cannot retire these: dedup merges them (never two cards for good)
         group.differs, group.settled = sorted(differs), current
         report.groups.append(group)
     report.groups.sort(key=lambda g: g.canonical)
@@ -767,12 +766,18 @@ def merge_text(
             fold = own.casefold()
             if fold not in evidence:
                 evidence[fold] = recency.evidence(props, own_body, own, settings.zone)
-            theirs = recency.evidence(member.properties, member.body, key, settings.zone)
-            if recency.newest([evidence[fold], theirs]) == 1:  # the member's value is newer: it becomes current
+            ours, theirs = evidence[fold], recency.evidence(member.properties, member.body, key, settings.zone)
+            # a change line dated with the newer value's evidence keeps that evidence for the next
+            # merge or supersede run (the card's updated becomes the merge day)
+            if recency.newest([ours, theirs]) == 1:  # the member's value is newer: it becomes current
                 text = fm.set_property(text, own, value)
-                history.append(sections.history_line(evidence[fold] or day, own, current))
+                history.append(sections.history_line(theirs, own, current, value, source))
                 evidence[fold] = theirs
-            else:
+            elif ours is not None and (theirs is None or theirs < ours):
+                line = sections.history_line(ours, own, value, current, source)
+                history.append(_with_comment(line, comment))
+                comment = None
+            else:  # no dates, or the same day: the canonical card's value stays (BR-28)
                 history.append(_with_comment(sections.history_line(theirs or day, own, value, None, source), comment))
                 comment = None
         if comment:  # the value is kept; the person's note on it would be lost (a rerun adds it once)

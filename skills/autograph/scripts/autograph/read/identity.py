@@ -132,6 +132,12 @@ _EXTENSION = re.compile(r"\s*(?:;\s*ext=|(?:ext(?:ension)?\.?|x|#)\s*)([0-9]+)\s
 # code (1 to 3 digits, "(+49)" too) must stand apart for the mark to be read
 _TRUNK_ZERO = re.compile(r"^((?:\+|00) *\(?([1-9][0-9]{0,2})\)?[ ./-]*)\(0\)")
 TRUNK_PREFIXES = {"1": "1", "7": "8", "39": "", "378": "", "379": ""}  # else "0"
+# The trunk prefix written after the country code, as people do: "+49 030 ...",
+# "0049-030-...", "+7 8 495 ..." (dialled at home only).  A separator must
+# follow the code, so its digits are known; a "0" must come before a digit
+# (no national number starts with 0), an "8" or "1" stand alone ("+7 812" is
+# Saint Petersburg's area code).
+_TRUNK_AFTER_CODE = re.compile(r"^((?:\+|00) *([1-9][0-9]{0,2})\)?[ ./-]+)(?:0(?=[1-9])|([18])(?=[ ./-]))")
 
 
 def country_code(value) -> str | None:
@@ -226,6 +232,7 @@ def _phone(text: str, default_country: str | None) -> str:
         text = text[: extension.start()]
     text = text.lstrip("( \t")  # "(+49) 30 ...", "(0033 1 ...": the parenthesis opens the number
     text = _TRUNK_ZERO.sub(_without_trunk_mark, text)
+    text = _TRUNK_AFTER_CODE.sub(_without_trunk_written, text)
     international = text.startswith("+") or text.startswith("00")
     digits = _NOT_DIGIT.sub("", text)
     if international:
@@ -241,6 +248,19 @@ def _phone(text: str, default_country: str | None) -> str:
         else:
             number = digits
     return number + ";ext=" + extension.group(1) if number and extension is not None else number
+
+
+_CALLING_CODES = frozenset(COUNTRY_CODES.values())
+
+
+def _without_trunk_written(match: re.Match) -> str:
+    """The country code before a trunk prefix written as a digit, the
+    prefix dropped: when the code is a known one and the digit is its trunk
+    prefix (``0``; ``8`` after ``+7``, ``1`` after ``+1``; Italy has none)."""
+    code, digit = match.group(2), match.group(3) or "0"
+    if code in _CALLING_CODES and TRUNK_PREFIXES.get(code, "0") == digit:
+        return match.group(1)
+    return match.group(0)
 
 
 def _without_trunk_mark(match: re.Match) -> str:
