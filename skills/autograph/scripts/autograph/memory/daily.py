@@ -348,13 +348,14 @@ _CURRENCY = (
 # thousands ("1 250 000", "3.500.000": groups of three after the first, no
 # leading 0, +, 00 or parenthesis), a range of years ("2025-2026"), an ISBN
 # (978/979 and 13 digits), a version ("1.2.3.4567": a one-digit group between
-# dots), a ZIP+4 code ("94107-1234").
+# dots), a ZIP+4 code ("94107-1234").  A national number starts with its
+# trunk 0 and is none of these.
 _NOT_A_PHONE = re.compile(
     r"[1-9][0-9]{0,2}(?:([ .,'\u00a0])[0-9]{3})(?:\1[0-9]{3})+"
     r"|(?:19|20)[0-9]{2}\s*[-\u2013/]\s*(?:19|20)[0-9]{2}"
     r"|97[89][- ]?(?:[0-9][- ]?){9}[0-9X]"
     r"|[0-9]+(?:\.[0-9]+)*\.[0-9]\.[0-9]+(?:\.[0-9]+)*"
-    r"|[0-9]{5}-[0-9]{4}"
+    r"|[1-9][0-9]{4}-[0-9]{4}"  # not 0: "04321-1234" is a German area code and number
 )
 # An amount: a currency (or "Mio") before the number, or after it and its cents
 # (_AMOUNT_AFTER is matched where the number ends)
