@@ -30,6 +30,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..read import location
 from ..read.text import plural, printable
 from ..read.vault import GRAPH_DIR
 from ..write import relink, store
@@ -98,12 +99,11 @@ def base_folder(root: Path, text: str, cwd: str | None = None) -> str:
     except OSError:  # the current folder was deleted: paths are read from the vault's root
         return real_root
     from_here = os.path.join(here, text)
-    inside = os.path.realpath(from_here) == real_root or os.path.realpath(from_here).startswith(real_root + os.sep)
-    if os.path.lexists(from_here) and inside:
+    if os.path.lexists(from_here) and location.within(from_here, real_root):
         return here
     if os.path.lexists(os.path.join(real_root, text)):
         return real_root
-    if os.path.lexists(from_here) or here == real_root or here.startswith(real_root + os.sep):
+    if os.path.lexists(from_here) or location.is_inside(here, real_root):
         return here
     return real_root
 

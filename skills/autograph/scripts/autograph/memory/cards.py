@@ -34,6 +34,7 @@ from pathlib import Path
 
 from ..read import frontmatter as fm
 from ..read import identity as ident
+from ..read.location import is_inside
 from ..read.text import printable
 from ..write import sections
 from ..write.changes import Edit
@@ -394,7 +395,7 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
         here = str(vault.root)
     real = os.path.realpath(os.path.join(here, name))
     root = os.path.realpath(str(vault.root))
-    inside = (real + os.sep).startswith(root + os.sep)
+    inside = is_inside(real, root)
     if os.path.isfile(real) and inside:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         if rel in notes:

@@ -14,7 +14,17 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["ENVIRONMENT", "MARKERS", "find_vault", "holder", "is_vault", "same_folder", "start_of", "within"]
+__all__ = [
+    "ENVIRONMENT",
+    "MARKERS",
+    "find_vault",
+    "holder",
+    "is_inside",
+    "is_vault",
+    "same_folder",
+    "start_of",
+    "within",
+]
 
 ENVIRONMENT = "AUTOGRAPH_VAULT"
 
@@ -130,5 +140,10 @@ def same_folder(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 def within(path: str | os.PathLike, root: str | os.PathLike) -> bool:
     """True when ``path`` is ``root`` or inside it, compared by real path
     (symlinks resolved), so a link out of the vault is outside."""
-    real, top = os.path.realpath(path), os.path.realpath(root)
-    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+    return is_inside(os.path.realpath(path), os.path.realpath(root))
+
+
+def is_inside(real: str, real_root: str) -> bool:
+    """True when the real path ``real`` is ``real_root`` or below it (both
+    already resolved: the one comparison confinement and discovery share)."""
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from ..read.jsonfile import file_kind
+from ..read.location import is_inside
 
 __all__ = ["PathError", "TargetError", "confine", "read_regular", "would_refuse"]
 
@@ -53,10 +54,6 @@ def _check_relative(path: str) -> None:
         raise PathError(f"{path!r}: expected a path inside the vault, relative to its folder")
     if ".." in path.replace("\\", "/").split("/"):
         raise PathError(f"{path!r}: '..' would leave the vault")
-
-
-def is_inside(real: str, real_root: str) -> bool:
-    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
 def vault_target(root: Path, path: str) -> Path:

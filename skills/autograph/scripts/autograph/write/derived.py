@@ -19,8 +19,9 @@ import stat
 import time
 from pathlib import Path
 
+from ..read.location import is_inside
 from ..read.vault import GRAPH_DIR
-from .confine import PathError, TargetError, check_target, is_inside, read_fd
+from .confine import PathError, TargetError, check_target, read_fd
 from .replace import TMP_NAME, Conflict, LateWrite, owner_for_new, replace_file, unlink_quietly, write_temporary
 
 __all__ = [
