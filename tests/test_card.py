@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(SCRIPTS))
 
 from autograph import cli
-from autograph.memory import cards
+from autograph.memory import cards, names
 from autograph.read import frontmatter as fm  # noqa: E402
 from autograph.read.vault import Vault  # noqa: E402
 from autograph.schema.model import load_schema  # noqa: E402
@@ -608,10 +608,10 @@ def test_file_names_hold_no_forbidden_character(title):
     try:
         name = cards.file_name(title)
     except cards.BadRequest:  # only when nothing but forbidden characters, controls, spaces and dots
-        assert all(ch in cards.FORBIDDEN or ord(ch) < 32 or ch in ".\x7f" or ch.isspace() for ch in title)
+        assert all(ch in names.FORBIDDEN or ord(ch) < 32 or ch in ".\x7f" or ch.isspace() for ch in title)
         return
-    assert not any(ch in cards.FORBIDDEN or ord(ch) < 32 for ch in name)
-    assert name == name.strip(". ") and len(name.encode("utf-8")) <= cards.MAX_NAME_BYTES
+    assert not any(ch in names.FORBIDDEN or ord(ch) < 32 for ch in name)
+    assert name == name.strip(". ") and len(name.encode("utf-8")) <= names.MAX_NAME_BYTES
 
 
 def test_a_wikilink_value_is_a_link_not_a_nested_list():
@@ -712,9 +712,11 @@ def test_new_refuses_a_title_that_is_another_cards_alias(tmp_path):
         assert proc.returncode == 1 and data["refused"]["reason"] == "exists", proc.stdout
         assert data["refused"]["matches"][0]["path"] == "people/Dana Reyes.md"
     assert sorted(p.name for p in (root / "people").iterdir()) == ["Dana Reyes.md"]
-    proc = run_card(root, "set", "D. Reyes", "role=x")
-    assert proc.returncode == 2 and "alias of people/Dana Reyes.md" in proc.stderr
+    proc = run_card(root, "set", "D. Reyes", "role=x", "--json")  # an alias is a name of the card (issue 25)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["path"] == "people/Dana Reyes.md", proc.stderr
     assert run_card(root, "new", "person", "D. Reyes", "description=again", "--force").returncode == 0
+    proc = run_card(root, "set", "D. Reyes", "role=y")  # now a name of two cards: refused with both
+    assert proc.returncode == 2 and "people/D. Reyes.md" in proc.stderr and "people/Dana Reyes.md" in proc.stderr
 
 
 def test_card_names_from_the_testers_notes(tmp_path):

@@ -67,11 +67,83 @@ Examples:
 """
 
 
+REMEMBER_EPILOG = """\
+What the lookup finds (live cards; a retired one is followed to its superseded_by), and what is done:
+  one card holds an identity value (email, phone, handle, url...), no conflict   updated
+  one card bears TITLE as its title or an alias (case and accents folded)       updated
+  the name matches but a one-value identity field differs (a stranger)           ambiguous (exit 1)
+  several cards match, or a card of another type                                 ambiguous (exit 1)
+  nothing                                                                        created
+Updating writes each changed value with its ## History line (as set does; a value for a list field is
+added to the list; TITLE becomes an alias when the card did not bear it).  Equal values: unchanged.
+On ambiguous nothing is written: read matches[] (why, conflicts) and either give the card with --into
+PATH or create another with --new and suggested_title as TITLE.
+
+JSON keys (--json): those of every card.py command, plus action (created, updated, unchanged,
+ambiguous, refused), matches[{path, title, type, retired, replaced_by, why[{by: identity|title|alias,
+field, value}], conflicts[{field, ours, theirs}]}], suggested_title, missing[].
+
+Exit codes: 0 created, updated or unchanged; 1 ambiguous; 2 refused (missing required fields: missing[];
+--into a card whose identity conflicts; --new with a title a card bears) or bad usage; 4 write skipped.
+
+Examples:
+  card.py remember person "Dana Reyes" email=dana@acme.com role=COO --source 2026-12-01 --vault ~/vault --json
+  card.py remember person "Maria Garcia" email=maria@hooli.com --new --vault ~/vault   # after ambiguous
+  card.py remember person Dana role=CEO --into "people/Dana Reyes.md" --vault ~/vault
+"""
+
+SHOW_EPILOG = """\
+JSON keys (--json): command ("show"), path, as_of (null without --as-of), existed, fields {name: value}.
+autograph's own fields (updated, tier, relevance, access_count, last_accessed) are left out with --as-of.
+
+Exit codes: 0 shown; 1 the card did not exist yet on that day (its created is later); 2 bad usage (a NOTE
+that names no card or several).  A read: it writes nothing.
+
+Examples:
+  card.py show "Dana Reyes" --vault ~/vault
+  card.py show "Dana Reyes" --as-of 2026-11-01 --vault ~/vault --json
+"""
+
+BATCH_EPILOG = """\
+One JSON object a line (blank lines are skipped):
+  {"op": "remember", "type": "person", "title": "Dana Reyes", "fields": {"role": "COO"}, "source": "2026-12-01"}
+  {"op": "set", "note": "Dana Reyes", "fields": {"role": "COO"}, "source": "2026-12-01"}
+  {"op": "log", "note": "Dana Reyes", "text": "Agreed the Q3 plan", "source": "2026-12-01"}
+  {"op": "link", "note": "Dana Reyes", "others": ["Acme Robotics"]}
+  {"op": "retire", "note": "D. Reyes", "by": "Dana Reyes"}
+  {"op": "touch", "note": "Dana Reyes"}
+remember also takes "into" and "new"; "source" is optional (not for touch).  Field values are JSON
+values: a string is text, "2026-12-01" a date, [..] a list.
+
+Every line is planned in order on the vault as the lines before left it (line 7 may update the card
+line 2 created, also under --dry-run); all are written together, one lock, one journaled run:
+undo.py undo RUN takes the whole batch back.  A malformed or failing line is reported; the others go on.
+
+JSON keys (--json): results[] (one per line, in order: the single command's JSON plus line and op;
+a line that could not run has line, op and error), run, failed[] (line numbers that did not do what
+they asked), today.
+
+Exit codes: 0 every line did what it asked; 1 a line was ambiguous (or refused as card.py new/set
+would be); 4 writes were skipped (a card changed meanwhile); 2 a line was malformed or bad usage
+(2 wins over 4, 4 over 1).
+
+Examples:
+  card.py batch --vault ~/vault --json < today.jsonl
+  card.py batch today.jsonl --vault ~/vault --dry-run
+"""
+
 NOTE_HELP = "the card: a path, or a name that fits one note (resolved like a wikilink)"
 
 
-def _common(p) -> None:
-    cli.add_vault(p, positional=False, notes=("note", "others", "by"))
+def _common(p, source: bool = True) -> None:
+    cli.add_vault(p, positional=False, notes=("note", "others", "by", "into", "source"))
+    if source:
+        p.add_argument(
+            "--source",
+            metavar="NOTE",
+            help="the note the fact came from (a daily note, a meeting): it must be in the vault; lines name it "
+            "as (from [[NOTE]]) and its date is the fact's date (an older fact goes to ## History only)",
+        )
     cli.add_common(p, vault=False, dry_run_help="write nothing: show what would change")
     cli.add_writes(p, changes_people_text=False, wait=10.0)
     p.add_argument("--diff", action="store_true", help="show each change as a unified diff")
@@ -85,11 +157,11 @@ def cmd_card(args) -> int:
 
 
 def _card(args):
-    from autograph.memory import cards, decay
+    from autograph.memory import cards, commands, decay
 
     vault, schema = cli.load(args)
     today = args.today or decay.Settings.of(schema).today()
-    plan = cards.plan_command(vault, schema, args.command, vars(args), today)
+    plan = commands.plan_command(vault, schema, args.command, vars(args), today)
     apply = cli.writes(args)
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, f"card.py {args.command}", schema)
     code = cards.exit_code(plan, cli.outcome_code(outcome))
@@ -102,6 +174,84 @@ def _card(args):
         cli.print_lines(cards.report_lines(plan))
         if plan.edits:  # a refused plan has none
             cli.print_outcome(outcome, plan.edits, apply, args.diff)
+        return code
+
+    return show
+
+
+def cmd_show(args) -> int:
+    from autograph.memory import asof, cards, decay
+
+    vault, schema = cli.load(args)
+    path = cards.named_card(vault, schema, args.note)
+    note = vault.note(path)
+    if note.unwritable is not None:
+        raise cards.BadRequest(f"{path}: {note.unwritable}")
+    today = decay.Settings.of(schema).today()
+    day = (args.as_of or today).isoformat()
+    existed, fields = asof.as_of(note, day, decay.Settings.of(schema).zone) if args.as_of else (True, note.properties)
+    data = {"command": "show", "path": path, "as_of": args.as_of.isoformat() if args.as_of else None}
+    data.update({"existed": existed, "fields": cards.json_value(fields)})
+    if args.json:
+        cli.print_json(data)
+    elif not existed:
+        print(f"{path} did not exist yet on {day}")
+    else:
+        cli.print_lines([f"{path}" + (f" as of {day}" if args.as_of else "")] + cards.field_lines(fields))
+    return cli.EXIT_OK if existed else cli.EXIT_FOUND
+
+
+def _read_ops(name: str) -> str:
+    if name == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise cli.UsageError("card.py batch reads JSON Lines on stdin: card.py batch --vault V < ops.jsonl")
+        return sys.stdin.read()
+    try:
+        with open(name, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise cli.UsageError(f"cannot read {name}: {exc}") from None
+
+
+def cmd_batch(args) -> int:
+    with cli.writing(args, "card.py batch"):
+        report = _batch(args)
+    return report()
+
+
+def _batch(args):
+    from autograph.memory import batch, cards, decay
+
+    text = _read_ops(args.ops)
+    vault, schema = cli.load(args)
+    today = args.today or decay.Settings.of(schema).today()
+    lines, edits = batch.plan_batch(vault, schema, text, today)
+    apply = cli.writes(args)
+    outcome = cli.carry_out(vault.root, edits, apply, args.wait, "card.py batch", schema)
+    results, codes = [], []
+    for line in lines:
+        if line.plan is None:
+            results.append({"line": line.number, "op": line.op, "error": line.error})
+            codes.append(line.code)
+            continue
+        mine = batch.line_outcome(line, outcome)
+        codes.append(cards.exit_code(line.plan, cli.EXIT_SKIPPED if mine["conflicts"] or mine["failed"] else 0))
+        results.append({"line": line.number, "op": line.op, **cards.report(line.plan, today, mine)})
+    failed = [r["line"] for r, c in zip(results, codes, strict=True) if c]
+    code = next((c for c in (cli.EXIT_USAGE, cli.EXIT_SKIPPED, cli.EXIT_FOUND) if c in codes), cli.EXIT_OK)
+    data = {"results": results, "run": outcome["run"], "failed": failed, "today": today.isoformat()}
+
+    def show() -> int:
+        if args.json:
+            cli.print_json(data)
+            return code
+        for line, result in zip(lines, results, strict=True):
+            told = result.get("error") or result.get("action") or ("done" if result.get("edits") else "nothing")
+            cli.print_lines([f"line {line.number} ({line.op or '?'}): {told}"])
+            if line.plan is not None:
+                cli.print_lines(["  " + text for text in cards.report_lines(line.plan)])
+        if edits:
+            cli.print_outcome(outcome, edits, apply, args.diff)
         return code
 
     return show
@@ -127,6 +277,24 @@ def build_parser():
     p.add_argument("title", metavar="TITLE", help="the card's title; its file name (forbidden characters replaced)")
     p.add_argument("fields", nargs="*", metavar="field=value", help="fields to set (values as YAML flow values)")
     p.add_argument("--force", action="store_true", help="create it even when its identity or name exists elsewhere")
+    _common(p)
+    p.set_defaults(func=cmd_card)
+
+    p = cli.subparser(
+        commands,
+        "remember",
+        "LOOK UP, then ADD or UPDATE: the card of a subject, found by identity or name",
+        "Look the subject up (an identity value, its title or an alias) and update the one card it names, "
+        "create it when none does, or stop (ambiguous, exit 1) when the name belongs to another subject or to "
+        "several cards.",
+        REMEMBER_EPILOG,
+    )
+    p.add_argument("type", metavar="TYPE", help="a type of the schema (node_types), or one of its aliases")
+    p.add_argument("title", metavar="TITLE", help="the subject's name: a new card's title, else a name to look up")
+    p.add_argument("fields", nargs="*", metavar="field=value", help="the facts (values as YAML flow values)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--into", metavar="NOTE", help="update this card (refused when an identity value conflicts)")
+    how.add_argument("--new", action="store_true", help="create a card though a name matches (a title no card bears)")
     _common(p)
     p.set_defaults(func=cmd_card)
 
@@ -185,6 +353,36 @@ def build_parser():
     p.add_argument("--by", required=True, metavar="OTHER", help="the card that supersedes it")
     _common(p)
     p.set_defaults(func=cmd_card)
+
+    p = cli.subparser(
+        commands,
+        "show",
+        "READ a card's fields, now or as they were on a date (rebuilt from ## History)",
+        "Print NOTE's fields; with --as-of, as they were on that day: a field changed later shows its earlier "
+        "value (## History lines dated after the day are undone).",
+        SHOW_EPILOG,
+    )
+    p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
+    p.add_argument("--as-of", type=cli.today_value, metavar="YYYY-MM-DD", help="the day to rebuild the card at")
+    cli.add_vault(p, positional=False, notes=("note",))
+    cli.add_common(p, vault=False)
+    p.set_defaults(func=cmd_show)
+
+    p = cli.subparser(
+        commands,
+        "batch",
+        "run many operations (JSON Lines) in one process, one lock, one undoable run",
+        "Read one JSON object a line (remember, set, log, link, retire, touch) and carry them out in order; "
+        "later lines see what earlier ones did, also under --dry-run.",
+        BATCH_EPILOG,
+    )
+    p.add_argument("ops", nargs="?", default="-", metavar="FILE", help="the JSON Lines file (default: stdin)")
+    cli.add_vault(p, positional=False, notes=())
+    cli.add_common(p, vault=False, dry_run_help="write nothing: show what every line would do")
+    cli.add_writes(p, changes_people_text=False, wait=10.0)
+    p.add_argument("--diff", action="store_true", help="show each change as a unified diff")
+    p.add_argument("--today", type=cli.today_value, metavar="YYYY-MM-DD", help="the date to write (default: today)")
+    p.set_defaults(func=cmd_batch)
     return parser
 
 

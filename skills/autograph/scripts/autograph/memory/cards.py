@@ -38,6 +38,8 @@ from ..read.location import is_inside
 from ..read.text import printable
 from ..write import sections
 from ..write.changes import Edit
+from .errors import Ambiguous, BadRequest
+from .names import FORBIDDEN, file_name, link_form
 
 __all__ = [
     "FORBIDDEN",
@@ -46,6 +48,10 @@ __all__ = [
     "Plan",
     "REFUSED_EXIT",
     "alias_matches",
+    "card_type",
+    "field_lines",
+    "json_value",
+    "key_of",
     "exit_code",
     "find_card",
     "find_cards",
@@ -55,7 +61,6 @@ __all__ = [
     "named_card",
     "parse_assignment",
     "parse_value",
-    "plan_command",
     "plan_link",
     "plan_log",
     "plan_new",
@@ -65,15 +70,7 @@ __all__ = [
     "report_lines",
 ]
 
-# Characters Obsidian refuses in a note's name.
-FORBIDDEN = '[]#^|\\/:*?"<>'
-MAX_NAME_BYTES = 200  # file systems allow 255; room for " 2", ".md" and a sync tool's suffix
 LIST_TYPES = {"tags", "aliases", "multitext", "list"}  # Obsidian property types that hold lists
-
-
-class BadRequest(ValueError):
-    """A request the command cannot carry out as asked: an unknown type, a
-    NOTE or OTHER that names no note, a value that does not parse (exit 2)."""
 
 
 class _NotEditable(Exception):
@@ -101,6 +98,10 @@ class Plan:
     changes: list = field(default_factory=list)
     refused: dict | None = None
     notes: list = field(default_factory=list)
+    # remember's: created, updated, unchanged, ambiguous or refused; the cards looked at; a distinct title
+    action: str | None = None
+    matches: list = field(default_factory=list)
+    suggested_title: str | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -157,23 +158,6 @@ def parse_assignment(text: str) -> tuple[str, object]:
 # Names and lookups
 
 
-def file_name(title: str) -> str:
-    """The file name (without ``.md``) of a card titled ``title``: NFC, the
-    characters Obsidian forbids (:data:`FORBIDDEN`) and control characters
-    replaced by a space, runs of white space made one space, dots and
-    spaces trimmed at the ends (a leading dot would hide the note), cut to
-    :data:`MAX_NAME_BYTES` bytes of UTF-8.  Raises :class:`BadRequest` when
-    nothing is left."""
-    text = unicodedata.normalize("NFC", title)
-    text = "".join(" " if ch in FORBIDDEN or ord(ch) < 32 or ch == "\x7f" else ch for ch in text)
-    text = " ".join(text.split()).strip(". ")
-    while len(text.encode("utf-8")) > MAX_NAME_BYTES:
-        text = text[:-1].rstrip(". ")
-    if not text:
-        raise BadRequest(f"{title!r} leaves no file name; give a title with letters or digits")
-    return text
-
-
 def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).lower()
 
@@ -210,7 +194,11 @@ def _known_type(schema, kind: str | None) -> str | None:
         return None
 
 
-def _type_of(schema, path: str, properties: dict) -> str | None:
+def card_type(schema, path: str, properties: dict) -> str | None:
+    """The type of the card at ``path`` in lower case: its ``type`` property
+    (the schema's name of it, a ``type_aliases`` spelling made canonical),
+    else the type its folder gives (:meth:`model.Schema.infer_type`); None
+    when neither says."""
     kind = properties.get("type")
     if isinstance(kind, str) and kind.strip():
         try:
@@ -273,7 +261,7 @@ def identity_matches(
             continue
         props = note.properties
         held_by[path] = props
-        if same_type and kind is not None and _type_of(schema, path, props) != kind.lower():
+        if same_type and kind is not None and card_type(schema, path, props) != kind.lower():
             continue
         for kind_of_value, norm in wanted:
             held = ident.holding(props, fields_of[kind_of_value], kind_of_value, norm, country, ignore)
@@ -351,15 +339,6 @@ def alias_matches(vault, schema, name: str, exclude: str | None = None) -> list[
                 found.append({"path": path, "field": "aliases", "value": alias})
                 break
     return found
-
-
-class Ambiguous(BadRequest):
-    """A NOTE name that Obsidian's rules find in several notes;
-    ``candidates`` lists their paths, the one a link would reach first."""
-
-    def __init__(self, message: str, candidates: list[str]):
-        super().__init__(message)
-        self.candidates = candidates
 
 
 def find_card(vault, text: str, cwd: str | None = None) -> str | None:
@@ -449,38 +428,46 @@ def find_cards(vault, names: list[str]) -> list[str]:
 
 
 def named_card(vault, schema, name: str) -> str:
-    """The vault path of the card ``card.py``'s NOTE or OTHER ``name`` names
-    (:func:`find_card`).  Raises :class:`Ambiguous` for a name that fits
-    several notes, :class:`BadRequest` for an empty name and for a name
-    that fits none: the message names the card it is an alias of (the
-    person meant that card), else points to ``card.py new``."""
+    """The vault path of the card ``card.py``'s NOTE or OTHER ``name`` names.
+
+    A path (``people/Dana Reyes``, ``Dana Reyes.md``) is taken as given
+    (:func:`find_card`).  A name is any name of the card: its file name
+    (resolved as a wikilink), one of its ``aliases`` (a nickname, a title
+    kept there by ``new`` or a merge), or a title whose file name had to be
+    sanitised (``Decision: use X`` is ``Decision use X.md``), compared as
+    :func:`names.fold` compares names.  Raises :class:`Ambiguous` for a
+    name that fits several notes or that two cards bear (one as its title,
+    another as an alias), :class:`BadRequest` for an empty name and for a
+    name no card bears (pointing to ``card.py new``)."""
+    from .names import name_matches
+
     if not name.strip():
         raise BadRequest("NOTE is empty; give a note's path or name")
     path = find_card(vault, name)
-    if path is None:
-        aliased = alias_matches(vault, schema, name)
-        hint = (
-            f"; {name.strip()!r} is an alias of {', '.join(m['path'] for m in aliased)} (give that card's path)"
-            if aliased
-            else " (card.py new creates one)"
+    text = name.strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].strip()
+    text = text.split("|", 1)[0].split("#", 1)[0].strip() if "|" in text or "#" in text else text
+    as_path = "/" in text.replace("\\", "/") or text.lower().endswith(".md")
+    if path is not None and as_path:
+        return path
+    try:
+        sanitised = file_name(text)
+    except BadRequest:
+        sanitised = text
+    bearers = name_matches(vault, schema, [text, sanitised])
+    others = [m["path"] for m in bearers if m["path"] != path]
+    if path is not None and not others:
+        return path
+    candidates = ([path] if path is not None else []) + others
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
+        raise Ambiguous(
+            f"{text!r} is a name of {len(candidates)} cards: {', '.join(candidates)}; give the path of the one meant",
+            candidates,
         )
-        raise BadRequest(f"no note named {printable(name)!r} in the vault{printable(hint)}")
-    return path
-
-
-def link_form(vault, source: str, target: str) -> str:
-    """The shortest link text that resolves, from note ``source``, to
-    ``target`` and to nothing else: the note's name, else the shortest
-    trailing part of its path that is not ambiguous, else its whole path
-    (``.md`` left off; other files keep their extension)."""
-    name = target[:-3] if target.endswith(".md") else target
-    parts = name.split("/")
-    for k in range(len(parts) - 1, -1, -1):
-        candidate = "/".join(parts[k:])
-        hit = vault.resolver.resolve(candidate, source)
-        if hit.path == target and (not hit.ambiguous or k == 0):
-            return candidate
-    return name
+    raise BadRequest(f"no note named {printable(name)!r} in the vault (card.py new or card.py remember creates one)")
 
 
 def _link_target(vault, value, source: str) -> str | None:
@@ -529,7 +516,7 @@ def _empty(value) -> bool:
     return value is None or value == "" or value == [] or value == {}
 
 
-def _key_of(properties: dict, key: str) -> str | None:
+def key_of(properties: dict, key: str) -> str | None:
     """The key as written in the card: exact, else ignoring letter case (as
     Obsidian finds a property, and as :func:`frontmatter.set_property` edits it)."""
     if key in properties:
@@ -564,17 +551,28 @@ class _Draft:
             raise _NotEditable(f"{path}: the frontmatter does not parse ({block.error}); repair it first")
         self.text = self.note.text
         self.changes: list[dict] = []
+        # what edit() writes as updated: None today, an ISO day (the facts' day), False as it is
+        self.updated: str | None | bool = None
 
     @property
     def properties(self) -> dict:
         block = fm.parse(self.text)
         return block.properties if block is not None else {}
 
+    @property
+    def body(self) -> str:
+        block = fm.parse(self.text)
+        return self.text[block.body :] if block is not None else self.text
+
+    def set_any(self) -> bool:
+        """Whether a property was set (not only lines added)."""
+        return any("field" in change for change in self.changes)
+
     def set(self, key: str, value) -> bool:
         """Set ``key`` (found ignoring case); False when it already holds an
         equal value.  Records the change."""
         props = self.properties
-        written = _key_of(props, key)
+        written = key_of(props, key)
         old = props[written] if written is not None else None
         if written is not None and _same(old, value):
             return False
@@ -627,9 +625,10 @@ class _Draft:
         folded in; None when nothing changed."""
         if not self.changes:
             return None
-        if not any(change.get("field", "").lower() == "updated" for change in self.changes):
+        if self.updated is not False and not any(c.get("field", "").lower() == "updated" for c in self.changes):
+            when = today if self.updated is None else datetime.date.fromisoformat(self.updated)
             try:
-                self.text = fm.set_property(self.text, "updated", today)
+                self.text = fm.set_property(self.text, key_of(self.properties, "updated") or "updated", when)
             except fm.FrontmatterError as exc:
                 raise _NotEditable(f"{self.path}: updated cannot be rewritten ({exc})") from None
         after = _touched(self.vault, schema, self.path, self.note.encode(self.text), today)
@@ -672,7 +671,15 @@ def _day(today: datetime.date) -> str:
 
 
 def plan_new(
-    vault, schema, kind: str, title: str, assignments: list[tuple[str, object]], today: datetime.date, force=False
+    vault,
+    schema,
+    kind: str,
+    title: str,
+    assignments: list[tuple[str, object]],
+    today: datetime.date,
+    force=False,
+    source=None,
+    looked_up=False,
 ) -> Plan:
     """Plan a new card of type ``kind`` titled ``title`` with the fields of
     ``assignments`` (``[(field, value)]``, last one wins).
@@ -684,7 +691,13 @@ def plan_new(
     and the touch.  Refused (``plan.refused``) when a card holds one of its
     identity values (:func:`identity_matches`) or a note of that name exists
     anywhere in the vault (``force`` allows both, but never overwrites a
-    file), and when a required field has no value.  Raises
+    file), and when a required field has no value.  A refusal for a name
+    gives ``suggested_title`` (:func:`names.suggested_title`), a title that
+    tells the two apart (None for an identity match: the same subject).
+    ``source`` (a :class:`source.Source`): the card's ``created`` and
+    ``updated`` are the source's day (its facts are that old).
+    ``looked_up``: the caller has looked the identity and the aliases up
+    already (``remember``); only file names are checked.  Raises
     :class:`BadRequest` for an unknown type or an empty title."""
     kind = canonical_type(schema, kind)
     title = title.strip()
@@ -701,12 +714,12 @@ def plan_new(
             raise BadRequest(f"the {kind} folder {folder!r} cannot hold cards: {place.name!r} is a file, not a folder")
     values: dict[str, object] = {}
     for key, value in assignments:
-        existing = _key_of(values, key)
+        existing = key_of(values, key)
         values[existing or key] = value
-    given_type = values.pop(_key_of(values, "type") or "type", None)
+    given_type = values.pop(key_of(values, "type") or "type", None)
     if given_type is not None and canonical_type(schema, str(given_type)) != kind:
         raise BadRequest(f"type={given_type} disagrees with the type {kind!r} given first")
-    if not force:
+    if not force and not looked_up:
         unread: list[dict] = []
         matches = identity_matches(vault, schema, kind, values, unreadable=unread)
         plan.notes += [
@@ -721,6 +734,7 @@ def plan_new(
                 "message": f"a card with the same identity exists: {names} (update it with card.py set; "
                 "--force creates another card)",
                 "matches": matches,
+                "suggested_title": None,
             }
             return plan
     same_file = [p for p in vault.files if _fold(p) == _fold(path)]
@@ -729,15 +743,16 @@ def plan_new(
     same_name += [p for p in vault.files if not p.endswith(".md") and _fold(p.rsplit("/", 1)[-1]) == _fold(name)]
     if same_file or (same_name and not force):
         found = same_file or same_name
-        apart = " or ".join(f"'{option}'" for option in dict.fromkeys((f"{name} ({kind})", f"{name} (company)")))
+        apart = _suggest(vault, schema, kind, title, values, found)
         plan.refused = {
             "reason": "exists",
             "message": f"a note named {name!r} exists: {', '.join(found)}; if it is this subject, update it "
-            f"(card.py set); if not, give a title that tells them apart, such as {apart}",
+            f"(card.py set, or card.py remember); if not, give a title that tells them apart, such as {apart!r}",
             "matches": [{"path": p, "field": "name", "value": _stem(p)} for p in found],
+            "suggested_title": apart,
         }
         return plan
-    aliased = [] if force else alias_matches(vault, schema, title) or alias_matches(vault, schema, name)
+    aliased = [] if force or looked_up else alias_matches(vault, schema, title) or alias_matches(vault, schema, name)
     if aliased:
         names = ", ".join(m["path"] for m in aliased)
         plan.refused = {
@@ -745,6 +760,7 @@ def plan_new(
             "message": f"{title!r} is an alias of {names} (a name of that card, kept there by a merge or by "
             "hand); if it is this subject, update it (card.py set PATH); --force creates another card",
             "matches": aliased,
+            "suggested_title": _suggest(vault, schema, kind, title, values, [m["path"] for m in aliased]),
         }
         return plan
     fields: dict[str, object] = {"type": kind}
@@ -755,15 +771,16 @@ def plan_new(
         wanted.append("status")
     wanted += [k for k in (spec.get("defaults") or {}) if not k.startswith("_") and k not in wanted]
     for key in wanted:
-        if _key_of(fields, key) is None and key not in ("created", "updated"):
+        if key_of(fields, key) is None and key not in ("created", "updated"):
             default = schema.default_for(kind, key)
             if default is not None:
                 fields[key] = default
-    if name != title and _key_of(fields, "aliases") is None:
+    if name != title and key_of(fields, "aliases") is None:
         fields["aliases"] = [title]
-    fields.setdefault("created", today)
-    fields.setdefault("updated", today)
-    missing = [key for key in schema.required(kind) if _empty(fields.get(_key_of(fields, key) or key))]
+    known = datetime.date.fromisoformat(source.day) if source is not None and source.day else today
+    fields.setdefault("created", known)
+    fields.setdefault("updated", known)
+    missing = [key for key in schema.required(kind) if _empty(fields.get(key_of(fields, key) or key))]
     if missing:
         plan.refused = {
             "reason": "missing-required",
@@ -773,30 +790,45 @@ def plan_new(
         }
         return plan
     allowed = schema.statuses(kind)
-    status = fields.get(_key_of(fields, "status") or "status")
+    status = fields.get(key_of(fields, "status") or "status")
     if allowed and status is not None and status not in allowed:
         raise BadRequest(f"status {status!r} is not one of the {kind} statuses: {', '.join(allowed)}")
     text = ""
     for key, value in fields.items():
         text = fm.set_property(text, key, value)
+    if source is not None:  # where the card came from, for the person who reads it
+        text = sections.append(
+            text, "Log", [f"- {known.isoformat()}: first noted (from [[{source.link(vault, path)}]])"]
+        )
     data = text.encode("utf-8")
     after = _touched(vault, schema, path, data, today)
     plan.edits = [Edit(path, None, after, f"new {kind} card")]
     plan.changes = [{"path": path, "field": k, "old": None, "new": v} for k, v in fields.items()]
+    if source is not None:
+        plan.changes.append({"path": path, "section": "Log", "line": sections.items(text, "Log")[-1]})
     return plan
+
+
+def _suggest(vault, schema, kind: str, title: str, values: dict, paths: list[str]) -> str:
+    from .names import suggested_title
+
+    others = [vault.note(p, keep=False).properties for p in paths if p.endswith(".md")]
+    return suggested_title(vault, schema, kind, title, values, others)
 
 
 def _check_status(schema, draft: _Draft, key: str, value) -> None:
     """Raise :class:`BadRequest` for a ``status`` its type does not allow."""
     if key.lower() != "status" or value is None:
         return
-    kind = _known_type(schema, _type_of(schema, draft.path, draft.properties))
+    kind = _known_type(schema, card_type(schema, draft.path, draft.properties))
     allowed = schema.statuses(kind) if kind else []
     if allowed and value not in allowed:
         raise BadRequest(f"status {value!r} is not one of the {kind} statuses: {', '.join(allowed)}")
 
 
-def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], today: datetime.date) -> Plan:
+def plan_set(
+    vault, schema, path: str, assignments: list[tuple[str, object]], today: datetime.date, source=None
+) -> Plan:
     """Plan setting each ``(field, value)`` of ``assignments`` on the card
     at ``path``.  A field that already holds an equal value (parsed values
     compared, ``3`` is not ``"3"``; an identity field of kind phone, email
@@ -807,15 +839,28 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
     new`` (a field that had no value adds no line; setting an empty value
     records ``- DAY: field: old``).  A field that holds a list keeps a
     list: a single value becomes a one-item list (as for a field of a list
-    type in ``properties``)."""
+    type in ``properties``).
+
+    ``source`` (a :class:`source.Source`, the note the facts came from):
+    lines are dated with its day and end in ``(from [[NOTE]])``; a value
+    whose source day is older than the evidence of the value the card holds
+    (:func:`recency.evidence`) is not set but recorded in ``## History`` as
+    a past value (:func:`source.past_line`, once); ``updated`` becomes the
+    newest day of the facts the card holds."""
+    from . import recency
+    from .source import past_line
+
     plan = Plan("set", path)
     try:
         draft = _Draft(vault, schema, path)
-        lines = []
+        day = source.day_or(today) if source is not None else _day(today)
+        link = source.link(vault, path) if source is not None else None
+        zone = _zone(schema)
+        lines, past = [], []
         for key, value in assignments:
             _check_status(schema, draft, key, value)
             props = draft.properties
-            written = _key_of(props, key)
+            written = key_of(props, key)
             old = props.get(written) if written is not None else None
             if (
                 value is not None
@@ -823,16 +868,43 @@ def plan_set(vault, schema, path: str, assignments: list[tuple[str, object]], to
                 and (isinstance(old, list) or (old is None and _is_list_field(schema, key)))
             ):
                 value = [value]
-            if written is not None and _same_identity(schema, written, old, value):
-                continue  # the number, address or handle the card holds, spelled another way: no change
+            if written is not None and (_same(old, value) or _same_identity(schema, written, old, value)):
+                continue  # the value the card holds, maybe spelled another way: no change
+            if source is not None and source.day is not None and not _empty(old):
+                held = recency.evidence(props, draft.body, written or key, zone)
+                if held is not None and source.day < held:  # an older fact: History only, once
+                    line = past_line(source.day, written or key, value, link)
+                    if line not in sections.items(draft.text, "History") and line not in past:
+                        past.append(line)
+                    continue
             if draft.set(key, value) and not _empty(old):
-                lines.append(sections.history_line(_day(today), written or key, old, value))
-        draft.append("History", lines)
+                lines.append(sections.history_line(day, written or key, old, value, link))
+        draft.append("History", lines + past)
+        if source is not None:  # only past values: the card's facts are as new as they were
+            draft.updated = _later(draft.properties, source.day, zone) if draft.set_any() else False
     except _NotEditable as exc:
         return _refusal(plan, exc)
     _shared_identity(vault, schema, plan, draft)
     _retired_note(vault, schema, plan, path)
     return _finish(plan, [draft], schema, today, "set " + ", ".join(k for k, _ in assignments))
+
+
+def _zone(schema):
+    from .dedup import identity_settings
+
+    return identity_settings(schema).zone
+
+
+def _later(properties: dict, day: str | None, zone) -> str | None:
+    """The ``updated`` a card gets from a fact of ``day``: the later of
+    ``day`` and the day it holds (a fact read from last week's note does not
+    make the card's facts older); None when ``day`` is None (today)."""
+    if day is None:
+        return None
+    from .recency import day_of
+
+    held = day_of(properties.get(key_of(properties, "updated") or "updated"), zone)
+    return max(day, held) if held else day
 
 
 def _retired_note(vault, schema, plan: Plan, path: str) -> None:
@@ -857,7 +929,7 @@ def _shared_identity(vault, schema, plan: Plan, draft: _Draft) -> None:
     values = {c["field"]: c["new"] for c in draft.changes if "field" in c and c["new"] is not None}
     if not values:
         return
-    kind = _known_type(schema, _type_of(schema, draft.path, draft.properties))
+    kind = _known_type(schema, card_type(schema, draft.path, draft.properties))
     for match in identity_matches(vault, schema, kind, values, exclude=draft.path):
         plan.notes.append(
             f"{match['field']}: {match['path']} holds the same value; if it is the same subject, "
@@ -865,17 +937,24 @@ def _shared_identity(vault, schema, plan: Plan, draft: _Draft) -> None:
         )
 
 
-def plan_log(vault, schema, path: str, text: str, today: datetime.date) -> Plan:
+def plan_log(vault, schema, path: str, text: str, today: datetime.date, source=None) -> Plan:
     """Plan the line ``- DAY: text`` under the card's ``## Log``; nothing
     when the same line is there already (a repeated call the same day).
-    Raises :class:`BadRequest` for empty text or text with a line break."""
+    With ``source`` (a :class:`source.Source`) the line is dated with its
+    day and ends in ``(from [[NOTE]])``; the card's ``updated`` is left as it
+    is (a line of what happened is no change of fact).  Raises
+    :class:`BadRequest` for empty text or text with a line break."""
     text = text.strip()
     if not text or "\n" in text or "\r" in text:
         raise BadRequest("TEXT must be one non-empty line")
     plan = Plan("log", path)
-    line = f"- {_day(today)}: {text}"
     try:
         draft = _Draft(vault, schema, path)
+        if source is not None:
+            line = f"- {source.day_or(today)}: {text} (from [[{source.link(vault, path)}]])"
+            draft.updated = False
+        else:
+            line = f"- {_day(today)}: {text}"
         if line not in sections.items(draft.text, "Log"):
             draft.append("Log", [line])
     except _NotEditable as exc:
@@ -900,7 +979,7 @@ def plan_link(vault, schema, path: str, others: list[str], today: datetime.date)
     return _finish(plan, [draft], schema, today, "link")
 
 
-def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan:
+def plan_retire(vault, schema, path: str, by: str, today: datetime.date, source=None) -> Plan:
     """Plan superseding the card at ``path`` by the card at ``by``: ``status:
     superseded``, ``superseded_by: "[[BY]]"``, each card linked from the
     other's ``## Related``, and ``## History`` lines for what changed
@@ -913,7 +992,9 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
     chain would leave no current card; ``matches`` names it and what
     supersedes it); ``not-supersedable`` when the card's type cannot be
     superseded (:meth:`model.Schema.supersedable`: ``supersedable: false``,
-    or a status list without ``superseded``)."""
+    or a status list without ``superseded``).  With ``source`` (a
+    :class:`source.Source`) the History lines are dated with its day and
+    name it."""
     from .retirement import successor
 
     plan = Plan("retire", path)
@@ -927,7 +1008,7 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
     try:
         old, new = _Draft(vault, schema, path), _Draft(vault, schema, by)
         props = old.properties
-        kind = _known_type(schema, _type_of(schema, path, props))
+        kind = _known_type(schema, card_type(schema, path, props))
         if not schema.supersedable(kind):
             plan.refused = {
                 "reason": "not-supersedable",
@@ -937,8 +1018,8 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
             }
             return plan
         by_props = new.properties
-        by_status = by_props.get(_key_of(by_props, "status") or "status")
-        by_key = _key_of(by_props, "superseded_by")
+        by_status = by_props.get(key_of(by_props, "status") or "status")
+        by_key = key_of(by_props, "superseded_by")
         next_card = successor(vault, set(vault.cards(schema)), by, by_props.get(by_key)) if by_key else None
         if next_card is not None or (isinstance(by_status, str) and by_status.strip().lower() == "superseded"):
             told = f"superseded by {next_card}" if next_card else "status: superseded"
@@ -958,16 +1039,18 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
             }
             return plan
         lines = []
-        written = _key_of(props, "status")
+        day = source.day_or(today) if source is not None else _day(today)
+        link = source.link(vault, path) if source is not None else None
+        written = key_of(props, "status")
         before = props.get(written) if written else None
         if old.set("status", "superseded"):
-            lines.append(sections.history_line(_day(today), written or "status", before, "superseded"))
-        written = _key_of(props, "superseded_by")
+            lines.append(sections.history_line(day, written or "status", before, "superseded", link))
+        written = key_of(props, "superseded_by")
         before = props.get(written) if written else None
         if _link_target(vault, before, path) != by:
             value = f"[[{link_form(vault, path, by)}]]"
             old.set("superseded_by", value)
-            lines.append(sections.history_line(_day(today), written or "superseded_by", before, value))
+            lines.append(sections.history_line(day, written or "superseded_by", before, value, link))
         old.append("History", lines)
         old.link(by)
         new.link(path)
@@ -978,30 +1061,6 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date) -> Plan
 
 # ---------------------------------------------------------------------------
 # card.py: the request and the report
-
-
-def plan_command(vault, schema, command: str, request: dict, today: datetime.date) -> Plan:
-    """The plan of one ``card.py`` command, ``new``, ``set``, ``log``,
-    ``link`` or ``retire``; ``request`` holds its arguments under the names
-    ``card.py`` parses them to (other keys are ignored): ``type``, ``title``,
-    ``fields`` (``field=value`` words, :func:`parse_assignment`) and
-    ``force`` for ``new``; for the others ``note`` (NOTE), with ``fields``
-    for ``set``, ``text`` (words, joined by spaces) for ``log``, ``others``
-    (OTHER names) for ``link`` and ``by`` (OTHER) for ``retire``.  NOTE and
-    OTHER are read by :func:`named_card`, NOTE first.  Raises
-    :class:`BadRequest` (:class:`Ambiguous` too) for a request that cannot
-    be carried out as asked."""
-    if command == "new":
-        fields = [parse_assignment(word) for word in request["fields"]]
-        return plan_new(vault, schema, request["type"], request["title"], fields, today, request["force"])
-    path = named_card(vault, schema, request["note"])
-    if command == "set":
-        return plan_set(vault, schema, path, [parse_assignment(word) for word in request["fields"]], today)
-    if command == "log":
-        return plan_log(vault, schema, path, " ".join(request["text"]), today)
-    if command == "link":
-        return plan_link(vault, schema, path, [named_card(vault, schema, other) for other in request["others"]], today)
-    return plan_retire(vault, schema, path, named_card(vault, schema, request["by"]), today)
 
 
 # card.py's exit code for a refused plan, by reason: 1 the card or the name
@@ -1015,6 +1074,9 @@ REFUSED_EXIT = {
     "by-superseded": 1,
     "missing-required": 2,
     "not-supersedable": 2,
+    "ambiguous": 1,
+    "identity-conflict": 2,
+    "title-taken": 2,
 }
 
 
@@ -1033,7 +1095,7 @@ def report(plan: Plan, today: datetime.date, outcome: dict) -> dict:
     ``today`` (YYYY-MM-DD), ``refused`` (see :class:`Plan`), ``changes``,
     ``notes``, then ``outcome`` (what ``cli.carry_out`` returned: edits,
     written, conflicts, failed, run).  Dates in values are ISO 8601 text."""
-    return {
+    data = {
         "command": plan.command,
         "path": plan.path,
         "today": today.isoformat(),
@@ -1042,6 +1104,24 @@ def report(plan: Plan, today: datetime.date, outcome: dict) -> dict:
         "notes": plan.notes,
         **outcome,
     }
+    if plan.command == "remember":
+        refused = plan.refused or {}
+        data["action"] = plan.action
+        data["matches"] = _json_value(plan.matches)
+        data["suggested_title"] = plan.suggested_title
+        data["missing"] = list(refused.get("missing", []))
+    return data
+
+
+def json_value(value):
+    """``value`` (property values, a plan's changes) with dates as ISO 8601
+    text, ready for JSON."""
+    return _json_value(value)
+
+
+def field_lines(fields: dict) -> list[str]:
+    """``  name: value`` lines (values as YAML flow text) for a person."""
+    return [f"  {printable(str(k))}: {printable(sections.flow_text(_json_value(v)))}" for k, v in fields.items()]
 
 
 def _json_value(value):

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import hashlib
 import json
 import os
@@ -52,6 +53,7 @@ from ..write.changes import Edit
 
 __all__ = [
     "daily_notes",
+    "date_of",
     "DailyNote",
     "extract",
     "fingerprint",
@@ -118,6 +120,7 @@ _DAYS = "|".join(calendar.day_name[:]) + "|" + "|".join(calendar.day_abbr[:])
 _TOKENS = re.compile(r"\[[^\]]*\]|YYYY|YY|MMMM|MMM|MM|M|DDDD|DDD|Do|DD|D|dddd|ddd|gggg|GGGG|ww|WW|w|W|.", re.S)
 
 
+@functools.lru_cache(maxsize=16)  # compiled once per format, not once per note
 def moment_pattern(form: str) -> re.Pattern:
     """A regular expression (full match, case-insensitive) for paths the
     moment.js date format ``form`` writes; groups ``y``, ``m``, ``d``,
@@ -213,43 +216,66 @@ def daily_notes(vault, schema, config: Settings | None = None) -> tuple[list[Dai
     """The daily notes of ``vault`` in path order, and ``[{path, reason}]``
     of notes that look daily but cannot be used (no date, unreadable)."""
     config = config or settings(vault, schema)
-    pattern = moment_pattern(config.format)
-    kinds = {"daily"} | {alias.lower() for alias, kind in schema.type_aliases.items() if kind == "daily"}
     found: list[DailyNote] = []
     skipped: list[dict] = []
-    prefix = config.folder + "/" if config.folder else ""
     for path in vault.cards(schema):
-        by = None
-        stem_path = path[:-3]
-        date = None
-        if stem_path.startswith(prefix):
-            match = pattern.fullmatch(stem_path[len(prefix) :])
-            date = _date_of(match) if match else None
-            if date:
-                by = "daily notes"
-        if by is None and (schema.infer_type(path) or "").lower() in kinds:
-            by = "schema folder"
-        note = None
-        if by is None:
-            note = vault.note(path, keep=False)
-            # only a note that spells a daily type somewhere has its frontmatter parsed
-            if note.text is not None and any(kind in note.text.lower() for kind in kinds):
-                kind = note.properties.get("type")
-                if isinstance(kind, str) and kind.strip().lower() in kinds:
-                    by = "type"
+        by, date = _daily(vault, schema, config, path)
         if by is None:
             continue
-        if date is None:
-            date = _iso(path.rsplit("/", 1)[-1])
-        if date is None:
-            note = note or vault.note(path, keep=False)
-            props = note.properties
-            date = _iso(props.get("date")) or _iso(props.get("created"))
         if date is None:
             skipped.append({"path": path, "reason": "a daily note without a date (in its name or its date property)"})
             continue
         found.append(DailyNote(path, date, by))
     return found, skipped
+
+
+def date_of(vault, schema, path: str, config: Settings | None = None) -> str | None:
+    """The ISO day the note at ``path`` speaks of: a daily note's date (as
+    :func:`daily_notes` reads it), else the note's ``created`` (a calendar
+    day; None when it has none).  ``card.py --source`` takes it as the day
+    of the facts the note gives (the recency rule's evidence)."""
+    from ..read.dates import NotADate, local_date, parse_when
+
+    by, date = _daily(vault, schema, config or settings(vault, schema), path)
+    if by is not None and date is not None:
+        return date
+    try:
+        when = parse_when(vault.note(path).properties.get("created"))
+    except NotADate:
+        return None
+    return local_date(when, None).isoformat() if when is not None else None
+
+
+def _daily(vault, schema, config: Settings, path: str) -> tuple[str | None, str | None]:
+    """``(by, date)``: why the card at ``path`` is a daily note (None: it is
+    not one) and its date (None: none found)."""
+    kinds = {"daily"} | {alias.lower() for alias, kind in schema.type_aliases.items() if kind == "daily"}
+    prefix = config.folder + "/" if config.folder else ""
+    by = date = None
+    stem_path = path[:-3]
+    if stem_path.startswith(prefix):
+        match = moment_pattern(config.format).fullmatch(stem_path[len(prefix) :])
+        date = _date_of(match) if match else None
+        if date:
+            by = "daily notes"
+    if by is None and (schema.infer_type(path) or "").lower() in kinds:
+        by = "schema folder"
+    note = None
+    if by is None:
+        note = vault.note(path, keep=False)
+        # only a note that spells a daily type somewhere has its frontmatter parsed
+        if note.text is not None and any(kind in note.text.lower() for kind in kinds):
+            kind = note.properties.get("type")
+            if isinstance(kind, str) and kind.strip().lower() in kinds:
+                by = "type"
+    if by is None:
+        return None, None
+    if date is None:
+        date = _iso(path.rsplit("/", 1)[-1])
+    if date is None:
+        props = (note or vault.note(path, keep=False)).properties
+        date = _iso(props.get("date")) or _iso(props.get("created"))
+    return by, date
 
 
 # ---------------------------------------------------------------------------

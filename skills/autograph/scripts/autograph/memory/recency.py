@@ -25,6 +25,7 @@ __all__ = [
     "DEFAULT_FIELDS",
     "OWN_FIELDS",
     "conflict_fields",
+    "day_of",
     "current_card",
     "differing",
     "settle",
@@ -45,7 +46,9 @@ OWN_FIELDS = ("created", "updated", "access_count", "last_accessed", "tier", "re
 _CHANGE = re.compile(r"^[-*+] (\d{4}-\d{2}-\d{2}): (.+?): .* → ", re.M)
 
 
-def _day(value, zone=None) -> str | None:
+def day_of(value, zone=None) -> str | None:
+    """The ISO calendar day (in ``zone``) of a date property's value; None
+    when it is no date."""
     from ..read.dates import NotADate, local_date, parse_when
 
     try:
@@ -66,7 +69,7 @@ def evidence(properties: dict, body: str, field: str, zone=None) -> str | None:
         return max(changed)
     folded = {str(k).casefold(): v for k, v in properties.items()}
     for key in ("updated", "created"):
-        day = _day(folded.get(key), zone)
+        day = day_of(folded.get(key), zone)
         if day is not None:
             return day
     return None
@@ -184,7 +187,7 @@ def own_fields(cards: list[dict], merge_day: str, zone=None) -> dict:
 
     folded = [{str(k).casefold(): v for k, v in props.items()} for props in cards]
     out: dict = {}
-    created = [(d, f["created"]) for f in folded if "created" in f and (d := _day(f["created"], zone))]
+    created = [(d, f["created"]) for f in folded if "created" in f and (d := day_of(f["created"], zone))]
     if created:
         out["created"] = min(created, key=lambda pair: pair[0])[1]
     if any("updated" in f for f in folded):  # a card that never said when it changed is not made to (BR-28)
@@ -192,7 +195,7 @@ def own_fields(cards: list[dict], merge_day: str, zone=None) -> dict:
     counts = [access_count(f.get("access_count")) for f in folded if "access_count" in f]
     if counts:
         out["access_count"] = sum(c for c in counts if c is not None)
-    seen = [(d, f["last_accessed"]) for f in folded if "last_accessed" in f and (d := _day(f["last_accessed"], zone))]
+    seen = [(d, f["last_accessed"]) for f in folded if "last_accessed" in f and (d := day_of(f["last_accessed"], zone))]
     if seen:
         out["last_accessed"] = max(seen, key=lambda pair: pair[0])[1]
     return out

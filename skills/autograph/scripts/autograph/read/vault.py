@@ -172,6 +172,7 @@ class Vault:
         self.files = files
         self.warnings = [] if warnings is None else warnings
         self._notes: dict[str, Note] = {}
+        self._given: dict[str, Note] = {}  # notes a view holds as if written (with_text)
         self._resolver: Resolver | None = None
         self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
         self.progress: object | None = None
@@ -199,13 +200,23 @@ class Vault:
     def with_text(self, path: str, data: bytes) -> Vault:
         """A new view of this vault in which the note ``path`` (added to its
         files if new) holds ``data``, as if it had been written: for
-        planning further on an edit not written yet.  Nothing is written."""
+        planning further on an edit not written yet.  The notes an earlier
+        view was given stay as given (a chain of views is a run of edits:
+        ``card.py batch`` plans each line on the ones before).  Nothing is
+        written."""
         from .note import Note
 
         files = self.files if path in self.files else sorted([*self.files, path])
         view = Vault(self.root, files, list(self.warnings))
-        view._notes[path] = Note.from_bytes(path, data)
+        view._given = {**self._given, path: Note.from_bytes(path, data)}
+        view._notes.update(view._given)
         return view
+
+    @property
+    def given(self) -> dict:
+        """``{path: bytes}`` of the notes :meth:`with_text` gave this view
+        (none for a vault opened from disk)."""
+        return {path: note.data for path, note in self._given.items()}
 
     @property
     def notes(self) -> list[str]:

@@ -1,0 +1,158 @@
+"""The names of a card: its title (the file name) and its ``aliases``.
+
+An agent names a subject as it heard it: ``José García`` one day, ``jose
+garcia`` the next.  :func:`fold` is the one comparison of names (letter
+case, accents and Unicode form folded, white space collapsed), used by
+``card.py remember``'s lookup and by every card command that takes a card
+by name (:func:`cards.named_card`).  :func:`name_matches` is the one
+whole-vault lookup by name (keep it one function: a later index answers
+it), and :func:`suggested_title` the title that tells two subjects of one
+name apart.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from .errors import BadRequest
+
+__all__ = [
+    "DISTINGUISHING",
+    "FORBIDDEN",
+    "MAX_NAME_BYTES",
+    "file_name",
+    "fold",
+    "link_form",
+    "name_matches",
+    "suggested_title",
+]
+
+# Characters Obsidian refuses in a note's name.
+FORBIDDEN = '[]#^|\\/:*?"<>'
+MAX_NAME_BYTES = 200  # file systems allow 255; room for " 2", ".md" and a sync tool's suffix
+
+# Fields whose value tells two people or things of one name apart, in the
+# order a person would use them: "Maria Garcia (Hooli)".
+DISTINGUISHING = ("company", "organization", "organisation", "org", "employer", "team", "city", "location", "place")
+
+
+def fold(name: str) -> str:
+    """``name`` as names compare: NFKD with combining marks dropped (``é``
+    is ``e``), case-folded, white space collapsed, NFC.  Chinese, Japanese
+    and Korean names stay as written (they carry no combining marks)."""
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return unicodedata.normalize("NFC", " ".join(text.casefold().split()))
+
+
+def file_name(title: str) -> str:
+    """The file name (without ``.md``) of a card titled ``title``: NFC, the
+    characters Obsidian forbids (:data:`FORBIDDEN`) and control characters
+    replaced by a space, runs of white space made one space, dots and
+    spaces trimmed at the ends (a leading dot would hide the note), cut to
+    :data:`MAX_NAME_BYTES` bytes of UTF-8.  Raises :class:`BadRequest` when
+    nothing is left."""
+    text = unicodedata.normalize("NFC", title)
+    text = "".join(" " if ch in FORBIDDEN or ord(ch) < 32 or ch == "\x7f" else ch for ch in text)
+    text = " ".join(text.split()).strip(". ")
+    while len(text.encode("utf-8")) > MAX_NAME_BYTES:
+        text = text[:-1].rstrip(". ")
+    if not text:
+        raise BadRequest(f"{title!r} leaves no file name; give a title with letters or digits")
+    return text
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def name_matches(vault, schema, names: list[str], exclude: str | None = None) -> list[dict]:
+    """The cards one of whose names (title, then ``aliases``) equals one of
+    ``names`` by :func:`fold`: ``[{path, by: "title" | "alias", field,
+    value}]`` (``field`` ``name`` for a title, ``aliases`` for an alias,
+    ``value`` as the card writes it), one entry per card, in vault order.
+    Cards whose bytes cannot hold an alias are not parsed."""
+    from ..read.identity import values_of
+
+    wanted = {fold(n) for n in names if n and n.strip()}
+    if not wanted:
+        return []
+    found = []
+    for path in vault.cards(schema):
+        if path == exclude:
+            continue
+        stem = _stem(path)
+        if fold(stem) in wanted:
+            found.append({"path": path, "by": "title", "field": "name", "value": stem})
+            continue
+        note = vault.note(path, keep=False)
+        if b"alias" not in (note.data or b"").lower() and b"\\" not in (note.data or b""):
+            continue  # cheap: no aliases key (a YAML escape may spell one, so a backslash reads on)
+        for alias in values_of(note.properties, "aliases"):
+            if isinstance(alias, str) and fold(alias) in wanted:
+                found.append({"path": path, "by": "alias", "field": "aliases", "value": alias})
+                break
+    return found
+
+
+def link_form(vault, source: str, target: str) -> str:
+    """The shortest link text that resolves, from note ``source``, to
+    ``target`` and to nothing else: the note's name, else the shortest
+    trailing part of its path that is not ambiguous, else its whole path
+    (``.md`` left off; other files keep their extension)."""
+    name = target[:-3] if target.endswith(".md") else target
+    parts = name.split("/")
+    for k in range(len(parts) - 1, -1, -1):
+        candidate = "/".join(parts[k:])
+        hit = vault.resolver.resolve(candidate, source)
+        if hit.path == target and (not hit.ambiguous or k == 0):
+            return candidate
+    return name
+
+
+def _shown(value) -> str | None:
+    """A short one-line text of a property value: a link's name, else the
+    text; None for lists, long or empty values."""
+    if isinstance(value, list):
+        value = value[0] if len(value) == 1 else None
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        return None
+    text = str(value).strip()
+    if text.startswith("[[") and text.endswith("]]"):
+        text = text[2:-2].split("|", 1)[-1].split("#", 1)[0].strip()
+    text = " ".join(text.split())
+    return text if text and len(text) <= 40 else None
+
+
+def suggested_title(vault, schema, kind: str | None, title: str, values: dict, others: list[dict]) -> str:
+    """A title for the subject ``title`` (of type ``kind``, with
+    ``values``, its ``{field: value}``) that tells it apart from the cards
+    of ``others`` (each one's properties) and that no note of the vault
+    bears: the title with the first :data:`DISTINGUISHING` value it has and
+    none of them shares (``Maria Garcia (Hooli)``), else the domain of its
+    email, else its type, then a number if still taken (``Maria Garcia
+    (person) 2``)."""
+    folded = {fold(str(k)): v for k, v in values.items()}
+    theirs = [{fold(str(k)): v for k, v in props.items()} for props in others]
+    marks = []
+    for name in DISTINGUISHING:
+        mine = _shown(folded.get(name))
+        if mine and all(fold(_shown(t.get(name)) or "") != fold(mine) for t in theirs):
+            marks.append(mine)
+    email = _shown(folded.get("email"))
+    if email and "@" in email:
+        marks.append(email.rsplit("@", 1)[1])
+    if kind:
+        marks.append(kind)
+    taken = {fold(_stem(p)) for p in vault.notes}
+    options = [f"{title} ({mark})" for mark in marks] or [f"{title} 2"]
+    for option in options:
+        if fold(file_name(option)) not in taken and not name_matches(vault, schema, [option]):
+            return option
+    base = options[-1]
+    for number in range(2, 1000):
+        option = f"{base} {number}"
+        if fold(file_name(option)) not in taken:
+            return option
+    return f"{base} {len(vault.notes) + 1}"

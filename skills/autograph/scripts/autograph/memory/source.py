@@ -1,0 +1,54 @@
+"""Where a fact came from: ``card.py --source NOTE``.
+
+A fact an agent writes from a note (a daily note, a meeting) names that
+note: the ``## History`` and ``## Log`` lines it adds end in ``(from
+[[NOTE]])``, the one source form :func:`sections.history_line` writes (a
+merge's lines say the same), so a person can open the note the fact came
+from.  The note's day (:func:`daily.date_of`: a daily note's date, else its
+``created``; never after today) is the fact's evidence for the recency
+rule (:mod:`recency`): a fact older than the evidence of the value a card
+holds goes to ``## History`` as a past value and leaves the current value
+alone, so re-reading last month's notes never undoes this week's facts.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+__all__ = ["PAST", "Source", "past_line"]
+
+# Marks a History line that records a value a card held at a past day, not
+# a change: "- 2026-11-01: role: VP (past value, from [[2026-11-01]])".
+PAST = "past value"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The note a fact came from: ``path`` (vault-relative) and ``day``
+    (ISO ``YYYY-MM-DD``, None when the note gives no date: its facts then
+    count as today's)."""
+
+    path: str
+    day: str | None
+
+    def link(self, vault, card: str) -> str:
+        """The link text, written in the card at ``card``, that reaches the
+        source note (:func:`names.link_form`): ``2026-12-01``, or a path
+        where the name is ambiguous."""
+        from .names import link_form
+
+        return link_form(vault, card, self.path)
+
+    def day_or(self, today: datetime.date) -> str:
+        """The day to date a line with: the source's, else ``today``."""
+        return self.day or today.isoformat()
+
+
+def past_line(day: str, field: str, value, link: str) -> str:
+    """The ``## History`` line for a value the card held on ``day`` that
+    is older than its current one: ``- 2026-11-01: role: VP (past value,
+    from [[2026-11-01]])``."""
+    from ..write.sections import flow_text
+
+    return f"- {day}: {field}: {flow_text(value)} ({PAST}, from [[{link}]])"
