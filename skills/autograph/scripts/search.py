@@ -23,6 +23,12 @@ Ranking: BM25 (SQLite FTS5) with field weights title 10, aliases 10,
 description 5, tags 3, headings 3, other properties 2, body 1, CJK bigrams 2;
 then a rerank by in-links, closeness to hubs, relevance (decay) and down for
 superseded cards (references/search.md has the formula and an example).
+A note named as the whole query comes first: its file name, title or an
+alias equals the query, letter case, accents, Unicode form and spacing
+aside (bob: the card with alias Bob; jose garcia: José García.md; 陈伟:
+陈伟.md), live before retired, each in score order; notes that only mention
+the name come after.  A part of a name (Maria for Maria Garcia)
+is ranked by score alone, and so is an --fts query.
 
 Any text is a safe query: each word is quoted (POL-358, AND, NEAR(, "x, *,
 emoji are plain words); words are OR-joined, so notes with more of them
@@ -41,7 +47,8 @@ SQLite 3.27+ with FTS5 (else exit 3 with a message).
 JSON keys (--json): query, count, hits[{path, title, score, bm25, fields[]
 (the columns that matched: title, aliases, description, tags, headings,
 props, body, cjk), line (1-based line of the snippet in the file), snippet,
-inlinks, relevance (null: undated), type, status}], index{path (null: in
+inlinks, relevance (null: undated), type, status, exact (its file name,
+title or an alias is the query: ranked first)}], index{path (null: in
 memory), notes, reread, removed, rebuilt (why it was built from nothing, or
 null), stale (another process held it: answered from the last good index),
 memory, readonly (.graph/ cannot be written: its index was copied into

@@ -36,13 +36,21 @@ MAX_NAME_BYTES = 200  # file systems allow 255; room for " 2", ".md" and a sync 
 DISTINGUISHING = ("company", "organization", "organisation", "org", "employer", "team", "city", "location", "place")
 
 
+_KANA_VOICING = "\u3099\u309a"  # combining marks, yet か and が are two letters, not one with an accent
+
+
 def fold(name: str) -> str:
-    """``name`` as names compare: NFKD with combining marks dropped (``é``
-    is ``e``), case-folded, white space collapsed, NFC.  Chinese, Japanese
-    and Korean names stay as written (they carry no combining marks)."""
-    text = unicodedata.normalize("NFKD", name)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return unicodedata.normalize("NFC", " ".join(text.casefold().split()))
+    """``name`` as names compare (a card's title or alias with a name an
+    agent gives, a search query with a note's names): NFKD with combining
+    marks dropped (``José`` is ``Jose``; the kana voicing marks stay: か and
+    が are two letters), case-folded, white space trimmed and collapsed,
+    NFC.  Chinese, Japanese and Korean names otherwise stay as written.
+    ``""`` for white space."""
+    if name.isascii():
+        return " ".join(name.lower().split())
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch) or ch in _KANA_VOICING)
+    return unicodedata.normalize("NFC", " ".join(text.split()))
 
 
 def file_name(title: str) -> str:

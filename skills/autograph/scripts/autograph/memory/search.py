@@ -34,6 +34,14 @@ links to it, ``fresh = 0.85 + 0.15
 0.5`` for a retired card (:func:`retirement.retired`: status
 ``superseded``, or a ``superseded_by`` that names another card, resolved
 when such a note is a candidate; ``superseded_by: TBD`` is not retired).
+
+Exact names first (:func:`rerank`, the one place of this rule): a note whose
+name equals the whole query, as :func:`name_fold` compares them (its file
+name without ``.md``, its ``title`` property or one of its ``aliases``;
+letter case, accents, Unicode form and spacing folded), comes before every
+note that only mentions it, the live ones before the retired ones, each
+group in score order.  Names are stored folded in ``docs.names`` when a
+note is indexed, so a query finds them with one scan of that column.
 """
 
 from __future__ import annotations
@@ -62,6 +70,7 @@ __all__ = [
     "folder_prefixes",
     "fts_query",
     "lookup_identity",
+    "name_fold",
     "name_key",
     "open_index",
     "open_vault",
@@ -70,8 +79,9 @@ __all__ = [
 ]
 
 INDEX_NAME = "search.sqlite"
-INDEX_VERSION = 6  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
-# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable
+INDEX_VERSION = 7  # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
+# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable;
+# 7: docs.names (exact-name matches rank first)
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 BUSY_SECONDS = 5.0
 COLUMNS = ("title", "aliases", "description", "tags", "headings", "props", "body", "cjk")
@@ -162,6 +172,15 @@ def _strip_line(text: str) -> str:
 def fold(text: str) -> str:
     """``text`` as the index compares it: NFC, no diacritics, case-folded."""
     return strip_marks(text).casefold()
+
+
+def name_fold(text: str) -> str:
+    """``text`` as a name is compared with a query for an exact match (a
+    note's file name, ``title`` or alias): :func:`names.fold`, the one rule
+    by which ``card.py`` finds a card by name too."""
+    from .names import fold as names_fold
+
+    return names_fold(text)
 
 
 def bigrams(text: str) -> str:
@@ -291,7 +310,8 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     """The indexed form of a :class:`note.Note`: ``(row, link targets)``,
     ``row`` being ``(title, type, status, hub, superseded, properties as
     JSON, body line, why its properties are unknown (None: they are
-    known), (the text of each of COLUMNS))``.
+    known), its names as :func:`name_fold` gives them (each between line
+    breaks), (the text of each of COLUMNS))``.
 
     The targets are the distinct paths its links name (``links.scan``
     outside code and comments, and wikilinks in property values, as
@@ -331,9 +351,13 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
     kind, status = low.get("type"), low.get("status")
     status = status.strip().lower() if isinstance(status, str) else None
     tags = _strings(low.get("tags", low.get("tag"))) + [t for _, t in tags if not t.isdigit()]
+    aliases = _strings(low.get("aliases", low.get("alias"))) if low else []
+    # the note's names, folded, one a line between line breaks: a query's
+    # name is looked up as "\n" + name + "\n" (names hold no line break)
+    names = sorted({name_fold(name) for name in [stem, *title, *aliases]} - {""})
     fields = [
         " ".join([stem, *(t for t in title if t != stem)]),
-        " ".join(_strings(low.get("aliases", low.get("alias")))) if low else "",
+        " ".join(aliases),
         " ".join(_strings(low.get("description", low.get("summary")))) if low else "",
         " ".join(t.replace("/", " ") for t in tags),
         "\n".join(h.rstrip(" \t#\r") for _, h in headings),
@@ -353,6 +377,7 @@ def document(note, hubs) -> tuple[tuple, list[str]]:
         _JSON.encode(props) if props else "{}",
         line,
         unknown,
+        "\n" + "\n".join(names) + "\n",
         tuple(fields),
     )
     return row, sorted(targets)
@@ -365,8 +390,8 @@ _CREATE = f"""
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE docs (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime INTEGER, ctime INTEGER,
-  title TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER, unreadable TEXT,
-  inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0);
+  title TEXT, names TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER,
+  unreadable TEXT, inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
 """
@@ -420,7 +445,7 @@ CREATE INDEX IF NOT EXISTS links_name ON links(name);
 
 _SHAPE = (
     "SELECT key, value FROM meta LIMIT 0",
-    "SELECT id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable, "
+    "SELECT id, path, size, mtime, ctime, title, names, type, status, hub, superseded, props, body_line, unreadable, "
     "inlinks, near_hub "
     "FROM docs LIMIT 0",
     "SELECT src, target, name, dst FROM links LIMIT 0",
@@ -961,8 +986,8 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, taken
                 affected.update(d for d in (dst, new) if d is not None)
         con.executemany("UPDATE links SET dst = ? WHERE rowid = ?", updates)
         index.relinked = len(updates)
-    columns = "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable"
-    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 13)})"
+    columns = "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable, names"
+    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 14)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
     docs, fts, edges = [], [], []
@@ -982,8 +1007,8 @@ def _update(index: Index, vault, schema, current: list[tuple], files: str, taken
                 # its links, as for any deleted note (its id stays known)
                 stamp = taken[path] = stamp if stamp is not None else (-1, -1, -1)
             doc_id = ids[path]
-            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:8]))
-            fts.append((doc_id, *row[8]))
+            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:9]))
+            fts.append((doc_id, *row[9]))
             if row[3] and not before:
                 hubs.add(doc_id)
             for target, name, dst in found:
@@ -1064,9 +1089,10 @@ class Hit:
         "relevance",
         "type",
         "status",
+        "exact",
     )
 
-    def __init__(self, path, title, score, bm25, fields, line, snippet, inlinks, relevance, type, status):  # noqa: A002
+    def __init__(self, path, title, score, bm25, fields, line, snippet, inlinks, relevance, type, status, exact=False):
         self.path: str = path
         self.title: str = title
         self.score: float = score
@@ -1078,6 +1104,7 @@ class Hit:
         self.relevance: float | None = relevance
         self.type: str | None = type
         self.status: str | None = status
+        self.exact: bool = exact  # its file name, title or an alias is the query (ranked first)
 
     def __repr__(self) -> str:
         return f"Hit({self.path!r}, score={self.score:.4g})"
@@ -1095,6 +1122,7 @@ class Hit:
             "relevance": self.relevance,
             "type": self.type,
             "status": self.status,
+            "exact": self.exact,
         }
 
 
@@ -1190,9 +1218,32 @@ def search(
             hint = "leave out --fts to search for the words as typed"
             raise QueryError(f"bad FTS5 query {text!r}: {exc} ({hint})") from None
         raise
-    ranked = rerank(index, schema, rows, vault)[:limit]
+    exact = set() if raw else _named(index.con, text, where, params)
+    missing = exact - {doc_id for doc_id, _ in rows}
+    if missing:  # named exactly, yet past the rows fetched: reranked with them (a note no word matches: bm25 0)
+        marks = ",".join("?" * len(missing))
+        scored = dict.fromkeys(missing, 0.0)
+        found = f"SELECT rowid, bm25(fts, {_WEIGHTS}) FROM fts WHERE fts MATCH ? AND rowid IN ({marks})"
+        scored.update(index.con.execute(found, [query, *missing]).fetchall())
+        rows = [*rows, *scored.items()]
+    ranked = rerank(index, schema, rows, vault, exact)[:limit]
     terms = [fold(" ".join(t)) for t in query_terms(text)] if not raw else [fold(w) for w in _WORD.findall(text)]
-    return [_hit(index, vault, doc_id, score, bm, rel, terms, snippets) for doc_id, score, bm, rel in ranked]
+    return [
+        _hit(index, vault, doc_id, score, bm, rel, terms, snippets, doc_id in exact)
+        for doc_id, score, bm, rel in ranked
+    ]
+
+
+def _named(con, text: str, where: str, params: list) -> set[int]:
+    """The ids of the notes (within the filters ``where``, ``params`` of
+    :func:`_filters`) one of whose names is ``text``, as :func:`name_fold`
+    compares them: one scan of ``docs.names``, where :func:`document` keeps
+    each note's names folded, each between line breaks."""
+    name = name_fold(text)
+    if not name:
+        return set()
+    sql = f"SELECT docs.id FROM docs WHERE instr(docs.names, ?) > 0{where}"
+    return {doc_id for (doc_id,) in con.execute(sql, ["\n" + name + "\n", *params])}
 
 
 def _best(con, sql: str, query: str, params: list, depth: int) -> list[tuple]:
@@ -1252,10 +1303,11 @@ def _text(value: str | None) -> str | None:
     return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
 
 
-def rerank(index: Index, schema, rows, vault=None) -> list[tuple]:
+def rerank(index: Index, schema, rows, vault=None, exact=frozenset()) -> list[tuple]:
     """``(doc id, score, bm25, relevance or None)`` of FTS rows ``(doc id,
     bm25)``, best first.  ``vault`` resolves a ``superseded_by`` (without
-    it, any value retires the card)."""
+    it, any value retires the card).  ``exact``: the ids of the notes named
+    as the query (:func:`_named`), which come first."""
     con = index.con
     bm25 = dict(rows)
     marks = ",".join("?" * len(bm25))
@@ -1265,6 +1317,7 @@ def rerank(index: Index, schema, rows, vault=None) -> list[tuple]:
     out = []
     clock = cards = None
     paths = {row[0]: row[1] for row in found}
+    tiers: dict[int, int] = {}
     for doc_id, path, hub_self, superseded, props, inlinks, near_hub in found:
         bm = bm25[doc_id]
         rel = None
@@ -1285,8 +1338,17 @@ def rerank(index: Index, schema, rows, vault=None) -> list[tuple]:
             superseded = retirement.retired(vault, cards, path, json.loads(props))
         if superseded:
             score *= 0.5
+        # Exact names first.  An agent looking a subject up by its name must
+        # see the subject's card first, not a meeting note that mentions the
+        # name five times (more body words can outscore a one-word title):
+        # a note whose file name, title or alias is the query (tier 0) comes
+        # before every other; a retired one (tier 1) after the live ones, as
+        # it points to the card that replaced it; the rest (tier 2) by score.
+        # Within a tier, the score orders (superseded still halves it).
+        tiers[doc_id] = (0 if not superseded else 1) if doc_id in exact else 2
         out.append((doc_id, score, -bm, rel))
-    out.sort(key=lambda item: (-item[1], paths[item[0]]))  # ties by path: the same hits for the same notes
+    # ties by path: the same hits for the same notes
+    out.sort(key=lambda item: (tiers[item[0]], -item[1], paths[item[0]]))
     return out
 
 
@@ -1305,7 +1367,7 @@ def _word_pattern(word: str) -> str:
     return re.escape(word) if _has_cjk(word) else r"(?<!\w)" + re.escape(word) + r"(?!\w)"
 
 
-def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
+def _hit(index, vault, doc_id, score, bm, rel, terms, snippets, exact=False) -> Hit:
     con = index.con
     path, title, kind, status, inlinks, body_line = con.execute(
         "SELECT path, title, type, status, inlinks, body_line FROM docs WHERE id = ?", (doc_id,)
@@ -1327,7 +1389,7 @@ def _hit(index, vault, doc_id, score, bm, rel, terms, snippets) -> Hit:
         if any(words and all(word.search(folded) for word in words) for words in wanted):
             matched.append(name)
     line, snippet = _snippet(vault, path, body_line or 1, terms) if snippets else (0, "")
-    return Hit(path, title, score, bm, matched, line, snippet, inlinks, rel, kind, status)
+    return Hit(path, title, score, bm, matched, line, snippet, inlinks, rel, kind, status, exact)
 
 
 def _text_of(vault, path: str) -> str | None:
