@@ -131,9 +131,11 @@ def _plan(vault, schema, op: dict, today: datetime.date) -> cards.Plan:
         others = op["others"] if isinstance(op["others"], list) else [op["others"]]
         if not others or not all(isinstance(o, str) for o in others):
             raise BadRequest('link: "others" must be a name or a list of names')
-        return cards.plan_link(vault, schema, path, [cards.named_card(vault, schema, o) for o in others], today)
+        return cards.plan_link(vault, schema, path, [cards.named_card(vault, schema, o) for o in others], today, source)
     if name == "retire":
         return cards.plan_retire(vault, schema, path, cards.named_card(vault, schema, _text(op, "by")), today, source)
+    if path in vault.touched_in_run:
+        return cards.Plan("touch", path, notes=[f"{path}: touched already in this run (one run, one access)"])
     touched = plan_touch(vault, schema, [path], today)
     plan = cards.Plan("touch", path, edits=list(touched.edits))
     plan.notes = [f"{s['path']}: {s['reason']}" for s in getattr(touched, "skipped", [])]
@@ -173,6 +175,7 @@ def plan_batch(vault, schema, text: str, today: datetime.date) -> tuple[list[Lin
             merged[edit.path] = Edit(edit.path, edit.before if first is None else first.before, edit.after, reason)
             view = view.with_text(edit.path, edit.after)
             line.paths.append(edit.path)
+        view.touched_in_run = view.touched_in_run | set(line.paths)
     return lines, list(merged.values())
 
 

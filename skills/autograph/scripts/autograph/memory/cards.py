@@ -638,10 +638,13 @@ class _Draft:
 def _touched(vault, schema, path: str, data: bytes, today: datetime.date) -> bytes:
     """``data`` (the card's new bytes) with the touch of :func:`decay.plan_touch`
     applied: the same values ``engine.py touch`` would write, computed on
-    the new text, so the card is written once.  A note that is no card
+    the new text, so the card is written once; none for a card the run
+    touched already (:attr:`Vault.touched_in_run`).  A note that is no card
     (templates, ``ignore_folders``) is not touched."""
     from . import decay
 
+    if path in vault.touched_in_run:  # one run of card.py batch is one access, however many lines name the card
+        return data
     plan = decay.plan_touch(vault.with_text(path, data), schema, [path], today)
     return plan.edits[0].after if plan.edits else data
 
@@ -941,8 +944,8 @@ def plan_log(vault, schema, path: str, text: str, today: datetime.date, source=N
     """Plan the line ``- DAY: text`` under the card's ``## Log``; nothing
     when the same line is there already (a repeated call the same day).
     With ``source`` (a :class:`source.Source`) the line is dated with its
-    day and ends in ``(from [[NOTE]])``; the card's ``updated`` is left as it
-    is (a line of what happened is no change of fact).  Raises
+    day and ends in ``(from [[NOTE]])``, and ``updated`` becomes that day
+    if it is later than the one the card holds (:func:`plan_set`).  Raises
     :class:`BadRequest` for empty text or text with a line break."""
     text = text.strip()
     if not text or "\n" in text or "\r" in text:
@@ -952,7 +955,7 @@ def plan_log(vault, schema, path: str, text: str, today: datetime.date, source=N
         draft = _Draft(vault, schema, path)
         if source is not None:
             line = f"- {source.day_or(today)}: {text} (from [[{source.link(vault, path)}]])"
-            draft.updated = False
+            draft.updated = _later(draft.properties, source.day, _zone(schema))
         else:
             line = f"- {_day(today)}: {text}"
         if line not in sections.items(draft.text, "Log"):
@@ -962,13 +965,18 @@ def plan_log(vault, schema, path: str, text: str, today: datetime.date, source=N
     return _finish(plan, [draft], schema, today, "log")
 
 
-def plan_link(vault, schema, path: str, others: list[str], today: datetime.date) -> Plan:
+def plan_link(vault, schema, path: str, others: list[str], today: datetime.date, source=None) -> Plan:
     """Plan ``- [[OTHER]]`` under the card's ``## Related`` for each of
     ``others`` (vault paths of notes) that no link there resolves to yet,
-    in the shortest form that resolves to it (:func:`link_form`)."""
+    in the shortest form that resolves to it (:func:`link_form`).  With
+    ``source`` (a :class:`source.Source`), ``updated`` becomes its day if
+    later than the card's (a link from last week's note does not make the
+    card's facts today's)."""
     plan = Plan("link", path)
     try:
         draft = _Draft(vault, schema, path)
+        if source is not None:
+            draft.updated = _later(draft.properties, source.day, _zone(schema))
         for other in others:
             if other == path:
                 plan.notes.append(f"{other}: a card is not linked to itself")
@@ -1054,6 +1062,9 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date, source=
         old.append("History", lines)
         old.link(by)
         new.link(path)
+        if source is not None:
+            old.updated = _later(old.properties, source.day, _zone(schema))
+            new.updated = _later(new.properties, source.day, _zone(schema))
     except _NotEditable as exc:
         return _refusal(plan, exc)
     return _finish(plan, [old, new], schema, today, f"retire {path} by {by}")

@@ -51,7 +51,9 @@ def plan_command(vault, schema, command: str, request: dict, today: datetime.dat
     if command == "log":
         return plan_log(vault, schema, path, " ".join(request["text"]), today, source)
     if command == "link":
-        return plan_link(vault, schema, path, [named_card(vault, schema, other) for other in request["others"]], today)
+        return plan_link(
+            vault, schema, path, [named_card(vault, schema, other) for other in request["others"]], today, source
+        )
     return plan_retire(vault, schema, path, named_card(vault, schema, request["by"]), today, source)
 
 

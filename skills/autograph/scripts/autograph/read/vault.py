@@ -173,6 +173,8 @@ class Vault:
         self.warnings = [] if warnings is None else warnings
         self._notes: dict[str, Note] = {}
         self._given: dict[str, Note] = {}  # notes a view holds as if written (with_text)
+        # cards a run of edits touched already (card.py batch): one run is one access, however many lines
+        self.touched_in_run: frozenset[str] = frozenset()
         self._resolver: Resolver | None = None
         self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
         self.progress: object | None = None
@@ -209,6 +211,7 @@ class Vault:
         files = self.files if path in self.files else sorted([*self.files, path])
         view = Vault(self.root, files, list(self.warnings))
         view._given = {**self._given, path: Note.from_bytes(path, data)}
+        view.touched_in_run = self.touched_in_run
         view._notes.update(view._given)
         return view
 
