@@ -56,16 +56,16 @@ def test_a_note_is_named_or_refused_with_why(make_vault):
     root = make_vault({"people/Dana Reyes.md": "---\naliases: [Dee]\n---\n", "x/Dup.md": "", "y/Dup.md": ""})
     vault, schema = Vault.open(root), load_schema(root)
     assert cards.named_card(vault, schema, "Dana Reyes") == "people/Dana Reyes.md"
-    assert cards.find_cards(vault, ["[[Dana Reyes]]", "people/Dana Reyes.md"]) == ["people/Dana Reyes.md"] * 2
+    assert cards.find_cards(vault, schema, ["[[Dana Reyes]]", "people/Dana Reyes.md"]) == ["people/Dana Reyes.md"] * 2
     with pytest.raises(cards.BadRequest, match="NOTE is empty"):
         cards.named_card(vault, schema, " ")
     assert cards.named_card(vault, schema, "Dee") == "people/Dana Reyes.md"  # an alias is a name of the card
     with pytest.raises(cards.BadRequest, match="no note named 'Nobody'"):
         cards.named_card(vault, schema, "Nobody")
     with pytest.raises(cards.Ambiguous):
-        cards.find_cards(vault, ["Dup"])
+        cards.find_cards(vault, schema, ["Dup"])
     with pytest.raises(cards.BadRequest, match="no note named 'a', 'b' in the vault"):
-        cards.find_cards(vault, ["a", "Dana Reyes", "b"])
+        cards.find_cards(vault, schema, ["a", "Dana Reyes", "b"])
 
 
 def test_a_request_is_planned_by_its_command(make_vault):

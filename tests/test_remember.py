@@ -521,6 +521,7 @@ def test_a_batch_leaves_the_vault_its_lines_leave_one_by_one(tmp_path_factory, f
     run(one, "batch", stdin=ops(*lines))
     for call in calls:
         run(many, *call)
+
     def cards(root):  # a batch is one access per card, the single runs one each: access_count aside
         found = {}
         for path, data in snapshot(root).items():
@@ -546,6 +547,25 @@ def test_every_name_of_a_card_reaches_it(vault):
     assert "status: superseded" in read(vault, "decisions/Decision use Postgres.md")
     assert run(vault, "log", "Bob", "met for coffee")[1]["path"] == "people/Robert Smith.md"  # a nickname alias
     assert run(vault, "show", "jose garcia")[1]["path"] == "people/José García.md"
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "engine.py"), "touch", "Bob", "--vault", str(vault), "--json"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0 and json.loads(proc.stdout)["touched"][0]["path"] == "people/Robert Smith.md"
+
+
+def test_a_title_property_is_a_name(tmp_path):
+    root = make_vault(
+        tmp_path,
+        {
+            "people/mk-2024.md": card_note(
+                {"type": "person", "title": "Mikhail Kuznetsov", "description": "d", "status": "active"}
+            )
+        },  # fmt: skip
+    )
+    code, data, _ = run(root, "remember", "person", "Mikhail Kuznetsov", "role=CTO")
+    assert code == 0 and data["path"] == "people/mk-2024.md" and data["action"] == "updated"
+    assert data["matches"][0]["why"] == [{"by": "title", "field": "title", "value": "Mikhail Kuznetsov"}]
 
 
 def test_a_name_two_cards_share_is_refused_with_both_paths(vault):

@@ -278,7 +278,7 @@ def _touch(args):
     vault, schema = cli.load(args)
     today, _ = _today(args, schema)
     # card.py's reading of a NOTE; a name that fits none or several is a cards.BadRequest: exit 2 (cli.run)
-    plan = decay.plan_touch(vault, schema, cards.find_cards(vault, args.notes), today)
+    plan = decay.plan_touch(vault, schema, cards.find_cards(vault, schema, args.notes), today)
     outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "engine.py touch", schema)
     code = cli.outcome_code(outcome)
     data = decay_report.touch_data(plan, today, outcome)

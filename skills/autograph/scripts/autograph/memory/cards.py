@@ -410,14 +410,15 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
     return None
 
 
-def find_cards(vault, names: list[str]) -> list[str]:
-    """The vault path of the note each of ``names`` names (:func:`find_card`),
-    in their order, for ``engine.py touch``.  Raises :class:`Ambiguous` for
-    a name that fits several notes (touching one would be a guess) and
-    :class:`BadRequest` naming every name that fits no note."""
+def find_cards(vault, schema, names: list[str]) -> list[str]:
+    """The vault path of the card each of ``names`` names (:func:`named_card`:
+    a path, a title, an alias), in their order, for ``engine.py touch``.
+    Raises :class:`Ambiguous` for a name that fits several notes (touching
+    one would be a guess) and :class:`BadRequest` naming every name that
+    fits no note."""
     paths, missing = [], []
     for name in names:
-        path = find_card(vault, name)
+        path = _named(vault, schema, name) if name.strip() else None
         if path is None:
             missing.append(name)
         else:
@@ -439,10 +440,20 @@ def named_card(vault, schema, name: str) -> str:
     name that fits several notes or that two cards bear (one as its title,
     another as an alias), :class:`BadRequest` for an empty name and for a
     name no card bears (pointing to ``card.py new``)."""
-    from .names import name_matches
-
     if not name.strip():
         raise BadRequest("NOTE is empty; give a note's path or name")
+    path = _named(vault, schema, name)
+    if path is None:
+        raise BadRequest(
+            f"no note named {printable(name)!r} in the vault (card.py new or card.py remember creates one)"
+        )
+    return path
+
+
+def _named(vault, schema, name: str) -> str | None:
+    """:func:`named_card`'s lookup: the path, or None when no card bears the name."""
+    from .names import name_matches
+
     path = find_card(vault, name)
     text = name.strip()
     if text.startswith("[[") and text.endswith("]]"):
@@ -460,14 +471,12 @@ def named_card(vault, schema, name: str) -> str:
     if path is not None and not others:
         return path
     candidates = ([path] if path is not None else []) + others
-    if len(candidates) == 1:
-        return candidates[0]
-    if candidates:
+    if len(candidates) > 1:
         raise Ambiguous(
             f"{text!r} is a name of {len(candidates)} cards: {', '.join(candidates)}; give the path of the one meant",
             candidates,
         )
-    raise BadRequest(f"no note named {printable(name)!r} in the vault (card.py new or card.py remember creates one)")
+    return candidates[0] if candidates else None
 
 
 def _link_target(vault, value, source: str) -> str | None:

@@ -76,10 +76,11 @@ def _stem(path: str) -> str:
 
 
 def name_matches(vault, schema, names: list[str], exclude: str | None = None) -> list[dict]:
-    """The cards one of whose names (title, then ``aliases``) equals one of
-    ``names`` by :func:`fold`: ``[{path, by: "title" | "alias", field,
-    value}]`` (``field`` ``name`` for a title, ``aliases`` for an alias,
-    ``value`` as the card writes it), one entry per card, in vault order.
+    """The cards one of whose names (file name, ``title`` property, then
+    ``aliases``) equals one of ``names`` by :func:`fold`: ``[{path, by:
+    "title" | "alias", field, value}]`` (``field`` ``name`` for the file
+    name, ``title`` or ``aliases`` for a property, ``value`` as the card
+    writes it), one entry per card, in vault order.
     Cards whose bytes cannot hold an alias are not parsed."""
     from ..read.identity import values_of
 
@@ -95,9 +96,15 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None) ->
             found.append({"path": path, "by": "title", "field": "name", "value": stem})
             continue
         note = vault.note(path, keep=False)
-        if b"alias" not in (note.data or b"").lower() and b"\\" not in (note.data or b""):
-            continue  # cheap: no aliases key (a YAML escape may spell one, so a backslash reads on)
-        for alias in values_of(note.properties, "aliases"):
+        data = (note.data or b"").lower()
+        if b"alias" not in data and b"title" not in data and b"\\" not in data:
+            continue  # cheap: no aliases or title key (a YAML escape may spell one, so a backslash reads on)
+        props = note.properties
+        title = props.get("title")
+        if isinstance(title, str) and fold(title) in wanted:  # a title property, as search reads one
+            found.append({"path": path, "by": "title", "field": "title", "value": title})
+            continue
+        for alias in values_of(props, "aliases"):
             if isinstance(alias, str) and fold(alias) in wanted:
                 found.append({"path": path, "by": "alias", "field": "aliases", "value": alias})
                 break
