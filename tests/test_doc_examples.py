@@ -7,7 +7,10 @@ and ``~/vault`` the vault's folder and ``python3`` this interpreter.  The
 synopses (``[--vault VAULT]``, ``NOTE...``) and bare names of commands in
 prose are not commands.  Placeholders a person fills in are given values
 (``RUN`` the last run, ``<hash>`` the daily note's hash); the few notes the
-examples name that the example vault lacks are made first.
+examples name that the example vault lacks are made first.  A ``jsonl``
+block is the file the examples after it read (``today.jsonl``, the input
+of ``card.py batch``): written as shown, each line checked to be one JSON
+object.
 """
 
 from __future__ import annotations
@@ -58,6 +61,11 @@ def examples(path: Path) -> list[str]:
     return found
 
 
+def jsonl_blocks(path: Path) -> list[str]:
+    """The text of each ```jsonl block of ``path`` (a file an example reads)."""
+    return re.findall(r"^```jsonl\n(.*?)^```$", path.read_text(encoding="utf-8"), re.S | re.M)
+
+
 def test_the_examples_are_found():
     """The extraction sees the examples it must run (a regression here
     would silently run none)."""
@@ -65,6 +73,9 @@ def test_the_examples_are_found():
     readme = examples(DOCS[0])
     assert "python3 scripts/graph.py health --vault VAULT" in skill
     assert any(e.startswith("card.py new person") for e in skill)
+    for command in ("remember", "batch", "show"):
+        assert any(e.startswith(f"python3 scripts/card.py {command} ") for e in skill), command
+    assert len(jsonl_blocks(DOCS[1])) == 1 and "< today.jsonl" in " ".join(skill)
     assert "python3 skills/autograph/scripts/graph.py health --vault examples/vault" in readme
     assert "cd ~/vault && graph.py health --fail-under 80" in readme
     assert len(skill) >= 40
@@ -130,6 +141,11 @@ def test_every_example_runs_as_written(project, doc):
     (a card that exists, a score under --fail-under): never a usage error,
     a crash or a traceback."""
     home, vault, env = project
+    blocks = jsonl_blocks(doc)
+    assert len(blocks) <= 1, "one file per document: today.jsonl"
+    for block in blocks:
+        assert all(isinstance(json.loads(line), dict) for line in block.splitlines() if line.strip()), block
+        (home / "today.jsonl").write_text(block, encoding="utf-8")
     day = _sh("daily.py extract --vault ~/vault --date 2026-11-24 --json", home, env)
     daily_hash = json.loads(day.stdout)["notes"][0]["hash"]
     ran, failed = 0, []

@@ -348,6 +348,13 @@ def test_an_older_fact_goes_to_history_and_leaves_the_current_value(vault):
         run(vault, "remember", "person", "Dana Reyes", "role=VP", "--source", "2026-11-01")[1]["action"] == "unchanged"
     )
     assert snapshot(vault) == before
+    # a fact whose change is in History, read again after a newer value: still no line
+    run(vault, "remember", "person", "Dana Reyes", "role=Chair", "--source", "2026-12-01")
+    before = snapshot(vault)
+    assert (
+        run(vault, "remember", "person", "Dana Reyes", "role=CEO", "--source", "2026-11-20")[1]["action"] == "unchanged"
+    )
+    assert snapshot(vault) == before
     # the same through set
     code, data, _ = run(vault, "set", "Dana Reyes", "company=[[Initech]]", "--source", "2026-11-01")
     assert 'company: "[[Acme]]"' in read(vault, "people/Dana Reyes.md")

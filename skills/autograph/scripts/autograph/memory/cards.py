@@ -886,7 +886,7 @@ def plan_set(
                 held = recency.evidence(props, draft.body, written or key, zone)
                 if held is not None and source.day < held:  # an older fact: History only, once
                     line = past_line(source.day, written or key, value, link)
-                    if line not in sections.items(draft.text, "History") and line not in past:
+                    if line not in past and not _recorded(draft.text, source.day, written or key, value):
                         past.append(line)
                     continue
             if draft.set(key, value) and not _empty(old):
@@ -899,6 +899,18 @@ def plan_set(
     _shared_identity(vault, schema, plan, draft)
     _retired_note(vault, schema, plan, path)
     return _finish(plan, [draft], schema, today, "set " + ", ".join(k for k, _ in assignments))
+
+
+def _recorded(text: str, day: str, key: str, value) -> bool:
+    """Whether the card's ``## History`` already says ``key`` held ``value``
+    on ``day`` (a change to it that day, or a past value): the same note
+    read again adds no line."""
+    from .asof import history
+
+    return any(
+        line["day"] == day and line["field"].casefold() == key.casefold() and _same(line["new"], value)
+        for line in history(text)
+    )
 
 
 def _zone(schema):
