@@ -581,3 +581,186 @@ def test_a_name_two_cards_share_is_refused_with_both_paths(vault):
     code, _, err = run(vault, "set", "Robert Smith", "role=x")
     assert code == 2 and "people/Robert Smith.md" in err and "people/Bob Jones.md" in err
     assert run(vault, "set", "people/Robert Smith.md", "role=x")[0] == 0  # a path is never ambiguous
+
+
+# ---------------------------------------------------------------------------
+# A tester's finds
+
+
+def test_a_bad_line_of_any_kind_never_stops_the_batch(vault):
+    good = json.dumps({"op": "log", "note": "Dana Reyes", "text": "kept"}).encode()
+    bad = [
+        b'{"op": "log", "note": "Dana Reyes", "text": "caf\xe9"}',  # not UTF-8
+        b'{"op": "log", "note": "Dana Reyes", "text": "\\ud800"}',  # a lone surrogate
+        b'{"op": "set", "note": "Dana Reyes", "fields": {"n": NaN}}',
+        b'{"op": "set", "note": "Dana Reyes", "fields": {"n": 1e400}}',
+        b'{"op": "remember", "type": "person", "title": "X", "new": "false"}',
+        b'{"op": "set", "note": "Dana Reyes", "fields": {"a=b": 1}}',
+    ]
+    proc = subprocess.run(
+        [sys.executable, str(CARD), "batch", "--vault", str(vault), "--json", "--today", TODAY],
+        input=b"\n".join([*bad, good]) + b"\n",
+        capture_output=True,
+        timeout=60,
+    )
+    data = json.loads(proc.stdout)
+    assert proc.returncode == 2 and data["failed"] == [1, 2, 3, 4, 5, 6], data
+    assert data["results"][6]["written"] == ["people/Dana Reyes.md"]
+    assert "kept" in read(vault, "people/Dana Reyes.md")
+
+
+def test_a_batch_reads_its_input_before_it_takes_the_lock(vault):
+    """A pipe an agent has not closed yet never holds up other writers."""
+    slow = subprocess.Popen(
+        [sys.executable, str(CARD), "batch", "--vault", str(vault), "--json", "--today", TODAY],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+    )
+    try:
+        code, data, err = run(vault, "log", "Dana Reyes", "meanwhile", "--wait", "2")
+        assert code == 0, err
+    finally:
+        slow.communicate(json.dumps({"op": "log", "note": "Dana Reyes", "text": "later"}).encode(), timeout=60)
+    assert slow.returncode == 0 and "later" in read(vault, "people/Dana Reyes.md")
+
+
+def test_a_card_that_cannot_be_read_stops_a_create_it_may_duplicate(vault):
+    path = vault / "people/Grace Liu.md"
+    path.write_text("---\nemail: grace@x.com\nrole: [unclosed\n---\n", encoding="utf-8")
+    code, data, _ = run(vault, "remember", "person", "G Liu", "email=grace@x.com", "description=d", "status=active")
+    assert code == 1 and data["action"] == "ambiguous" and "cannot be read" in data["refused"]["message"]
+    assert data["matches"][0]["path"] == "people/Grace Liu.md" and not (vault / "people/G Liu.md").exists()
+    assert path.read_text(encoding="utf-8") == "---\nemail: grace@x.com\nrole: [unclosed\n---\n"
+
+
+def test_a_title_given_as_a_path_or_a_link_is_the_card(vault):
+    for title in ("people/Dana Reyes.md", "people/Dana Reyes", "[[Dana Reyes]]", "[[Dana Reyes|Dana]]"):
+        code, data, _ = run(vault, "remember", "person", title, "role=CEO")
+        assert code == 0 and data["path"] == "people/Dana Reyes.md", (title, data)
+    text = read(vault, "people/Dana Reyes.md")
+    assert "aliases" not in text and not (vault / "people/people Dana Reyes.md").exists()
+
+
+def test_a_retired_match_says_which_card_was_written(tmp_path):
+    root = make_vault(
+        tmp_path,
+        {
+            "decisions/Use Kafka.md": card_note(
+                {"type": "decision", "description": "d", "status": "superseded", "superseded_by": "[[Use NATS]]"}
+            ),  # fmt: skip
+            "decisions/Use NATS.md": card_note({"type": "decision", "description": "d", "status": "accepted"}),
+        },
+    )
+    code, data, _ = run(root, "remember", "decision", "Use Kafka", "owner=Dana")
+    assert code == 0 and data["path"] == "decisions/Use NATS.md"
+    assert any("decisions/Use Kafka.md matched but is retired" in note for note in data["notes"])
+    nats = next(m for m in data["matches"] if m["path"] == "decisions/Use NATS.md")
+    assert nats["why"] == [{"by": "title", "field": "name", "value": "Use Kafka", "via": "decisions/Use Kafka.md"}]
+
+
+def test_an_old_email_on_a_retired_card_reaches_its_successor_and_stays_old(tmp_path):
+    root = make_vault(
+        tmp_path,
+        {
+            "people/Dana Old.md": card_note(
+                {
+                    "type": "person",
+                    "description": "d",
+                    "status": "superseded",
+                    "email": "dana@old.com",
+                    "superseded_by": "[[Dana Reyes]]",
+                }
+            ),  # fmt: skip
+            "people/Dana Reyes.md": card_note(
+                {"type": "person", "description": "d", "status": "active", "email": "dana@new.com"}
+            ),  # fmt: skip
+        },
+    )
+    code, data, _ = run(root, "remember", "person", "Dana", "email=dana@old.com", "role=CEO")
+    assert code == 0 and data["path"] == "people/Dana Reyes.md", data
+    text = read(root, "people/Dana Reyes.md")
+    assert "role: CEO" in text and "dana@new.com" in text and "dana@old.com" not in text
+
+
+def test_the_advice_of_an_ambiguous_lookup_leads_somewhere(vault):
+    # a name match whose email differs: the message says how to change an email, and the new title
+    code, data, _ = run(vault, "remember", "person", "Dana Reyes", "email=dana@newco.com")
+    assert code == 1 and "card.py set" in data["refused"]["message"] and data["suggested_title"]
+    # one card holds the identity, another bears the name: no new title (the identity says who it is)
+    (vault / "people/Bob Jones.md").write_text(card_note({"type": "person", "description": "d", "status": "active",
+                                                          "email": "bob@a.com"}), encoding="utf-8")  # fmt: skip
+    code, data, _ = run(vault, "remember", "person", "Bob", "email=bob@a.com")
+    assert code == 1 and data["suggested_title"] is None and "--into" in data["refused"]["message"]
+    assert run(vault, "remember", "person", "Bob", "email=bob@a.com", "--into", "people/Bob Jones.md")[0] == 0
+
+
+def test_a_qualified_title_makes_a_bare_name_ambiguous(vault):
+    """After "Maria Garcia (Hooli)" is made beside "Maria Garcia", a fact
+    that gives only the name is asked about, never written to the first."""
+    run(vault, "remember", "person", "Maria Garcia (Hooli)", "email=m@hooli.com", "--new", "description=d")
+    code, data, _ = run(vault, "remember", "person", "Maria Garcia", "role=PM")
+    assert code == 1 and {m["path"] for m in data["matches"]} == {
+        "people/Maria Garcia.md",
+        "people/Maria Garcia (Hooli).md",
+    }
+    assert run(vault, "set", "Maria Garcia", "role=PM")[0] == 0  # the exact name is still the first card's
+
+
+def test_names_fold_accents_of_latin_greek_and_cyrillic_only():
+    sys.path.insert(0, str(SCRIPTS))
+    from autograph.memory.names import fold
+
+    assert fold("José García") == fold("jose garcia") and fold("Schäfer") == fold("SCHAFER")
+    assert fold("Мария Иванова") == fold("мария иванова") and fold("Ёлка") == fold("елка")
+    assert fold("सत्य") != fold("सतय") and fold("かぎ") != fold("かき")  # marks that are letters stay
+    assert fold("陈伟") == "陈伟"
+
+
+def test_long_titles_that_differ_late_are_two_subjects(vault):
+    one, two = "Я" * 110 + " один", "Я" * 110 + " два"
+    assert run(vault, "remember", "person", one, "description=d")[1]["action"] == "created"
+    assert run(vault, "remember", "person", two, "description=d")[1]["action"] != "updated"
+
+
+def test_a_value_holding_the_arrow_survives_history(vault):
+    run(vault, "set", "Dana Reyes", "route=Berlin → Paris", "--today", "2026-11-01")
+    run(vault, "set", "Dana Reyes", "route=Rome", "--today", "2026-11-20")
+    assert '"Berlin → Paris" → Rome' in read(vault, "people/Dana Reyes.md")
+    assert run(vault, "show", "Dana Reyes", "--as-of", "2026-11-05")[1]["fields"]["route"] == "Berlin → Paris"
+
+
+def test_an_older_source_still_adds_to_a_list(vault):
+    run(vault, "set", "Dana Reyes", "tags=[acme]", "--source", "2026-11-20")
+    code, data, _ = run(vault, "remember", "person", "Dana Reyes", "tags=vip", "--source", "2026-11-01")
+    assert code == 0 and data["action"] == "updated"
+    assert "- vip" in read(vault, "people/Dana Reyes.md") and "past value" not in read(vault, "people/Dana Reyes.md")
+
+
+def test_remember_leaves_autograph_s_own_fields_alone(vault):
+    assert run(vault, "remember", "person", "Dana Reyes", "access_count=99")[0] == 2
+    assert run(vault, "remember", "person", "Dana Reyes", "tier=core")[0] == 2
+
+
+def test_a_card_is_not_its_own_source(vault):
+    code, _, err = run(vault, "remember", "person", "Dana Reyes", "role=x", "--source", "Dana Reyes")
+    assert code == 2 and "is the card written to" in err
+
+
+def test_a_name_a_retired_card_shares_with_its_successor_is_the_successor(tmp_path):
+    root = make_vault(
+        tmp_path,
+        {
+            "people/Old.md": card_note(
+                {
+                    "type": "person",
+                    "description": "d",
+                    "status": "superseded",
+                    "aliases": ["Dee"],
+                    "superseded_by": "[[New]]",
+                }
+            ),  # fmt: skip
+            "people/New.md": card_note({"type": "person", "description": "d", "status": "active", "aliases": ["Dee"]}),
+        },
+    )
+    code, data, _ = run(root, "set", "Dee", "role=x")
+    assert code == 0 and data["path"] == "people/New.md"

@@ -69,11 +69,14 @@ Examples:
 
 REMEMBER_EPILOG = """\
 What the lookup finds (live cards; a retired one is followed to its superseded_by), and what is done:
-  one card holds an identity value (email, phone, handle, url...), no conflict   updated
+  one card holds an identity value (identity.match_fields), no conflict         updated
   one card bears TITLE as its title or an alias (case and accents folded)       updated
   the name matches but a one-value identity field differs (a stranger)           ambiguous (exit 1)
   several cards match, or a card of another type                                 ambiguous (exit 1)
   nothing                                                                        created
+Identity values are those of the schema's identity.match_fields (default: email, telegram, handle,
+phone; add url or website there to look cards up by them too).  A conflict is a field under which the
+card and the fact each hold one value, not the same; a card holding a list of emails never conflicts.
 Updating writes each changed value with its ## History line (as set does; a value for a list field is
 added to the list; TITLE becomes an alias when the card did not bear it).  Equal values: unchanged.
 On ambiguous nothing is written: read matches[] (why, conflicts) and either give the card with --into
@@ -201,28 +204,31 @@ def cmd_show(args) -> int:
     return cli.EXIT_OK if existed else cli.EXIT_FOUND
 
 
-def _read_ops(name: str) -> str:
+def _read_ops(name: str) -> bytes:
+    """The bytes of the JSON Lines (each line is decoded on its own: one
+    line that is not UTF-8 is a malformed line, not a refused batch)."""
     if name == "-":
         if sys.stdin is None or sys.stdin.isatty():
             raise cli.UsageError("card.py batch reads JSON Lines on stdin: card.py batch --vault V < ops.jsonl")
-        return sys.stdin.read()
+        stream = getattr(sys.stdin, "buffer", None)
+        return stream.read() if stream is not None else sys.stdin.read().encode("utf-8", "surrogateescape")
     try:
-        with open(name, encoding="utf-8") as handle:
+        with open(name, "rb") as handle:
             return handle.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise cli.UsageError(f"cannot read {name}: {exc}") from None
+    except OSError as exc:
+        raise cli.UsageError(f"cannot read {name}: {exc.strerror or exc}") from None
 
 
 def cmd_batch(args) -> int:
+    data = _read_ops(args.ops)  # read before the lock: a slow pipe never holds up other writers
     with cli.writing(args, "card.py batch"):
-        report = _batch(args)
+        report = _batch(args, data)
     return report()
 
 
-def _batch(args):
+def _batch(args, text: bytes):
     from autograph.memory import batch, cards, decay
 
-    text = _read_ops(args.ops)
     vault, schema = cli.load(args)
     today = args.today or decay.Settings.of(schema).today()
     lines, edits = batch.plan_batch(vault, schema, text, today)
@@ -246,7 +252,9 @@ def _batch(args):
             cli.print_json(data)
             return code
         for line, result in zip(lines, results, strict=True):
-            told = result.get("error") or result.get("action") or ("done" if result.get("edits") else "nothing")
+            refused = (result.get("refused") or {}).get("reason")
+            told = result.get("error") or result.get("action") or (refused and f"refused ({refused})")
+            told = told or ("done" if result.get("edits") else "nothing")
             cli.print_lines([f"line {line.number} ({line.op or '?'}): {told}"])
             if line.plan is not None:
                 cli.print_lines(["  " + text for text in cards.report_lines(line.plan)])

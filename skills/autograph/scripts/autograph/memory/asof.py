@@ -29,6 +29,8 @@ __all__ = ["LINE", "as_of", "history"]
 
 # "- 2026-12-01: role: CTO → CEO (from [[2026-12-01]])"
 LINE = re.compile(r"^[-*+] (\d{4}-\d{2}-\d{2}): ([^:]+?): (.*)$")
+# the old value, quoted (it may hold the arrow itself) or up to the first arrow, then the new one
+_ARROW = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|.*?) → (.*)$""")
 _SOURCE = re.compile(r" \((?:" + re.escape(PAST) + r", )?from \[\[[^\]]*\]\]\)$")
 
 
@@ -55,8 +57,8 @@ def history(text: str) -> list[dict]:
         rest = _SOURCE.sub("", rest)
         if past:
             found.append({"day": day, "field": name.strip(), "kind": "past", "old": None, "new": _value(rest)})
-        elif " → " in rest:
-            old, new = rest.split(" → ", 1)
+        elif (arrow := _ARROW.match(rest)) is not None:
+            old, new = arrow.groups()
             found.append({"day": day, "field": name.strip(), "kind": "change", "old": _value(old), "new": _value(new)})
         else:
             found.append({"day": day, "field": name.strip(), "kind": "until", "old": _value(rest), "new": None})

@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import datetime
 import json
+import math
 import re
 from dataclasses import dataclass, field
 
+from ..read import frontmatter as fm
 from ..write.changes import Edit
 from . import cards
 from .errors import BadRequest
@@ -78,9 +80,40 @@ def _fields(given) -> list[tuple[str, object]]:
         raise BadRequest('"fields" must be an object: {"role": "COO"}')
     out = []
     for key, value in given.items():
+        if "=" in key:
+            raise BadRequest(f"{key!r} cannot be a property name")
         name, _ = cards.parse_assignment(f"{key}=")  # the same checks of the name as field=value
         out.append((name, _value(value)))
     return out
+
+
+def _finite(value) -> None:
+    """Raise :class:`BadRequest` for a value no frontmatter holds: a float
+    that is not finite (``1e400``), text that is not Unicode (``"\\ud800"``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BadRequest(f"{value} is not a number a property can hold")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadRequest("a string holds a lone surrogate (\\ud800...), which is not text") from None
+    elif isinstance(value, list):
+        for item in value:
+            _finite(item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _finite(key)
+            _finite(item)
+
+
+def _reject_constant(name: str):
+    raise ValueError(f"{name} is not JSON a property can hold")
+
+
+def _flag(value) -> bool:
+    if not isinstance(value, bool):
+        raise BadRequest(f'"new" must be true or false, not {json.dumps(value)}')
+    return value
 
 
 def _text(op: dict, key: str) -> str:
@@ -117,7 +150,7 @@ def _plan(vault, schema, op: dict, today: datetime.date) -> cards.Plan:
             today,
             source,
             into,
-            bool(op.get("new", False)),
+            _flag(op.get("new", False)),
         )
     path = cards.named_card(vault, schema, _text(op, "note"))
     if name == "set":
@@ -142,20 +175,27 @@ def _plan(vault, schema, op: dict, today: datetime.date) -> cards.Plan:
     return plan
 
 
-def plan_batch(vault, schema, text: str, today: datetime.date) -> tuple[list[Line], list[Edit]]:
-    """Plan every line of ``text`` (JSON Lines) in order, each on the vault
-    as the lines before it left it.  Returns the :class:`Line` of each
+def plan_batch(vault, schema, data: bytes, today: datetime.date) -> tuple[list[Line], list[Edit]]:
+    """Plan every line of ``data`` (JSON Lines, UTF-8) in order, each on the
+    vault as the lines before it left it.  Returns the :class:`Line` of each
     non-blank line and the edits to write together (one per file, in the
-    order first planned).  Nothing is written."""
+    order first planned).  A line that is not UTF-8, not one JSON object,
+    or holds a value no property can hold (``NaN``, ``1e400``, a lone
+    surrogate) is a malformed line.  Nothing is written."""
     lines: list[Line] = []
     merged: dict[str, Edit] = {}
     view = vault
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
+    for number, raw_bytes in enumerate(data.split(b"\n"), 1):
+        if not raw_bytes.strip():
             continue
         try:
-            op = json.loads(raw)
-        except ValueError as exc:
+            raw = raw_bytes.decode("utf-8-sig" if number == 1 else "utf-8")
+            op = json.loads(raw, parse_constant=_reject_constant)
+            _finite(op)
+        except UnicodeDecodeError as exc:
+            lines.append(Line(number, None, error=f"not UTF-8 ({exc.reason} at byte {exc.start})", code=2))
+            continue
+        except (ValueError, BadRequest) as exc:
             lines.append(Line(number, None, error=f"not one JSON object: {exc}", code=2))
             continue
         if not isinstance(op, dict):
@@ -165,7 +205,7 @@ def plan_batch(vault, schema, text: str, today: datetime.date) -> tuple[list[Lin
         lines.append(line)
         try:
             plan = _plan(view, schema, op, today)
-        except BadRequest as exc:
+        except (BadRequest, fm.FrontmatterError) as exc:  # one line's bad request never stops the others
             line.error, line.code = str(exc), 2
             continue
         line.plan = plan

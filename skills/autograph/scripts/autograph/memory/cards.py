@@ -450,6 +450,24 @@ def named_card(vault, schema, name: str) -> str:
     return path
 
 
+def _current(vault, schema, paths: list[str]) -> list[str]:
+    """``paths`` without the retired cards that another of them replaced
+    (a name a retired card shares with its successor is the successor's)."""
+    if len(paths) < 2:
+        return paths
+    from .retirement import retired, successor
+
+    cards = set(vault.cards(schema))
+    kept = []
+    for path in paths:
+        props = vault.note(path, keep=False).properties
+        after = props.get(key_of(props, "superseded_by") or "superseded_by")
+        if retired(vault, cards, path, props) and after and successor(vault, cards, path, after) in paths:
+            continue
+        kept.append(path)
+    return kept
+
+
 def _named(vault, schema, name: str) -> str | None:
     """:func:`named_card`'s lookup: the path, or None when no card bears the name."""
     from .names import name_matches
@@ -470,7 +488,7 @@ def _named(vault, schema, name: str) -> str | None:
     others = [m["path"] for m in bearers if m["path"] != path]
     if path is not None and not others:
         return path
-    candidates = ([path] if path is not None else []) + others
+    candidates = _current(vault, schema, ([path] if path is not None else []) + others)
     if len(candidates) > 1:
         raise Ambiguous(
             f"{text!r} is a name of {len(candidates)} cards: {', '.join(candidates)}; give the path of the one meant",
@@ -862,6 +880,8 @@ def plan_set(
     from . import recency
     from .source import past_line
 
+    if source is not None:
+        source.check(path)
     plan = Plan("set", path)
     try:
         draft = _Draft(vault, schema, path)
@@ -882,14 +902,17 @@ def plan_set(
                 value = [value]
             if written is not None and (_same(old, value) or _same_identity(schema, written, old, value)):
                 continue  # the value the card holds, maybe spelled another way: no change
-            if source is not None and source.day is not None and not _empty(old):
+            added = (
+                isinstance(old, list) and isinstance(value, list) and all(any(_same(o, v) for v in value) for o in old)
+            )
+            if source is not None and source.day is not None and not _empty(old) and not added:
                 held = recency.evidence(props, draft.body, written or key, zone)
                 if held is not None and source.day < held:  # an older fact: History only, once
                     line = past_line(source.day, written or key, value, link)
                     if line not in past and not _recorded(draft.text, source.day, written or key, value):
                         past.append(line)
                     continue
-            if draft.set(key, value) and not _empty(old):
+            if draft.set(key, value) and not _empty(old):  # a list given items keeps its old value in History too
                 lines.append(sections.history_line(day, written or key, old, value, link))
         draft.append("History", lines + past)
         if source is not None:  # only past values: the card's facts are as new as they were
@@ -898,7 +921,8 @@ def plan_set(
         return _refusal(plan, exc)
     _shared_identity(vault, schema, plan, draft)
     _retired_note(vault, schema, plan, path)
-    return _finish(plan, [draft], schema, today, "set " + ", ".join(k for k, _ in assignments))
+    changed = [c["field"] for c in draft.changes if "field" in c] or [k for k, _ in assignments]
+    return _finish(plan, [draft], schema, today, "set " + ", ".join(changed))
 
 
 def _recorded(text: str, day: str, key: str, value) -> bool:
@@ -971,6 +995,8 @@ def plan_log(vault, schema, path: str, text: str, today: datetime.date, source=N
     text = text.strip()
     if not text or "\n" in text or "\r" in text:
         raise BadRequest("TEXT must be one non-empty line")
+    if source is not None:
+        source.check(path)
     plan = Plan("log", path)
     try:
         draft = _Draft(vault, schema, path)
@@ -993,6 +1019,8 @@ def plan_link(vault, schema, path: str, others: list[str], today: datetime.date,
     ``source`` (a :class:`source.Source`), ``updated`` becomes its day if
     later than the card's (a link from last week's note does not make the
     card's facts today's)."""
+    if source is not None:
+        source.check(path)
     plan = Plan("link", path)
     try:
         draft = _Draft(vault, schema, path)
@@ -1026,6 +1054,8 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date, source=
     name it."""
     from .retirement import successor
 
+    if source is not None:
+        source.check(path)
     plan = Plan("retire", path)
     if by == path:
         plan.refused = {

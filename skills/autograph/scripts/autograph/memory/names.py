@@ -12,6 +12,7 @@ name apart.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 from .errors import BadRequest
@@ -19,6 +20,7 @@ from .errors import BadRequest
 __all__ = [
     "DISTINGUISHING",
     "FORBIDDEN",
+    "MARKS",
     "MAX_NAME_BYTES",
     "file_name",
     "fold",
@@ -36,20 +38,23 @@ MAX_NAME_BYTES = 200  # file systems allow 255; room for " 2", ".md" and a sync 
 DISTINGUISHING = ("company", "organization", "organisation", "org", "employer", "team", "city", "location", "place")
 
 
-_KANA_VOICING = "\u3099\u309a"  # combining marks, yet か and が are two letters, not one with an accent
+# The combining diacritics of Latin, Greek and Cyrillic letters (and the
+# general combining blocks): ``é`` is ``e`` with one.  Marks of other
+# scripts are letters of their names and stay (the Devanagari virama, the
+# kana voicing marks: か and が are two letters).
+MARKS = "[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
 
 
 def fold(name: str) -> str:
     """``name`` as names compare (a card's title or alias with a name an
-    agent gives, a search query with a note's names): NFKD with combining
-    marks dropped (``José`` is ``Jose``; the kana voicing marks stay: か and
-    が are two letters), case-folded, white space trimmed and collapsed,
-    NFC.  Chinese, Japanese and Korean names otherwise stay as written.
-    ``""`` for white space."""
+    agent gives, a search query with a note's names): NFKD, the
+    diacritics of :data:`MARKS` dropped (``José`` is ``Jose``),
+    case-folded, white space trimmed and collapsed, NFC.  Chinese,
+    Japanese, Korean and Indic names stay as written.  ``""`` for white
+    space."""
     if name.isascii():
         return " ".join(name.lower().split())
-    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold())
-    text = "".join(ch for ch in text if not unicodedata.combining(ch) or ch in _KANA_VOICING)
+    text = re.sub(MARKS, "", unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold()))
     return unicodedata.normalize("NFC", " ".join(text.split()))
 
 
@@ -75,12 +80,25 @@ def _stem(path: str) -> str:
     return name[:-3] if name.endswith(".md") else name
 
 
-def name_matches(vault, schema, names: list[str], exclude: str | None = None) -> list[dict]:
+def _unqualified(name: str) -> str:
+    """``Maria Garcia (Hooli)`` without its `` (Hooli)``: the name a title
+    that tells two subjects apart (:func:`suggested_title`) is made from."""
+    match = _QUALIFIED.fullmatch(name.strip())
+    return match.group(1) if match else name
+
+
+_QUALIFIED = re.compile(r"(.+?)\s+\([^()]+\)(?:\s+\d+)?")
+
+
+def name_matches(vault, schema, names: list[str], exclude: str | None = None, qualified: bool = False) -> list[dict]:
     """The cards one of whose names (file name, ``title`` property, then
     ``aliases``) equals one of ``names`` by :func:`fold`: ``[{path, by:
     "title" | "alias", field, value}]`` (``field`` ``name`` for the file
     name, ``title`` or ``aliases`` for a property, ``value`` as the card
-    writes it), one entry per card, in vault order.
+    writes it), one entry per card, in vault order.  ``qualified``: a name
+    with a qualifier in brackets matches too (``Maria Garcia (Hooli)`` for
+    ``Maria Garcia``): ``card.py remember`` asks which Maria a fact that
+    names only "Maria Garcia" is about.
     Cards whose bytes cannot hold an alias are not parsed."""
     from ..read.identity import values_of
 
@@ -92,7 +110,7 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None) ->
         if path == exclude:
             continue
         stem = _stem(path)
-        if fold(stem) in wanted:
+        if fold(stem) in wanted or (qualified and fold(_unqualified(stem)) in wanted):
             found.append({"path": path, "by": "title", "field": "name", "value": stem})
             continue
         note = vault.note(path, keep=False)
@@ -101,11 +119,15 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None) ->
             continue  # cheap: no aliases or title key (a YAML escape may spell one, so a backslash reads on)
         props = note.properties
         title = props.get("title")
-        if isinstance(title, str) and fold(title) in wanted:  # a title property, as search reads one
+        if isinstance(title, str) and (
+            fold(title) in wanted or (qualified and fold(_unqualified(title)) in wanted)
+        ):  # a title property, as search reads one
             found.append({"path": path, "by": "title", "field": "title", "value": title})
             continue
         for alias in values_of(props, "aliases"):
-            if isinstance(alias, str) and fold(alias) in wanted:
+            if isinstance(alias, str) and (
+                fold(alias) in wanted or (qualified and fold(_unqualified(alias)) in wanted)
+            ):
                 found.append({"path": path, "by": "alias", "field": "aliases", "value": alias})
                 break
     return found

@@ -68,28 +68,54 @@ def _conflicts(mine, theirs) -> list[dict]:
     ]
 
 
-def lookup(vault, schema, kind: str | None, title: str, values: dict) -> list[dict]:
+class Lookup:
+    """What :func:`lookup` found: ``matches`` (see there), ``old_identity``
+    (``{path: {field}}``: identity values of the fact that a retired card
+    on the way to ``path`` holds: the subject's old address, never a
+    conflict and never written over its current one) and ``unreadable``
+    (``[{path, error}]``: cards that cannot be read and may hold one of
+    the identity values)."""
+
+    def __init__(self, matches: list[dict], old_identity: dict, unreadable: list[dict]):
+        self.matches = matches
+        self.old_identity = old_identity
+        self.unreadable = unreadable
+
+
+def _names_of(title: str) -> list[str]:
+    """The names a title is looked up by: itself, and its file name when
+    only forbidden characters were replaced (a name cut to fit a file name
+    would match another long name that starts alike)."""
+    from .names import MAX_NAME_BYTES
+
+    names = [title]
+    if len(title.encode("utf-8")) <= MAX_NAME_BYTES:
+        try:
+            names.append(file_name(title))
+        except BadRequest:
+            pass
+    return names
+
+
+def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
     """Every card the subject (type ``kind``, ``title``, ``{field:
-    value}``) may be: ``[{path, title, type, retired, why: [{by, field,
-    value}], conflicts: [{field, ours, theirs}], replaced_by}]`` in path
-    order.  ``why`` says how it matched (``by`` ``identity``, ``title`` or
-    ``alias``); a retired card carries ``replaced_by``, the live card at
-    the end of its ``superseded_by`` chain (also listed, with the same
-    ``why``), or None when the chain leads nowhere.  The two whole-vault
-    lookups are :func:`cards.identity_matches` and
-    :func:`names.name_matches`."""
+    value}``) may be: :class:`Lookup` whose ``matches`` are ``[{path, title,
+    type, retired, replaced_by, why: [{by, field, value}], conflicts:
+    [{field, ours, theirs}]}]`` in path order.  ``why`` says how it matched
+    (``by`` ``identity``, ``title`` or ``alias``); a retired card carries
+    ``replaced_by``, the live card at the end of its ``superseded_by``
+    chain (listed too, its ``why`` entries those of the retired card with
+    ``via``, the retired card's path), or None when the chain leads
+    nowhere.  The two whole-vault lookups are
+    :func:`cards.identity_matches` and :func:`names.name_matches`."""
     from .dedup import identity_settings, read_card
     from .retirement import retired, successor
 
-    names = [title]
-    try:
-        names.append(file_name(title))
-    except BadRequest:
-        pass
     why: dict[str, list[dict]] = {}
-    for match in cards.identity_matches(vault, schema, kind, values):
+    unreadable: list[dict] = []
+    for match in cards.identity_matches(vault, schema, kind, values, unreadable=unreadable):
         why.setdefault(match["path"], []).append({"by": "identity", "field": match["field"], "value": match["value"]})
-    for match in name_matches(vault, schema, names):
+    for match in name_matches(vault, schema, _names_of(title), qualified=True):
         why.setdefault(match["path"], []).append(
             {"by": _BY[match["by"]], "field": match["field"], "value": match["value"]}
         )
@@ -97,42 +123,61 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> list[di
     mine = _given_card(schema, settings, values)
     live_cards = set(vault.cards(schema))
     found: dict[str, dict] = {}
+    identities: dict[str, object] = {}
+    old_identity: dict[str, set[str]] = {}
 
     def entry(path: str, reasons: list[dict]) -> dict:
         note = vault.note(path, keep=False)
         props = note.properties
         item = found.get(path)
         if item is None:
+            identities[path] = read_card(note, schema, settings)
             item = found[path] = {
                 "path": path,
                 "title": cards._stem(path),
                 "type": cards.card_type(schema, path, props),
                 "retired": retired(vault, live_cards, path, props),
+                "replaced_by": None,
                 "why": [],
-                "conflicts": _conflicts(mine, read_card(note, schema, settings)),
+                "conflicts": _conflicts(mine, identities[path]),
             }
         item["why"] += [r for r in reasons if r not in item["why"]]
         return item
 
     for path in sorted(why):
         item = entry(path, why[path])
-        seen = {path}
+        chain = [path]
         while item["retired"]:
             props = vault.note(item["path"], keep=False).properties
             value = props.get(cards.key_of(props, "superseded_by") or "superseded_by")
             after = successor(vault, live_cards, item["path"], value) if value else None
-            if after is None or after in seen or len(seen) > _MAX_CHAIN:
-                found[path]["replaced_by"] = None
+            if after is None or after in chain or len(chain) > _MAX_CHAIN:
                 break
-            seen.add(after)
-            item = entry(after, why[path])
-            found[path]["replaced_by"] = after
-        else:
-            if found[path]["retired"]:
-                found[path]["replaced_by"] = item["path"]
-    for item in found.values():
-        item.setdefault("replaced_by", None)
-    return sorted(found.values(), key=lambda item: item["path"])
+            chain.append(after)
+            item = entry(after, [{**w, "via": path} for w in why[path] if "via" not in w])
+        if item["retired"]:
+            continue
+        for step in chain[:-1]:
+            found[step]["replaced_by"] = item["path"]
+        if len(chain) > 1:  # an identity a retired card of the chain holds is the subject's old one
+            held = _held(identities, chain[:-1])
+            old = {
+                c["field"] for c in item["conflicts"] if mine and mine.values[c["field"]] <= held.get(c["field"], set())
+            }
+            item["conflicts"] = [c for c in item["conflicts"] if c["field"] not in old]
+            old |= {w["field"] for w in item["why"] if w["by"] == "identity" and "via" in w}
+            old_identity.setdefault(item["path"], set()).update(old)
+    return Lookup(sorted(found.values(), key=lambda item: item["path"]), old_identity, unreadable)
+
+
+def _held(identities: dict, paths: list[str]) -> dict[str, set[str]]:
+    """``{field: normalised values}`` the cards of ``paths`` hold."""
+    held: dict[str, set[str]] = {}
+    for path in paths:
+        card = identities.get(path)
+        for name, values in (card.values if card is not None else {}).items():
+            held.setdefault(name, set()).update(values)
+    return held
 
 
 def _same_kind(schema, kind: str | None, other: str | None) -> bool:
@@ -141,28 +186,49 @@ def _same_kind(schema, kind: str | None, other: str | None) -> bool:
     return cards._known_type(schema, other) == cards._known_type(schema, kind) or other == kind.lower()
 
 
-def _choose(schema, kind: str | None, matches: list[dict]) -> tuple[str | None, str]:
-    """The card to update among ``matches`` (:func:`lookup`), or None with
-    why the lookup is ambiguous ("" when nothing matched)."""
+def _by_identity(match: dict) -> bool:
+    return any(w["by"] == "identity" for w in match["why"])
+
+
+def _choose(schema, kind: str | None, found: Lookup) -> tuple[str | None, str, bool]:
+    """``(path, why, distinct)``: the card to update among the lookup's
+    matches; or None, why the lookup is ambiguous ("" when nothing
+    matched) and whether a card of another title is the way out (no match
+    holds the identity, so ``--new`` with ``suggested_title`` may be it)."""
+    matches = found.matches
     live = [m for m in matches if not m["retired"]]
+    if found.unreadable and not any(_by_identity(m) and not m["conflicts"] for m in live):
+        told = ", ".join(f"{u['path']} ({u['error']})" for u in found.unreadable)
+        return None, f"{told} cannot be read and may hold this identity: repair it first, or give --into PATH", False
     if not live:
         if matches:
-            return None, "a retired card matches and no current card replaces it"
-        return None, ""
-    by_identity = [m for m in live if any(w["by"] == "identity" for w in m["why"]) and not m["conflicts"]]
-    strangers = [m for m in live if m["conflicts"] and all(w["by"] != "identity" for w in m["why"])]
-    if len(by_identity) == 1 and len(live) == len(strangers) + 1:
-        chosen = by_identity[0]  # the others bear the name but hold another identity: other subjects
+            paths = ", ".join(m["path"] for m in matches)
+            return (
+                None,
+                f"{paths} matches but is retired and no current card replaces it: --into PATH writes there",
+                True,
+            )
+        return None, "", True
+    clean = [m for m in live if _by_identity(m) and not m["conflicts"]]
+    strangers = [m for m in live if m["conflicts"] and not _by_identity(m)]
+    if len(clean) == 1 and len(live) == len(strangers) + 1:
+        chosen = clean[0]  # the others bear the name but hold another identity: other subjects
     elif len(live) == 1:
         chosen = live[0]
     else:
-        return None, f"{len(live)} cards match: {', '.join(m['path'] for m in live)}"
+        told = f"{len(live)} cards match: {', '.join(m['path'] for m in live)}; give the one meant with --into PATH"
+        return None, told, not clean
     if chosen["conflicts"]:
-        fields = ", ".join(c["field"] for c in chosen["conflicts"])
-        return None, f"{chosen['path']} bears the name but holds another {fields}: another subject of the same name"
+        c = chosen["conflicts"][0]
+        told = (
+            f"{chosen['path']} matches but holds another {c['field']} ({c['theirs']}, not {c['ours']}): "
+            f"another subject; if it is the same one and its {c['field']} changed, change it first "
+            f"(card.py set PATH {c['field']}=...)"
+        )
+        return None, told, not _by_identity(chosen)
     if not _same_kind(schema, kind, chosen["type"]):
-        return None, f"{chosen['path']} matches but is a {chosen['type']}, not a {kind}"
-    return chosen["path"], ""
+        return None, f"{chosen['path']} matches but is a {chosen['type']}, not a {kind}; --into PATH writes there", True
+    return chosen["path"], "", False
 
 
 def _values(assignments: list[tuple[str, object]]) -> dict:
@@ -242,38 +308,74 @@ def plan_remember(
     described there.  Raises :class:`BadRequest` for an unknown type or a
     bad value."""
     kind = cards.canonical_type(schema, kind)
-    title = title.strip()
-    if title.lower().endswith(".md") and title[:-3].strip():
-        title = title[:-3].strip()
-    if not title:
-        raise BadRequest("TITLE is empty; give the subject's name")
+    title = _title(vault, title)
     values = _values(assignments)
+    own = [k for k in values if k.lower() in OWN]
+    if own:
+        raise BadRequest(f"{', '.join(own)}: autograph keeps these itself (decay and touch); leave them out")
     given_type = values.pop(cards.key_of(values, "type") or "type", None)
     if given_type is not None and cards.canonical_type(schema, str(given_type)) != kind:
         raise BadRequest(f"type={given_type} disagrees with the type {kind!r} given first")
     if into is not None:
-        matches = [m for m in lookup(vault, schema, kind, title, values) if m["path"] == into]
-        matches = matches or [_entry_for(vault, schema, into, values)]
+        found = lookup(vault, schema, kind, title, values)
+        matches = [m for m in found.matches if m["path"] == into] or [_entry_for(vault, schema, into, values)]
         if matches[0]["conflicts"]:
-            fields = ", ".join(c["field"] for c in matches[0]["conflicts"])
+            c = matches[0]["conflicts"][0]
             return _refused(
                 Plan("remember", into),
                 "identity-conflict",
-                f"{into} holds another {fields}; it is another subject (remember without --into, or with --new)",
+                f"{into} holds another {c['field']} ({c['theirs']}, not {c['ours']}); if its {c['field']} changed, "
+                f"change it with card.py set {into} {c['field']}=..., else it is another subject (--new)",
                 matches,
                 None,
             )
-        return _update(vault, schema, into, title, values, today, source, matches)
-    matches = lookup(vault, schema, kind, title, values)
+        return _update(vault, schema, into, title, values, today, source, found, matches)
+    found = lookup(vault, schema, kind, title, values)
     if new:
-        return _create_new(vault, schema, kind, title, values, today, source, matches)
-    chosen, why = _choose(schema, kind, matches)
+        return _create_new(vault, schema, kind, title, values, today, source, found.matches)
+    chosen, why, distinct = _choose(schema, kind, found)
     if chosen is not None:
-        return _update(vault, schema, chosen, title, values, today, source, matches)
-    if matches:
-        return _ambiguous(vault, schema, kind, title, values, why, matches)
+        return _update(vault, schema, chosen, title, values, today, source, found, found.matches)
+    if why:
+        matches = found.matches + [_unreadable_entry(u) for u in found.unreadable]
+        return _ambiguous(vault, schema, kind, title, values, why, matches, distinct)
     plan = cards.plan_new(vault, schema, kind, title, list(values.items()), today, source=source, looked_up=True)
     return _created(plan, vault, schema, kind, title, values)
+
+
+# autograph's own bookkeeping: a fact never sets it (created and updated are dates a fact may carry)
+OWN = ("access_count", "last_accessed", "tier", "relevance")
+
+
+def _title(vault, given: str) -> str:
+    """The subject's name in TITLE: ``[[Name|shown]]`` is ``Name``, and a
+    path of a note of the vault (``people/Dana Reyes.md``, as every other
+    card command takes) is that note's name; else the text itself (``NATS
+    / JetStream`` is a title).  Raises :class:`BadRequest` when empty."""
+    title = given.strip()
+    if title.startswith("[[") and title.endswith("]]"):
+        title = title[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+    slashed = title.replace("\\", "/")
+    for path in (slashed, slashed + ".md"):
+        if "/" in slashed and path in vault.notes:
+            return cards._stem(path)
+    if title.lower().endswith(".md") and title[:-3].strip():
+        title = title[:-3].strip()
+    if not title:
+        raise BadRequest("TITLE is empty; give the subject's name")
+    return title
+
+
+def _unreadable_entry(item: dict) -> dict:
+    return {
+        "path": item["path"],
+        "title": cards._stem(item["path"]),
+        "type": None,
+        "retired": False,
+        "replaced_by": None,
+        "why": [],
+        "conflicts": [],
+    }
 
 
 def _entry_for(vault, schema, path: str, values: dict) -> dict:
@@ -288,9 +390,9 @@ def _entry_for(vault, schema, path: str, values: dict) -> dict:
         "title": cards._stem(path),
         "type": cards.card_type(schema, path, note.properties),
         "retired": False,
+        "replaced_by": None,
         "why": [],
         "conflicts": _conflicts(_given_card(schema, settings, values), read_card(note, schema, settings)),
-        "replaced_by": None,
     }
 
 
@@ -302,12 +404,18 @@ def _refused(plan: Plan, reason: str, message: str, matches: list[dict], suggest
     return plan
 
 
-def _ambiguous(vault, schema, kind, title, values, why: str, matches: list[dict]) -> Plan:
-    others = [vault.note(m["path"], keep=False).properties for m in matches]
-    suggested = suggested_title(vault, schema, kind, title, values, others)
-    message = (
-        f"{why}; if one of them is this subject, give it with --into PATH; if none is, create a card "
-        f"with --new and a title that tells them apart, such as {suggested!r}"
+def _ambiguous(vault, schema, kind, title, values, why: str, matches: list[dict], distinct: bool) -> Plan:
+    """The ``ambiguous`` plan; ``distinct``: no match holds the identity, so
+    the subject may be another one, and ``suggested_title`` names it."""
+    suggested = None
+    if distinct:
+        others = [vault.note(m["path"], keep=False).properties for m in matches if m["path"].endswith(".md")]
+        suggested = suggested_title(vault, schema, kind, title, values, others)
+    message = why + (
+        f"; if none of them is this subject, create its card with --new and a title that tells them apart, "
+        f"such as {suggested!r}"
+        if suggested
+        else ""
     )
     return _refused(Plan("remember", None), "ambiguous", message, matches, suggested)
 
@@ -355,24 +463,33 @@ def _created(plan: Plan, vault, schema, kind, title, values) -> Plan:
                 "title": cards._stem(m["path"]),
                 "type": None,
                 "retired": False,
+                "replaced_by": None,
                 "why": [{"by": "title", "field": "name", "value": m["value"]}],
                 "conflicts": [],
-                "replaced_by": None,
             }
             for m in plan.refused["matches"]
         ]
-        return _ambiguous(vault, schema, kind, title, values, plan.refused["message"].split(";")[0], matches)
+        return _ambiguous(vault, schema, kind, title, values, plan.refused["message"].split(";")[0], matches, True)
     plan.action = "refused"
     return plan
 
 
-def _update(vault, schema, path: str, title: str, values: dict, today, source, matches: list[dict]) -> Plan:
+def _update(vault, schema, path: str, title: str, values: dict, today, source, found, matches: list[dict]) -> Plan:
     props = vault.note(path).properties
-    assignments = _merged(schema, props, values)
+    old = {f.lower() for f in found.old_identity.get(path, ())}
+    kept = {k: v for k, v in values.items() if k.lower() not in old}  # an old address stays on the retired card
+    assignments = _merged(schema, props, kept)
     assignments += _with_alias(props, title, path, matches)
     plan = cards.plan_set(vault, schema, path, assignments, today, source) if assignments else Plan("set", path)
     plan.command = "remember"
     plan.matches = matches
+    plan.notes += [f"{k}: {v} is the subject's old value, held by a card {path} replaced; not written" for k, v in
+                   values.items() if k.lower() in old]  # fmt: skip
+    via = sorted({w["via"] for m in matches if m["path"] == path for w in m["why"] if "via" in w})
+    if via:
+        plan.notes.append(
+            f"{', '.join(via)} matched but is retired: {path} replaced it (superseded_by) and was updated"
+        )
     if plan.refused is None:
         plan.action = "updated" if plan.edits else "unchanged"
     else:

@@ -56,6 +56,8 @@ import stat
 import sys
 import unicodedata
 
+from .names import MARKS
+
 __all__ = [
     "INDEX_NAME",
     "INDEX_VERSION",
@@ -108,7 +110,7 @@ _BOM = b"\xef\xbb\xbf"  # note.BOM, here so that a query need not import note
 _WORD = re.compile(r"\w+")
 _DATED = re.compile(r'"(?:last_accessed|updated|created)"', re.I)  # decay.DATE_KEYS, as stored in props
 _SURROGATE = "[\ud800-\udfff]"  # patterns kept as text are compiled on first use (re's cache)
-_MARKS = "[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
+_MARKS = MARKS  # the diacritics names.fold drops: the index and the names compare alike
 # a tag starts a line or follows a space, as in Obsidian (not a URL's or a link's #fragment)
 # (the "#" first, so that re searches for it rather than trying every offset)
 _TAG = r"#(?<![^ \t\n]#)(\w[\w/-]*)"

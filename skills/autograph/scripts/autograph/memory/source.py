@@ -40,6 +40,14 @@ class Source:
 
         return link_form(vault, card, self.path)
 
+    def check(self, card: str) -> None:
+        """Raise :class:`errors.BadRequest` when the source is the card the
+        fact is written to (a card is not where its own facts came from)."""
+        from .errors import BadRequest
+
+        if card == self.path:
+            raise BadRequest(f"--source {self.path} is the card written to; give the note the fact came from")
+
     def day_or(self, today: datetime.date) -> str:
         """The day to date a line with: the source's, else ``today``."""
         return self.day or today.isoformat()

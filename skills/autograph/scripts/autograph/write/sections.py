@@ -174,6 +174,15 @@ def flow_text(value) -> str:
     return fm.format_flow(value)
 
 
+def _history_value(value) -> str:
+    """:func:`flow_text`, but text holding the arrow is double-quoted, so
+    the line splits into its old and new value in one way only."""
+    text = flow_text(value)
+    if " → " in text and isinstance(value, str) and not text.startswith(('"', "'")):
+        return fm.double_quote(value)
+    return text
+
+
 def history_line(day: str, field: str, old, new=None, source: str | None = None) -> str:
     """The one ``## History`` line format, shared by ``card.py set`` and
     dedup's merge: ``- 2026-12-01: role: CTO → CEO``; with ``new`` None
@@ -181,9 +190,9 @@ def history_line(day: str, field: str, old, new=None, source: str | None = None)
     appended.  ``day`` is an ISO date (``YYYY-MM-DD``); values are written
     as YAML flow text (lists as ``[a, b]``, text quoted only where YAML
     needs it, line breaks escaped), so the line is one line."""
-    line = f"- {day}: {field}: {flow_text(old)}"
+    line = f"- {day}: {field}: {_history_value(old)}"
     if new is not None:
-        line += f" → {flow_text(new)}"
+        line += f" → {_history_value(new)}"
     if source is not None:
         line += f" (from [[{source}]])"
     return line
