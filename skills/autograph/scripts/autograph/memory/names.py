@@ -45,16 +45,24 @@ DISTINGUISHING = ("company", "organization", "organisation", "org", "employer", 
 MARKS = "[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
 
 
+# Latin letters whose accent is no combining mark, so NFKD keeps them whole:
+# written without it by anyone whose keyboard lacks them (Søren as Soren).
+_STROKES = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ħ": "h", "ŧ": "t", "ı": "i", "ŀ": "l", "ƀ": "b",
+                          "æ": "ae", "œ": "oe", "þ": "th", "ð": "d"})  # fmt: skip
+
+
 def fold(name: str) -> str:
     """``name`` as names compare (a card's title or alias with a name an
     agent gives, a search query with a note's names): NFKD, the
-    diacritics of :data:`MARKS` dropped (``José`` is ``Jose``),
+    diacritics of :data:`MARKS` dropped (``José`` is ``Jose``) and the
+    Latin letters with a stroke written without it (``Søren`` is ``Soren``),
     case-folded, white space trimmed and collapsed, NFC.  Chinese,
     Japanese, Korean and Indic names stay as written.  ``""`` for white
     space."""
     if name.isascii():
         return " ".join(name.lower().split())
     text = re.sub(MARKS, "", unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold()))
+    text = text.translate(_STROKES)
     return unicodedata.normalize("NFC", " ".join(text.split()))
 
 
