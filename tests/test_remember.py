@@ -704,6 +704,10 @@ def test_a_qualified_title_makes_a_bare_name_ambiguous(vault):
         "people/Maria Garcia (Hooli).md",
     }
     assert run(vault, "set", "Maria Garcia", "role=PM")[0] == 0  # the exact name is still the first card's
+    code, data, _ = run(vault, "remember", "person", "people/Maria Garcia.md", "role=CTO")  # a path is that card
+    assert code == 0 and data["path"] == "people/Maria Garcia.md"
+    code, data, _ = run(vault, "remember", "person", "[[Maria Garcia]]", "role=CFO")  # so is a link
+    assert code == 0 and data["path"] == "people/Maria Garcia.md"
 
 
 def test_names_fold_accents_of_latin_greek_and_cyrillic_only():

@@ -79,15 +79,23 @@ phone; add url or website there to look cards up by them too).  A conflict is a 
 card and the fact each hold one value, not the same; a card holding a list of emails never conflicts.
 Updating writes each changed value with its ## History line (as set does; a value for a list field is
 added to the list; TITLE becomes an alias when the card did not bear it).  Equal values: unchanged.
-On ambiguous nothing is written: read matches[] (why, conflicts) and either give the card with --into
-PATH or create another with --new and suggested_title as TITLE.
+Names fold case and the accents of Latin, Greek and Cyrillic letters; a bare name also matches a title
+with a qualifier (Maria Garcia matches Maria Garcia (Hooli)).  TITLE may be a card's vault path or a [[link]]:
+that card, as with --into.  A retired match leads to its successor (why[].via: the retired card;
+notes say which card was written); an old identity a retired card holds is not written over the new one.
+access_count, last_accessed, tier and relevance are refused (exit 2); --source may not be the card.
+On ambiguous nothing is written (a card that cannot be read and may hold the identity is ambiguous too):
+read matches[] (why, conflicts) and the message, then give the card with --into PATH (its email changed:
+card.py set PATH email=... first), or create another with --new and suggested_title as TITLE.
 
 JSON keys (--json): those of every card.py command, plus action (created, updated, unchanged,
 ambiguous, refused), matches[{path, title, type, retired, replaced_by, why[{by: identity|title|alias,
-field, value}], conflicts[{field, ours, theirs}]}], suggested_title, missing[].
+field, value, via}], conflicts[{field, ours, theirs}]}], suggested_title (null when a match holds the
+identity), missing[].
 
 Exit codes: 0 created, updated or unchanged; 1 ambiguous; 2 refused (missing required fields: missing[];
---into a card whose identity conflicts; --new with a title a card bears) or bad usage; 4 write skipped.
+--into a card whose identity conflicts; --new with a title a card bears) or bad usage (an own field,
+--source the card itself); 4 write skipped.
 
 Examples:
   card.py remember person "Dana Reyes" email=dana@acme.com role=COO --source 2026-12-01 --vault ~/vault --json
@@ -98,6 +106,7 @@ Examples:
 SHOW_EPILOG = """\
 JSON keys (--json): command ("show"), path, as_of (null without --as-of), existed, fields {name: value}.
 autograph's own fields (updated, tier, relevance, access_count, last_accessed) are left out with --as-of.
+A limit: a field set where it had no value leaves no ## History line, so --as-of shows it as now.
 
 Exit codes: 0 shown; 1 the card did not exist yet on that day (its created is later); 2 bad usage (a NOTE
 that names no card or several).  A read: it writes nothing.
@@ -118,9 +127,12 @@ One JSON object a line (blank lines are skipped):
 remember also takes "into" and "new"; "source" is optional (not for touch).  Field values are JSON
 values: a string is text, "2026-12-01" a date, [..] a list.
 
-Every line is planned in order on the vault as the lines before left it (line 7 may update the card
-line 2 created, also under --dry-run); all are written together, one lock, one journaled run:
-undo.py undo RUN takes the whole batch back.  A malformed or failing line is reported; the others go on.
+The input is read whole before the lock is taken.  Every line is planned in order on the vault as the
+lines before left it (line 7 may update the card line 2 created, also under --dry-run); all are written
+together, one lock, one journaled run: undo.py undo RUN takes the whole batch back.  A card is touched
+once per batch, however many lines write it.  Each line is decoded on its own: a malformed line (not
+UTF-8, not one JSON object, NaN, Infinity, 1e400, a lone surrogate, "new" not true/false, a field name
+with =) or a failing one is reported; the others go on.
 
 JSON keys (--json): results[] (one per line, in order: the single command's JSON plus line and op;
 a line that could not run has line, op and error), run, failed[] (line numbers that did not do what

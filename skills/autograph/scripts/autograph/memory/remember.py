@@ -308,7 +308,9 @@ def plan_remember(
     described there.  Raises :class:`BadRequest` for an unknown type or a
     bad value."""
     kind = cards.canonical_type(schema, kind)
-    title = _title(vault, title)
+    title, named = _title(vault, schema, title)
+    if named is not None and into is None and not new:
+        into = named  # a path or a link names the card: no lookup by name
     values = _values(assignments)
     own = [k for k in values if k.lower() in OWN]
     if own:
@@ -347,23 +349,27 @@ def plan_remember(
 OWN = ("access_count", "last_accessed", "tier", "relevance")
 
 
-def _title(vault, given: str) -> str:
-    """The subject's name in TITLE: ``[[Name|shown]]`` is ``Name``, and a
-    path of a note of the vault (``people/Dana Reyes.md``, as every other
-    card command takes) is that note's name; else the text itself (``NATS
-    / JetStream`` is a title).  Raises :class:`BadRequest` when empty."""
+def _title(vault, schema, given: str) -> tuple[str, str | None]:
+    """``(title, card)``: the subject's name in TITLE, and the card it names
+    when TITLE is a path of a card of the vault (``people/Dana Reyes.md``,
+    as every other card command takes) or a wikilink that resolves to one
+    (``[[Dana Reyes|Dana]]``, as Obsidian resolves it): that card is meant,
+    as with ``--into``.  Otherwise the text itself (``NATS / JetStream`` is
+    a title) and None.  Raises :class:`BadRequest` when empty."""
     title = given.strip()
-    if title.startswith("[[") and title.endswith("]]"):
+    link = title.startswith("[[") and title.endswith("]]")
+    if link:
         title = title[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
     slashed = title.replace("\\", "/")
-    for path in (slashed, slashed + ".md"):
-        if "/" in slashed and path in vault.notes:
-            return cards._stem(path)
+    if link or "/" in slashed or slashed.lower().endswith(".md"):
+        path = cards.find_card(vault, title)
+        if path is not None and path in vault.cards(schema):
+            return cards._stem(path), path
     if title.lower().endswith(".md") and title[:-3].strip():
         title = title[:-3].strip()
     if not title:
         raise BadRequest("TITLE is empty; give the subject's name")
-    return title
+    return title, None
 
 
 def _unreadable_entry(item: dict) -> dict:
