@@ -304,9 +304,9 @@ def build_parser():
         commands,
         "remember",
         "LOOK UP, then ADD or UPDATE: the card of a subject, found by identity or name",
-        "Look the subject up (an identity value, its title or an alias) and update the one card it names, "
-        "create it when none does, or stop (ambiguous, exit 1) when the name belongs to another subject or to "
-        "several cards.",
+        "Look the subject up (an identity value, its title or an alias) and update the one card it names,\n"
+        "create it when none does, or stop (ambiguous, exit 1) when the name belongs to another subject\n"
+        "or to several cards.",
         REMEMBER_EPILOG,
     )
     p.add_argument("type", metavar="TYPE", help="a type of the schema (node_types), or one of its aliases")
@@ -378,8 +378,8 @@ def build_parser():
         commands,
         "show",
         "READ a card's fields, now or as they were on a date (rebuilt from ## History)",
-        "Print NOTE's fields; with --as-of, as they were on that day: a field changed later shows its earlier "
-        "value (## History lines dated after the day are undone).",
+        "Print NOTE's fields; with --as-of, as they were on that day: a field changed later shows its\n"
+        "earlier value (## History lines dated after the day are undone).",
         SHOW_EPILOG,
     )
     p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
@@ -392,8 +392,8 @@ def build_parser():
         commands,
         "batch",
         "run many operations (JSON Lines) in one process, one lock, one undoable run",
-        "Read one JSON object a line (remember, set, log, link, retire, touch) and carry them out in order; "
-        "later lines see what earlier ones did, also under --dry-run.",
+        "Read one JSON object a line (remember, set, log, link, retire, touch) and carry them out in\n"
+        "order; later lines see what earlier ones did, also under --dry-run.",
         BATCH_EPILOG,
     )
     p.add_argument("ops", nargs="?", default="-", metavar="FILE", help="the JSON Lines file (default: stdin)")
