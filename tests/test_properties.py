@@ -887,7 +887,8 @@ def test_deleting_a_key_removes_exactly_its_lines(doc, data):
         # YAML, not the edit: empty lines that followed the deleted key now
         # follow a keep-chomped ("|+") block scalar just before it, which keeps them
         assert typed_eq(after.properties[k], v) or (k == previous and _kept_more(v, after.properties[k])), k
-    assert frontmatter.delete_property(new, key) == new
+    if not any(k.lower() == key.lower() for k in remaining):  # F0000 and f0000 are one property, as in Obsidian:
+        assert frontmatter.delete_property(new, key) == new  # deleting it again takes the other spelling
 
 
 @SETTINGS
