@@ -769,3 +769,42 @@ def test_a_name_a_retired_card_shares_with_its_successor_is_the_successor(tmp_pa
     )
     code, data, _ = run(root, "set", "Dee", "role=x")
     assert code == 0 and data["path"] == "people/New.md"
+
+
+# ---------------------------------------------------------------------------
+# A second tester's finds: what a write without a source does to the evidence
+
+
+def test_a_write_without_a_source_never_makes_a_newer_fact_old(vault):
+    """A link or log line moves ``updated``; it says nothing of when the role
+    began, so a fact from yesterday's note is still newer than the role."""
+    run(vault, "link", "Dana Reyes", "Atlas")  # no source: updated is today
+    code, data, _ = run(vault, "remember", "person", "Dana Reyes", "role=CEO", "--source", "2026-12-01")
+    assert code == 0 and data["action"] == "updated"
+    text = read(vault, "people/Dana Reyes.md")
+    assert "role: CEO" in text and "- 2026-12-01: role: COO → CEO (from [[2026-12-01]])" in text
+    assert run(vault, "show", "Dana Reyes", "--as-of", "2026-12-01")[1]["fields"]["role"] == "CEO"
+
+
+def test_a_first_value_is_dated_and_older_facts_stay_past(vault):
+    code, data, _ = run(vault, "remember", "person", "Dana Reyes", "team=Ops", "--source", "2026-11-20")
+    text = read(vault, "people/Dana Reyes.md")
+    assert "- 2026-11-20: team: Ops (first value, from [[2026-11-20]])" in text
+    run(vault, "remember", "person", "Dana Reyes", "team=Sales", "--source", "2026-11-01")
+    text = read(vault, "people/Dana Reyes.md")
+    assert "team: Ops" in text and "- 2026-11-01: team: Sales (past value, from [[2026-11-01]])" in text
+    assert "team" not in run(vault, "show", "Dana Reyes", "--as-of", "2026-10-15")[1]["fields"]
+    assert run(vault, "show", "Dana Reyes", "--as-of", "2026-11-05")[1]["fields"]["team"] == "Sales"
+    assert run(vault, "show", "Dana Reyes", "--as-of", "2026-11-25")[1]["fields"]["team"] == "Ops"
+
+
+def test_an_old_email_in_history_still_names_the_subject(vault):
+    run(vault, "set", "Dana Reyes", "email=dana@newco.com", "--source", "2026-12-01")
+    for title in ("Dana Reyes", "D. Reyes"):  # by name and old email, and by the old email alone
+        code, data, _ = run(vault, "remember", "person", title, "email=dana@acme.com", "city=Lisbon")
+        assert code == 0 and data["path"] == "people/Dana Reyes.md", data
+        assert any("old value" in note for note in data["notes"])
+    text = read(vault, "people/Dana Reyes.md")
+    assert "email: dana@newco.com" in text and "city: Lisbon" in text
+    code, data, _ = run(vault, "new", "person", "Dee R", "email=dana@acme.com", "description=d", "status=active")
+    assert code == 1 and data["refused"]["matches"][0]["old"] is True

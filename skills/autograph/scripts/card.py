@@ -15,8 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from autograph import cli  # noqa: E402  (the rest when the command runs: --help imports nothing more)
 
 EPILOG = """\
-The update-in-place protocol: search first (search.py QUERY, search.py
---identity email=...), then one of
+The update-in-place protocol as code: remember TYPE TITLE field=value
+looks the subject up (identity values, title, aliases) and updates its
+card, creates one, or stops as ambiguous; batch carries a day of such
+lines in one run.  The lower-level steps, when the card is known:
   new     ADD a card (refused when its identity, its name or an alias
           of that name exists)
   set     UPDATE fields (old values go to ## History; equal values: nothing)
@@ -24,14 +26,18 @@ The update-in-place protocol: search first (search.py QUERY, search.py
   (nothing: NOOP, when the card already says it)
 then link what it relates to (link) and note what happened (log).  Every
 command that writes also touches the card (access_count + 1, tier,
-last_accessed) and sets updated, in the same one write.
+last_accessed) and sets updated, in the same one write.  --source NOTE
+(every write) names the note a fact came from and dates it.
 
 NOTE and OTHER: a path (people/Dana Reyes, Dana Reyes.md; always taken
-as given) or a name resolved as a wikilink at the vault's root.  A name
-that fits several notes (people/Dana Reyes.md and a stray root Dana
-Reyes.md, or two files differing in letter case) is refused with the
-candidates listed (exit 2): give the path.  A name that is only another
-card's alias is named in the error.
+as given) or any name of the card: its file name (resolved as a wikilink
+at the vault's root), its title property, an alias (a nickname), or a
+title new changed for the file name (Plan: Q1 is Plan Q1.md).  A name
+that fits several notes or cards (a stray root Dana Reyes.md, two files
+differing in letter case, a title one card bears and another has as an
+alias) is refused with the candidates listed (exit 2): give the path.
+An exact name is that card even when remember would ask (Maria Garcia
+beside Maria Garcia (Hooli)).
 
 field=value splits at the first '='; the value is one YAML flow value:
 tags=[a, b] a list, n=3 a number, flag=true a bool, role="3" text, x= empty.
@@ -42,7 +48,8 @@ JSON keys (--json): command, path (the card), today, refused (null, or
 {reason, message, matches[{path, field, value, retired}] (live cards
 first), missing[]} with reason
 identity-match, exists, by-itself, by-superseded, missing-required,
-not-supersedable or not-editable), changes[{path,
+not-supersedable, not-editable; for remember also ambiguous,
+identity-conflict, title-taken), changes[{path,
 field, old, new} or {path, section, line}], notes[], edits[{path, reason}],
 written[], conflicts[{path, error, copy}], failed[{path, error}], run.
 
@@ -54,11 +61,13 @@ Exit codes: 0 done (or nothing to do); 1 refused: the identity or the name
 exists (the card is named), or retire --by names the card itself or a card
 that is itself retired (a cycle or a chain would leave no current card);
 2 bad usage (a missing required field, an unknown type, a NOTE that names
-no note or several notes, retiring a card whose type cannot be superseded); 3 I/O failure or a bug; 4 the
-write was skipped (the card changed meanwhile, cannot be written, or its
+no note or several notes, retiring a card whose type cannot be superseded);
+3 I/O failure or a bug; 4 the write was skipped (the card changed meanwhile, cannot be written, or its
 frontmatter does not parse).
 
 Examples:
+  card.py remember person "Alex Example" email=alex@example.com role=CTO --source 2026-12-01 --vault ~/vault
+  card.py batch --vault ~/vault --json < today.jsonl
   card.py new person "Alex Example" email=alex@example.com status=active description="CTO at Acme" --vault ~/vault
   card.py set "Alex Example" role=CEO company="[[Acme]]" --vault ~/vault
   card.py log "Alex Example" "Met at the Berlin offsite" --vault ~/vault
@@ -280,7 +289,7 @@ def _batch(args, text: bytes):
 def build_parser():
     parser = cli.make_parser(
         "card.py",
-        "Create and update cards in place: new, set, log, link, retire.",
+        "Create and update cards in place: remember, batch, new, set, log, link, retire; show reads one.",
         EPILOG,
     )
     commands = parser.add_subparsers(metavar="COMMAND", dest="command")

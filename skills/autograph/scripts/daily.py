@@ -191,7 +191,7 @@ def _print_extract(notes, skipped, files, counts, args) -> None:
     for name in files:
         print(f"wrote {p(name)}")
     if notes:
-        print("when the cards are written: daily.py mark VAULT --date DATE")
+        print("when the cards are written: daily.py mark --vault VAULT --date DATE --hash HASH (the hash listed)")
 
 
 def cmd_mark(args) -> int:

@@ -7,7 +7,9 @@
 * ``- D: field: old``: until day D the field held ``old`` (a value cleared,
   or a merged card's value dated with its evidence);
 * ``- D: field: value (past value, from [[NOTE]])``: on day D the field held
-  ``value`` (a fact older than the value the card holds now).
+  ``value`` (a fact older than the value the card holds now);
+* ``- D: field: value (first value)``: from day D the field held ``value``,
+  before it none.
 
 The value of a field on day X is that of the latest point at or before X
 (a change's ``new``, a past value, or the current value at its evidence,
@@ -23,7 +25,7 @@ import re
 from ..read import frontmatter as fm
 from ..write import sections
 from . import recency
-from .source import PAST
+from .source import FIRST, PAST
 
 __all__ = ["LINE", "as_of", "history"]
 
@@ -31,7 +33,10 @@ __all__ = ["LINE", "as_of", "history"]
 LINE = re.compile(r"^[-*+] (\d{4}-\d{2}-\d{2}): ([^:]+?): (.*)$")
 # the old value, quoted (it may hold the arrow itself) or up to the first arrow, then the new one
 _ARROW = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|.*?) → (.*)$""")
-_SOURCE = re.compile(r" \((?:" + re.escape(PAST) + r", )?from \[\[[^\]]*\]\]\)$")
+_SOURCE = re.compile(
+    r" \((?:(?:" + re.escape(PAST) + "|" + re.escape(FIRST) + r"), )?from \[\[[^\]]*\]\]\)$|"
+    r" \(" + re.escape(FIRST) + r"\)$"
+)
 
 
 def _value(text: str):
@@ -54,8 +59,11 @@ def history(text: str) -> list[dict]:
             continue
         day, name, rest = match.groups()
         past = f"({PAST}, from [[" in rest
+        first = rest.endswith(f"({FIRST})") or f"({FIRST}, from [[" in rest
         rest = _SOURCE.sub("", rest)
-        if past:
+        if first:
+            found.append({"day": day, "field": name.strip(), "kind": "change", "old": None, "new": _value(rest)})
+        elif past:
             found.append({"day": day, "field": name.strip(), "kind": "past", "old": None, "new": _value(rest)})
         elif (arrow := _ARROW.match(rest)) is not None:
             old, new = arrow.groups()
@@ -84,7 +92,7 @@ def as_of(note, day: str, zone=None) -> tuple[bool, dict]:
             continue
         mine = [line for line in lines if line["field"].casefold() == str(name).casefold()]
         current = props.get(name)
-        value = _field_as_of(current, recency.evidence(props, note.body, str(name), zone), mine, day)
+        value = _field_as_of(current, recency.fact_evidence(props, note.body, str(name), zone), mine, day)
         if value is not None:
             fields[name] = value
     return True, fields

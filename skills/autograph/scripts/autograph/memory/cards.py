@@ -224,7 +224,9 @@ def identity_matches(
     and a ``person`` with one email are one entity, BR-28) only cards of
     type ``kind``; a value already held by ``max_shared`` cards or more
     (default 8: with the new card, more than dedup allows) is a shared one
-    (a company's number), not an identity.  ``unreadable``, when given,
+    (a company's number), not an identity.  A card whose ``## History``
+    shows it held the value before (its old email) holds it too, marked
+    ``old: true``.  ``unreadable``, when given,
     gets ``{path, error}`` of each card whose properties cannot be read
     (not UTF-8, frontmatter that does not parse) and whose bytes may hold
     one of the values: it may be the card, unseen."""
@@ -267,6 +269,10 @@ def identity_matches(
             held = ident.holding(props, fields_of[kind_of_value], kind_of_value, norm, country, ignore)
             if held is not None:
                 holders[(kind_of_value, norm)].append({"path": path, "field": held[0], "value": held[1]})
+                continue
+            held = _held_before(note.text, fields_of[kind_of_value], kind_of_value, norm, country, ignore)
+            if held is not None:  # the subject's old address, in its History: still the subject
+                holders[(kind_of_value, norm)].append({"path": path, "field": held[0], "value": held[1], "old": True})
     found = []
     for found_here in holders.values():
         if 0 < len(found_here) < max_shared:
@@ -278,6 +284,25 @@ def identity_matches(
         for item in found:
             item["retired"] = retired(vault, cards, item["path"], held_by[item["path"]])
     return sorted(found, key=lambda item: (item["retired"], item["path"], item["field"]))  # live cards first
+
+
+def _held_before(text: str | None, names: list[str], kind: str, wanted: str, country, ignore):
+    """``(field, value)``: the field of ``names`` whose ``## History`` shows
+    it held the identity ``wanted`` (normalised) before (an old value of a
+    change, a past value); None when it never did."""
+    if not text or "History" not in text:
+        return None
+    from .asof import history
+
+    fields = {name.lower() for name in names}
+    for line in history(text):
+        if line["field"].lower() not in fields:
+            continue
+        for value in (line["old"], line["new"] if line["kind"] != "change" else None):
+            for item in value if isinstance(value, list) else [value]:
+                if item is not None and ident.normalise(item, kind, country, ignore) == wanted:
+                    return line["field"], item
+    return None
 
 
 _NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
@@ -857,7 +882,13 @@ def _check_status(schema, draft: _Draft, key: str, value) -> None:
 
 
 def plan_set(
-    vault, schema, path: str, assignments: list[tuple[str, object]], today: datetime.date, source=None
+    vault,
+    schema,
+    path: str,
+    assignments: list[tuple[str, object]],
+    today: datetime.date,
+    source=None,
+    first_lines: bool = False,
 ) -> Plan:
     """Plan setting each ``(field, value)`` of ``assignments`` on the card
     at ``path``.  A field that already holds an equal value (parsed values
@@ -876,9 +907,12 @@ def plan_set(
     whose source day is older than the evidence of the value the card holds
     (:func:`recency.evidence`) is not set but recorded in ``## History`` as
     a past value (:func:`source.past_line`, once); ``updated`` becomes the
-    newest day of the facts the card holds."""
+    newest day of the facts the card holds.  With a source (or
+    ``first_lines``, as ``remember`` asks), a field that had no value gets
+    a first-value line (:func:`source.first_line`; ``aliases`` aside): the
+    day its value began, for the recency rule and ``show --as-of``."""
     from . import recency
-    from .source import past_line
+    from .source import first_line, past_line
 
     if source is not None:
         source.check(path)
@@ -906,14 +940,17 @@ def plan_set(
                 isinstance(old, list) and isinstance(value, list) and all(any(_same(o, v) for v in value) for o in old)
             )
             if source is not None and source.day is not None and not _empty(old) and not added:
-                held = recency.evidence(props, draft.body, written or key, zone)
+                held = recency.fact_evidence(props, draft.body, written or key, zone)
                 if held is not None and source.day < held:  # an older fact: History only, once
                     line = past_line(source.day, written or key, value, link)
                     if line not in past and not _recorded(draft.text, source.day, written or key, value):
                         past.append(line)
                     continue
-            if draft.set(key, value) and not _empty(old):  # a list given items keeps its old value in History too
-                lines.append(sections.history_line(day, written or key, old, value, link))
+            if draft.set(key, value):
+                if not _empty(old):  # a list given items keeps its old value in History too
+                    lines.append(sections.history_line(day, written or key, old, value, link))
+                elif (source is not None or first_lines) and not _empty(value) and key.lower() != "aliases":
+                    lines.append(first_line(day, written or key, value, link))
         draft.append("History", lines + past)
         if source is not None:  # only past values: the card's facts are as new as they were
             draft.updated = _later(draft.properties, source.day, zone) if draft.set_any() else False

@@ -30,6 +30,7 @@ __all__ = [
     "differing",
     "settle",
     "evidence",
+    "fact_evidence",
     "newest",
     "own_fields",
 ]
@@ -42,8 +43,9 @@ DEFAULT_FIELDS = ("company", "role", "title", "platform", "status")
 
 OWN_FIELDS = ("created", "updated", "access_count", "last_accessed", "tier", "relevance")
 
-# "- 2026-12-01: role: VP → CTO" (card.py set): the day ``role`` became CTO
-_CHANGE = re.compile(r"^[-*+] (\d{4}-\d{2}-\d{2}): (.+?): .* → ", re.M)
+# "- 2026-12-01: role: VP → CTO" (card.py set): the day ``role`` became CTO;
+# "- 2026-12-01: role: CTO (first value, from [[2026-12-01]])" (card.py remember): the day it got one
+_CHANGE = re.compile(r"^[-*+] (\d{4}-\d{2}-\d{2}): ([^:\n]+?): (?:.* → |.*\((?:first value)[,)])", re.M)
 
 
 def day_of(value, zone=None) -> str | None:
@@ -69,6 +71,25 @@ def evidence(properties: dict, body: str, field: str, zone=None) -> str | None:
         return max(changed)
     folded = {str(k).casefold(): v for k, v in properties.items()}
     for key in ("updated", "created"):
+        day = day_of(folded.get(key), zone)
+        if day is not None:
+            return day
+    return None
+
+
+def fact_evidence(properties: dict, body: str, field: str, zone=None) -> str | None:
+    """The ISO day since which the card holds its value of ``field``, for a
+    fact that comes with its own day (``card.py --source``): the field's
+    newest History change or first-value line, else the card's ``created``
+    (the value has been there since; ``updated`` moves with any write, a
+    link or a log line too, so it says nothing of this field), else its
+    ``updated``; None when it has none."""
+    wanted = field.strip().casefold()
+    changed = [day for day, name in _CHANGE.findall(body or "") if name.strip().casefold() == wanted]
+    if changed:
+        return max(changed)
+    folded = {str(k).casefold(): v for k, v in properties.items()}
+    for key in ("created", "updated"):
         day = day_of(folded.get(key), zone)
         if day is not None:
             return day

@@ -114,7 +114,8 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
     why: dict[str, list[dict]] = {}
     unreadable: list[dict] = []
     for match in cards.identity_matches(vault, schema, kind, values, unreadable=unreadable):
-        why.setdefault(match["path"], []).append({"by": "identity", "field": match["field"], "value": match["value"]})
+        reason = {"by": "identity", "field": match["field"], "value": match["value"]}
+        why.setdefault(match["path"], []).append({**reason, "old": True} if match.get("old") else reason)
     for match in name_matches(vault, schema, _names_of(title), qualified=True):
         why.setdefault(match["path"], []).append(
             {"by": _BY[match["by"]], "field": match["field"], "value": match["value"]}
@@ -141,6 +142,10 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
                 "why": [],
                 "conflicts": _conflicts(mine, identities[path]),
             }
+            old = _old_values(note, item["conflicts"], mine, settings)
+            if old:  # a value the card held before (its History): the subject's old address, no conflict
+                item["conflicts"] = [c for c in item["conflicts"] if c["field"] not in old]
+                old_identity.setdefault(path, set()).update(old)
         item["why"] += [r for r in reasons if r not in item["why"]]
         return item
 
@@ -168,6 +173,28 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
             old |= {w["field"] for w in item["why"] if w["by"] == "identity" and "via" in w}
             old_identity.setdefault(item["path"], set()).update(old)
     return Lookup(sorted(found.values(), key=lambda item: item["path"]), old_identity, unreadable)
+
+
+def _old_values(note, conflicts: list[dict], mine, settings) -> set[str]:
+    """The fields of ``conflicts`` whose given value the card held before
+    (an old value in its ``## History``)."""
+    from ..read import identity as ident
+    from .asof import history
+
+    if not conflicts or mine is None or "History" not in (note.text or ""):
+        return set()
+    fields = {c["field"] for c in conflicts}
+    old: dict[str, set[str]] = {}
+    for line in history(note.text):
+        name = line["field"].lower()
+        if name not in fields:
+            continue
+        for value in (line["old"], line["new"] if line["kind"] != "change" else None):
+            for item in value if isinstance(value, list) else [value]:
+                norm = ident.normalise(item, settings.kinds[name], settings.country, settings.ignore) if item else None
+                if norm is not None:
+                    old.setdefault(name, set()).add(norm)
+    return {name for name in fields if mine.values[name] <= old.get(name, set())}
 
 
 def _held(identities: dict, paths: list[str]) -> dict[str, set[str]]:
@@ -486,11 +513,18 @@ def _update(vault, schema, path: str, title: str, values: dict, today, source, f
     kept = {k: v for k, v in values.items() if k.lower() not in old}  # an old address stays on the retired card
     assignments = _merged(schema, props, kept)
     assignments += _with_alias(props, title, path, matches)
-    plan = cards.plan_set(vault, schema, path, assignments, today, source) if assignments else Plan("set", path)
+    plan = (
+        cards.plan_set(vault, schema, path, assignments, today, source, first_lines=True)
+        if assignments
+        else Plan("set", path)
+    )
     plan.command = "remember"
     plan.matches = matches
-    plan.notes += [f"{k}: {v} is the subject's old value, held by a card {path} replaced; not written" for k, v in
-                   values.items() if k.lower() in old]  # fmt: skip
+    plan.notes += [
+        f"{k}: {v} is an old value of the subject (in ## History, or on a card {path} replaced); not written"
+        for k, v in values.items()
+        if k.lower() in old
+    ]
     via = sorted({w["via"] for m in matches if m["path"] == path for w in m["why"] if "via" in w})
     if via:
         plan.notes.append(

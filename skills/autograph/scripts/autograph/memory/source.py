@@ -16,11 +16,16 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
-__all__ = ["PAST", "Source", "past_line"]
+__all__ = ["FIRST", "PAST", "Source", "first_line", "past_line"]
 
 # Marks a History line that records a value a card held at a past day, not
 # a change: "- 2026-11-01: role: VP (past value, from [[2026-11-01]])".
 PAST = "past value"
+# Marks the line of a field's first value on a card that existed before it:
+# "- 2026-12-03: team: Ops (first value, from [[2026-12-03]])".  The day it
+# got a value is the evidence of that value (recency.fact_evidence), and
+# show --as-of knows the field was empty before.
+FIRST = "first value"
 
 
 @dataclass(frozen=True)
@@ -60,3 +65,13 @@ def past_line(day: str, field: str, value, link: str) -> str:
     from ..write.sections import flow_text
 
     return f"- {day}: {field}: {flow_text(value)} ({PAST}, from [[{link}]])"
+
+
+def first_line(day: str, field: str, value, link: str | None) -> str:
+    """The ``## History`` line for the first value of ``field`` on a card
+    that existed without it: ``- 2026-12-03: team: Ops (first value, from
+    [[2026-12-03]])`` (``, from ...`` only with a source)."""
+    from ..write.sections import history_line
+
+    line = history_line(day, field, value)
+    return f"{line} ({FIRST}, from [[{link}]])" if link else f"{line} ({FIRST})"
