@@ -808,3 +808,22 @@ def test_an_old_email_in_history_still_names_the_subject(vault):
     assert "email: dana@newco.com" in text and "city: Lisbon" in text
     code, data, _ = run(vault, "new", "person", "Dee R", "email=dana@acme.com", "description=d", "status=active")
     assert code == 1 and data["refused"]["matches"][0]["old"] is True
+
+
+def test_br28_one_email_on_two_cards_is_asked_about_until_dedup_merges_them(tmp_path):
+    """BR-28: a contact and a person with one email (in two spellings) are
+    one entity.  Until dedup merges them remember asks which card; after, it
+    updates the one card."""
+    from conftest import CASES, copy_tree, require
+
+    root = copy_tree(require(CASES / "BR-28" / "vault"), tmp_path / "vault")
+    code, data, _ = run(root, "remember", "person", "Alex", "email=ALEX.example@example.com", "role=lead")
+    assert code == 1 and data["action"] == "ambiguous" and data["suggested_title"] is None
+    assert {m["path"] for m in data["matches"]} == {"people/Alex Example.md", "people/A. Example.md"}
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPTS / "dedup.py"), "--vault", str(root), "--apply", "--json"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    code, data, _ = run(root, "remember", "person", "A. Example", "email=ALEX.example@example.com", "role=lead")
+    assert code == 0 and data["path"] == "people/Alex Example.md" and data["action"] == "updated"
