@@ -65,16 +65,7 @@ def evidence(properties: dict, body: str, field: str, zone=None) -> str | None:
     ``field`` (compared without case): its newest History change line,
     else its ``updated``, else its ``created`` (each as a calendar day in
     ``zone``); None when it has none."""
-    wanted = field.strip().casefold()
-    changed = [day for day, name in _CHANGE.findall(body or "") if name.strip().casefold() == wanted]
-    if changed:
-        return max(changed)
-    folded = {str(k).casefold(): v for k, v in properties.items()}
-    for key in ("updated", "created"):
-        day = day_of(folded.get(key), zone)
-        if day is not None:
-            return day
-    return None
+    return _evidence(properties, body, field, ("updated", "created"), zone)
 
 
 def fact_evidence(properties: dict, body: str, field: str, zone=None) -> str | None:
@@ -84,12 +75,16 @@ def fact_evidence(properties: dict, body: str, field: str, zone=None) -> str | N
     (the value has been there since; ``updated`` moves with any write, a
     link or a log line too, so it says nothing of this field), else its
     ``updated``; None when it has none."""
+    return _evidence(properties, body, field, ("created", "updated"), zone)
+
+
+def _evidence(properties: dict, body: str, field: str, keys: tuple[str, str], zone) -> str | None:
     wanted = field.strip().casefold()
     changed = [day for day, name in _CHANGE.findall(body or "") if name.strip().casefold() == wanted]
     if changed:
         return max(changed)
     folded = {str(k).casefold(): v for k, v in properties.items()}
-    for key in ("created", "updated"):
+    for key in keys:
         day = day_of(folded.get(key), zone)
         if day is not None:
             return day
