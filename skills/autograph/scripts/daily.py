@@ -30,11 +30,16 @@ EXTRACT_EPILOG = f"""\
 What is extracted, from the body only and never inside code, comments or
 math: bold names (**Ada Lovelace**), links to notes that do not exist,
 emails, @handles, phone numbers (normalised as identity keys are), ISO dates
-(YYYY-MM-DD, other than the note's own) and open tasks (- [ ] ...).
+(YYYY-MM-DD, other than the note's own) and open tasks (- [ ] ...); and,
+under 'linked', each link to an existing card with the other cards linked
+on its line: "[[contacts/bob|Bob]] on [[projects/alpha]]" gives both, each
+'with' the other.
 
 Which notes: by default every daily note not yet marked processed, or marked
-and edited by hand since; --date D the notes of that day, --all every daily
-note (processed ones too, with status 'processed').
+and edited by a person since (autograph's own edits, a link rewritten by
+graph.py fix or mv or dedup, a frontmatter fix by enforce, do not count);
+--date D the notes of that day, --all every daily note (processed ones too,
+with status 'processed').
 
 Writes: .graph/daily/<date>.json for each date extracted (derived files, not
 notes; nothing with --dry-run).  The same notes give the same candidates and
@@ -43,10 +48,13 @@ the same files.
 JSON keys (--json): vault, schema, settings{{folder, format, source,
 schema_folder}}, notes[{{path, date, by, status (new|changed|processed),
 hash, candidates{{names, missing_links, emails, handles, phones, dates,
-tasks}}}}] (each candidate: value, line, context, count; names and
-missing_links: note (the path the name resolves to, or null); emails,
-handles, phones: normalised), skipped[{{path, reason}}], files[] (written
-.graph paths), counts{{kind: n}}.
+tasks}}, linked[{{path, type, line, context, with[]}}]}}] (each candidate:
+value, line, context, count; names and missing_links: note (the path the
+name resolves to, or null); emails, handles, phones: normalised; linked: one
+entry per card and line, path the card the link resolves to, type its type,
+line 1-based, context the line trimmed, with the other cards linked on that
+line), skipped[{{path, reason}}], files[] (written .graph paths),
+counts{{kind: n}} (each candidate kind, and linked).
 
 Exit codes: 0 done (also when there is nothing new); 2 bad usage, vault or
 schema; 3 I/O failure or a bug.
@@ -61,12 +69,16 @@ MARK_EPILOG = f"""\
 {WHICH}
 
 Sets autograph_processed: sha256:<hex> in the frontmatter of the daily notes
-of --date (a surgical edit: every other byte stays).  The hash is of the note
-without that key and without the fields decay maintains (tier, relevance,
-last_accessed, access_count), so a later extract skips the note while it is
-unchanged, and sees it again once someone edits it.  --hash H marks only a
-note whose hash is still H (the 'hash' extract printed), so a note edited
-between extract and mark is not marked as done.
+of --date (a surgical edit: every other byte stays).  The hash is of what a
+person wrote and extract reads: the body, each link's target and wikilink
+alias left out.  So a later extract skips the note while only autograph
+changed it (a link retargeted by graph.py fix or mv, dedup's [[A. Example]]
+-> [[Alex Example|A. Example]], enforce's frontmatter fixes, decay's fields),
+and sees it again once a person edits its text.  A mark written by an earlier
+version (a hash of the whole note without that key and decay's fields) still
+counts while the note is unchanged.  --hash H marks only a note whose hash is
+still H (the 'hash' extract printed), so a note edited between extract and
+mark is not marked as done.
 
 Kind: maintains a field autograph owns, so it writes unless --dry-run
 (journaled: undo.py can take it back).  One autograph writer per vault at a
@@ -111,6 +123,7 @@ def cmd_extract(args) -> int:
     config = daily.settings(vault, schema)
     found, skipped = daily.daily_notes(vault, schema, config)
     resolver = vault.resolver
+    cards = daily.LinkedCards(vault, schema)
     notes = []
     for item in found:
         if args.date and item.date != args.date:
@@ -130,6 +143,7 @@ def cmd_extract(args) -> int:
                 "status": status,
                 "hash": daily.fingerprint(note),
                 "candidates": daily.extract(note, resolver, schema, item.date),
+                "linked": daily.linked(note, resolver, schema, cards),
             }
         )
     files = []
@@ -143,6 +157,7 @@ def cmd_extract(args) -> int:
             derived.write_derived(vault.root, name, data.encode("utf-8"), durable=False)
             files.append(f"{GRAPH_DIR}/{name}")
     counts = {kind: sum(len(n["candidates"][kind]) for n in notes) for kind in daily.KINDS}
+    counts["linked"] = sum(len(n["linked"]) for n in notes)
     if args.json:
         cli.print_json(
             {
@@ -169,7 +184,7 @@ def _print_extract(notes, skipped, files, counts, args) -> None:
     p = cli.printable
     which = f"of {args.date}" if args.date else "(all)" if args.all else "not processed yet"
     print(f"{cli.plural(len(notes), 'daily note')} {which}")
-    labels = {"missing_links": "missing links"}
+    labels = {"missing_links": "missing links", "linked": "linked cards"}
     for entry in notes:
         print(f"\n{p(entry['path'])}  {entry['date']}  {entry['status']}")
         for kind, items in entry["candidates"].items():
@@ -184,6 +199,14 @@ def _print_extract(notes, skipped, files, counts, args) -> None:
                 print(f"    {p(item['value'])}{extra}  line {item['line']}{times}")
             if len(items) > 20:
                 print(f"    ... {len(items) - 20} more (--json lists all)")
+        if entry["linked"]:
+            print("  linked cards:")
+            for item in entry["linked"][:20]:
+                kind = f" ({p(item['type'])})" if item["type"] else ""
+                others = f"  with {', '.join(p(o) for o in item['with'])}" if item["with"] else ""
+                print(f"    {p(item['path'])}{kind}  line {item['line']}{others}")
+            if len(entry["linked"]) > 20:
+                print(f"    ... {len(entry['linked']) - 20} more (--json lists all)")
     if notes:
         print("\n" + ", ".join(f"{labels.get(k, k)} {n}" for k, n in counts.items()))
     for item in skipped:

@@ -113,7 +113,7 @@ def _today(args, schema) -> str:
 
 
 def _dedup(args):
-    from autograph.memory import dedup
+    from autograph.memory import dedup, variants
     from autograph.read import jsonfile
     from autograph.read.index import NoteIndex
     from autograph.write import derived
@@ -122,9 +122,14 @@ def _dedup(args):
     apply = cli.writes(args)
     index = NoteIndex(vault, use_cache=False)  # one read of every note's links, for backlinks and the rewrite
     report = dedup.find_groups(vault, schema, index=index)
+    grouped = {path for group in report.groups for path in group.members}
+    suggestions = (
+        [] if args.apply_manifest else variants.suggest(vault, schema, grouped=grouped)
+    )  # reviewed, never merged
     written_manifest = None
     if args.manifest:
-        data = jsonfile.dumps(dedup.manifest(report, vault.root.resolve()), indent=2) + "\n"
+        data = dedup.manifest(report, vault.root.resolve(), variants.join(suggestions), vault)
+        data = jsonfile.dumps(data, indent=2) + "\n"
         written_manifest = str(
             derived.write_output(args.manifest, data.encode("utf-8"), overwrite=args.force, vault=vault.root)
         )
@@ -149,12 +154,13 @@ def _dedup(args):
     outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "dedup.py", schema)
     merged_paths = {p for entry in plan.merged for p in [entry["canonical"], *entry["members"]]}
     left = [g for g in report.groups if not set(g.members) <= merged_paths] if not args.apply_manifest else []
-    found = bool(plan.refused or left or (not apply and plan.merged))
+    found = bool(plan.refused or left or suggestions or (not apply and plan.merged))
     if stale:
         outcome["conflicts"] = outcome["conflicts"] + [
             {"path": item["members"][0], "error": item["reason"], "copy": None} for item in stale
         ]
     code = cli.outcome_code(outcome, found=found)
+    report.suggestions = suggestions
     return lambda: _report(args, vault, schema, report, plan, selected, stale, outcome, written_manifest, code)
 
 
@@ -183,6 +189,7 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
                 "schema": str(schema.source) if schema.source else None,
                 "cards": report.cards,
                 "groups": [g.as_dict() for g in report.groups],
+                "suggestions": [s.as_dict() for s in report.suggestions],
                 "refused": [r.as_dict() for r in report.refused],
                 "shared": report.shared,
                 "skipped": report.skipped,
@@ -208,6 +215,13 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
         print(f"      by {cli.printable(evidence)}")
     if len(report.groups) > SHOWN:
         print(f"  ... {len(report.groups) - SHOWN} more (--json or --manifest lists all)")
+    for item in report.suggestions[:SHOWN]:
+        print(
+            f"  probably one ({item.confidence}, name {cli.printable(item.name_key)}): "
+            f"{cli.printable(' + '.join(item.cards))}  (review: --manifest, then --apply-manifest)"
+        )
+    if len(report.suggestions) > SHOWN:
+        print(f"  ... {len(report.suggestions) - SHOWN} more suggestions (--json or --manifest lists all)")
     for item in report.refused[:SHOWN]:
         print(
             f"  not joined: {cli.printable(' + '.join(item.paths))} share {cli.printable(item.key)} "

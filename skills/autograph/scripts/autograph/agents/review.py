@@ -87,7 +87,9 @@ def dedup_items(vault, schema, index) -> tuple[list[dict], dict]:
     under its rules), the joins it refused (cards sharing a key but holding
     conflicting values), and names (file name, ``title``, ``aliases``) that
     fold to the same :func:`name_key`, a name more than :data:`GENERIC_NAME`
-    notes share aside.  Identity groups are what ``dedup.py`` merges (a
+    notes share aside, and name variants (:func:`variants.suggest`: ``Bob``
+    and ``Robert Smith``, ``Мария Иванова`` and ``Maria Ivanova``, with
+    their evidence).  Identity groups are what ``dedup.py`` merges (a
     ``strong`` one with ``--apply``, the others from a reviewed manifest);
     name and refused matches are only candidates for a person or an agent to
     judge, never a merge.  Groups sharing a note are one group, so every
@@ -126,6 +128,12 @@ def dedup_items(vault, schema, index) -> tuple[list[dict], dict]:
         elif len(paths) > 1:
             groups.join(paths)
             evidence.append((paths[0], {"by": "name", "value": key, "paths": paths}))
+    from ..memory import variants
+
+    grouped = {path for group in report.groups for path in group.members}
+    for suggestion in variants.suggest(vault, schema, grouped=grouped):  # name variants: Bob, R. Smith, Мария
+        groups.join(suggestion.cards)
+        evidence.append((suggestion.cards[0], {"by": "variant", **suggestion.as_dict()}))
     members: dict[str, list[str]] = {}
     for path in sorted(groups.parent):
         members.setdefault(groups.find(path), []).append(path)

@@ -25,13 +25,22 @@ links to notes that do not exist (the resolver finds nothing), emails,
 ``@handles``, phone numbers (normalised by :mod:`identity`), ISO dates and
 open tasks (``- [ ] ...``).
 
+Links to cards (:func:`linked`): each body link (outside code, comments
+and math) that resolves to a card, with its line and the other cards linked
+on that line: the relationships the note records.
+
 Processed notes (:func:`fingerprint`, :func:`plan_mark`): ``daily.py mark``
-sets :data:`KEY` to ``sha256:<hex>`` of the note's bytes without that key
-(and without the fields decay maintains, :data:`MAINTAINED`, so a nightly
-decay run does not make a note look edited).  A note whose stored value
-equals its fingerprint is ``processed``; one whose value differs was edited
-by hand since (``changed``) and is extracted again; one without it is
-``new``.
+sets :data:`KEY` to ``sha256:<hex>`` of what a person wrote in the note and
+extract reads (:func:`reading`): the body, with each link's target left out.
+autograph's own edits change nothing of that, so they never make a marked
+note new again: the frontmatter (enforce's fixes, decay's fields, the mark
+itself) is not in it, and a link rewrite (``graph.py fix`` and ``mv``,
+dedup's retargeting, ``enforce.py --move``) changes only link targets, or
+gives an alias-less wikilink its old text as alias.  A note whose stored
+value equals its fingerprint (or the fingerprint of the first form,
+:func:`legacy_fingerprint`, so marks written before stay valid) is
+``processed``; one whose value differs was edited by hand since
+(``changed``) and is extracted again; one without it is ``new``.
 """
 
 from __future__ import annotations
@@ -59,9 +68,13 @@ __all__ = [
     "fingerprint",
     "KEY",
     "KINDS",
+    "legacy_fingerprint",
+    "linked",
+    "LinkedCards",
     "MAINTAINED",
     "moment_pattern",
     "plan_mark",
+    "reading",
     "Settings",
     "settings",
     "state",
@@ -291,10 +304,12 @@ def _canonical(text: str) -> str:
     return text
 
 
-def fingerprint(note) -> str | None:
-    """``sha256:<hex>`` of the note's text without :data:`KEY` and the
-    :data:`MAINTAINED` fields, or None when the note cannot be read or its
-    frontmatter does not parse."""
+def legacy_fingerprint(note) -> str | None:
+    """The first form of the mark: ``sha256:<hex>`` of the note's whole text
+    without :data:`KEY` and the :data:`MAINTAINED` fields; None when the
+    note cannot be read or its frontmatter cannot take the key.  Still
+    accepted, so notes marked before :func:`fingerprint` changed stay
+    processed; never written any more."""
     if note.text is None:
         return None
     try:
@@ -304,23 +319,84 @@ def fingerprint(note) -> str | None:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+# The version of :func:`reading`, hashed with it: a later form of the reading
+# gives other hashes, never one that an earlier form gave to other text.
+_READING = "autograph daily reading 2\n"
+
+
+def _link_token(link) -> str:
+    """What :func:`reading` keeps of a link: its kind, ``!``, ``#fragment``
+    and a Markdown link's label; never its target, nor a wikilink's alias
+    (a rewrite may add one: dedup's ``[[A]]`` -> ``[[B|A]]``)."""
+    bang = "!" if link.embed else ""
+    fragment = "#" + link.fragment if link.fragment else ""
+    if link.kind == "markdown":
+        return f"{bang}[{link.alias or ''}]({fragment})"
+    return f"{bang}[[{fragment}]]"
+
+
+def reading(note) -> str | None:
+    """What :func:`fingerprint` hashes: the note's body (the frontmatter is
+    autograph's to maintain, and extract never reads it) with each link
+    outside code, comments and math reduced to :func:`_link_token`, and
+    CRLF line ends read as LF.  None when the note cannot be read or its
+    frontmatter cannot take :data:`KEY` (then it is never marked)."""
+    if note.text is None:
+        return None
+    try:
+        frontmatter.set_property(note.text, KEY, "x")  # as mark will: a block it cannot edit is never marked
+    except (frontmatter.FrontmatterError, ValueError):
+        return None
+    body = note.body
+    pieces, at = [], 0
+    for link in scan(body):
+        pieces.append(body[at : link.start])
+        pieces.append(_link_token(link))
+        at = link.end
+    pieces.append(body[at:])
+    return "".join(pieces).replace("\r\n", "\n")
+
+
+def fingerprint(note) -> str | None:
+    """``sha256:<hex>`` of :func:`reading` (the body, each link's target left
+    out), or None when the note cannot be read or its frontmatter does not
+    parse.  The same for a note before and after autograph's own edits: a
+    link retargeted or repaired (``graph.py fix``, ``mv``, dedup), a
+    frontmatter fix (enforce), decay's fields, the mark."""
+    text = reading(note)
+    if text is None:
+        return None
+    return "sha256:" + hashlib.sha256((_READING + text).encode("utf-8")).hexdigest()
+
+
+def _is_mark(note, stored, mark: str | None = None) -> bool:
+    """Whether ``stored`` (a mark or an expected hash) is the note's
+    fingerprint now, in this form or the first (:func:`legacy_fingerprint`)."""
+    if not isinstance(stored, str):
+        return False
+    mark = mark if mark is not None else fingerprint(note)
+    return stored == mark or stored == legacy_fingerprint(note)
+
+
 def state(note) -> str:
-    """``processed`` (marked, unchanged since), ``changed`` (marked, then
-    edited), ``new`` (never marked) or ``unreadable``."""
+    """``processed`` (marked, unchanged since but for autograph's own
+    edits), ``changed`` (marked, then edited), ``new`` (never marked) or
+    ``unreadable``."""
     mark = fingerprint(note)
     if mark is None:
         return "unreadable"
     stored = note.properties.get(KEY)
     if stored is None:
         return "new"
-    return "processed" if stored == mark else "changed"
+    return "processed" if _is_mark(note, stored, mark) else "changed"
 
 
 def plan_mark(vault, notes: list[DailyNote], expect: str | None = None) -> tuple[list, list[dict]]:
     """The :class:`Edit` of each daily note in ``notes`` that is not
     marked processed yet, and ``[{path, reason}]`` of notes left alone.
     ``expect``: mark a note only when its fingerprint is still this one (the
-    ``hash`` the extract reported), so a note edited since is not marked."""
+    ``hash`` the extract reported, in either form), so a note edited since is
+    not marked.  A note marked in the first form stays as it is."""
     edits, left = [], []
     for item in notes:
         note = vault.note(item.path)
@@ -328,10 +404,10 @@ def plan_mark(vault, notes: list[DailyNote], expect: str | None = None) -> tuple
         if mark is None:
             left.append({"path": item.path, "reason": note.error or "the frontmatter does not parse; not marked"})
             continue
-        if note.properties.get(KEY) == mark:
+        if _is_mark(note, note.properties.get(KEY), mark):
             left.append({"path": item.path, "reason": "already marked processed"})
             continue
-        if expect is not None and mark != expect:
+        if expect is not None and not _is_mark(note, expect, mark):
             left.append({"path": item.path, "reason": "changed since it was extracted (its hash differs); not marked"})
             continue
         try:
@@ -547,3 +623,76 @@ def extract(note, resolver, schema, own_date: str | None = None) -> dict:
         line, context = where(match.start(1))
         found.add("tasks", f"{line}", {"value": task, "line": line, "context": context})
     return {kind: list(found.items.get(kind, {}).values()) for kind in KINDS}
+
+
+# ---------------------------------------------------------------------------
+# Links to cards
+
+
+class LinkedCards:
+    """The cards of ``vault`` (:meth:`Vault.cards`) and their types
+    (:func:`cards.card_type`), read once per run and only for the cards a
+    daily note links to."""
+
+    def __init__(self, vault, schema):
+        self.vault, self.schema = vault, schema
+        self._cards: set[str] | None = None
+        self._types: dict[str, str | None] = {}
+
+    def is_card(self, path: str) -> bool:
+        if self._cards is None:
+            self._cards = set(self.vault.cards(self.schema))
+        return path in self._cards
+
+    def type_of(self, path: str) -> str | None:
+        if path not in self._types:
+            from .cards import card_type
+
+            note = self.vault.note(path, keep=False)
+            self._types[path] = card_type(self.schema, path, note.properties)
+        return self._types[path]
+
+
+def linked(note, resolver, schema, cards: LinkedCards | None = None) -> list[dict]:
+    """The links of daily note ``note`` to existing cards: ``[{path, type,
+    line, context, with}]``, one per card and line, in the order they first
+    appear.  ``path`` is the card the link resolves to, ``type`` its type,
+    ``line`` the 1-based file line, ``context`` that line trimmed (at most
+    200 characters), ``with`` the other cards linked on that line.  From the
+    body only and never inside code, comments or math (:func:`links.scan`);
+    links to attachments and to the note itself are not listed.  ``cards``
+    says what a card is and its type (None: every note is one, typed by its
+    folder, :meth:`model.Schema.infer_type`)."""
+    text = note.text or ""
+    offset = note.body_offset
+    first_line = note.body_line
+    lines = text[offset:].split("\n")
+    found: dict[tuple[int, str], dict] = {}
+    on_line: dict[int, list[str]] = {}
+    for link in scan(text, offset, first_line):
+        if not link.target:
+            continue
+        path = resolver.resolve(link.target, note.path).path
+        if path is None or path == note.path or not path.lower().endswith(".md"):
+            continue
+        if cards is not None and not cards.is_card(path):
+            continue
+        if (link.line, path) in found:
+            continue
+        index = link.line - first_line
+        if cards is not None:
+            kind = cards.type_of(path)
+        else:
+            inferred = schema.infer_type(path)
+            kind = inferred.lower() if inferred else None
+        found[(link.line, path)] = {
+            "path": path,
+            "type": kind,
+            "line": link.line,
+            "context": lines[index].strip()[:200] if 0 <= index < len(lines) else "",
+            "with": [],
+        }
+        on_line.setdefault(link.line, []).append(path)
+    for (line, path), entry in found.items():
+        entry["with"] = [other for other in on_line[line] if other != path]
+    return list(found.values())

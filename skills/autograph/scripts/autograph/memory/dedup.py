@@ -209,7 +209,8 @@ class Group:
 class Report:
     """What :func:`find_groups` found: ``cards`` examined, ``groups``,
     ``refused`` joins, ``shared`` keys ignored for being held by too many
-    cards (``{"key", "cards"}``), ``skipped`` notes (``{"path", "reason"}``)."""
+    cards (``{"key", "cards"}``), ``skipped`` notes (``{"path", "reason"}``);
+    ``suggestions`` the caller adds (:func:`variants.suggest`)."""
 
     cards: int = 0
     groups: list[Group] = field(default_factory=list)
@@ -217,6 +218,7 @@ class Report:
     shared: list[dict] = field(default_factory=list)
     skipped: list[dict] = field(default_factory=list)
     by_path: dict[str, Card] = field(default_factory=dict)
+    suggestions: list = field(default_factory=list)  # variants.Suggestion: one name in other spellings, to review
 
 
 def _text_of(value) -> str | None:
@@ -1127,15 +1129,31 @@ def _retarget(vault, schema, mapping: dict[str, str], texts: dict[str, str], ind
 MANIFEST_FORMAT = "autograph-dedup-manifest"
 
 
-def manifest(report: Report, vault_root) -> dict:
+def manifest(report: Report, vault_root, suggestions=(), vault=None) -> dict:
     """The manifest of ``report``'s groups (see references/dedup.md):
-    ``{"format", "version": 1, "vault", "groups": [Group.as_dict()]}``."""
-    return {
-        "format": MANIFEST_FORMAT,
-        "version": 1,
-        "vault": str(vault_root),
-        "groups": [group.as_dict() for group in report.groups],
-    }
+    ``{"format", "version": 1, "vault", "groups": [Group.as_dict()]}``.
+    ``suggestions`` (:class:`variants.Suggestion`, cards of one name in
+    another spelling, joined where they share a card: :func:`variants.join`)
+    follow as groups to review, each with ``"suggested":
+    true``, its ``name_key``, ``evidence`` and ``confidence``, its members'
+    hashes read from ``vault``, and as ``canonical`` the card with the
+    longest title (a full name over a nickname)."""
+    groups = [group.as_dict() for group in report.groups]
+    for item in suggestions:
+        canonical = max(item.cards, key=lambda p: (len(p.rsplit("/", 1)[-1]), p))
+        members = [canonical, *[p for p in item.cards if p != canonical]]
+        groups.append(
+            {
+                "canonical": canonical,
+                "members": [{"path": p, "sha256": sha256(vault.note(p).data) if vault else None} for p in members],
+                "evidence": [{"key": f"name:{item.name_key}", "kind": "name"}, *item.evidence],
+                "strong": False,
+                "suggested": True,
+                "name_key": item.name_key,
+                "confidence": item.confidence,
+            }
+        )
+    return {"format": MANIFEST_FORMAT, "version": 1, "vault": str(vault_root), "groups": groups}
 
 
 class ManifestError(ValueError):

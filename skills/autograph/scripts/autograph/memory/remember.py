@@ -37,7 +37,7 @@ from __future__ import annotations
 import datetime
 from types import SimpleNamespace
 
-from . import cards
+from . import cards, variants
 from .cards import Plan
 from .errors import BadRequest
 from .names import file_name, fold, name_matches, suggested_title
@@ -120,6 +120,8 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
         why.setdefault(match["path"], []).append(
             {"by": _BY[match["by"]], "field": match["field"], "value": match["value"]}
         )
+    for match in variants.matches(vault, schema, title, exclude=set(why)):  # Bob for Robert Smith: asked about
+        why[match["path"]] = [{"by": "variant", **{k: v for k, v in match.items() if k != "path"}}]
     settings = identity_settings(schema)
     mine = _given_card(schema, settings, values)
     live_cards = set(vault.cards(schema))
@@ -227,6 +229,18 @@ def _choose(schema, kind: str | None, found: Lookup) -> tuple[str | None, str, b
     if found.unreadable and not any(_by_identity(m) and not m["conflicts"] for m in live):
         told = ", ".join(f"{u['path']} ({u['error']})" for u in found.unreadable)
         return None, f"{told} cannot be read and may hold this identity: repair it first, or give --into PATH", False
+    variant = [m for m in live if all(w["by"] == "variant" for w in m["why"])]
+    if variant and len(variant) == len(live):  # only another spelling of the name: never written on its own
+        open_ = [m for m in variant if not m["conflicts"] and _same_kind(schema, kind, m["type"])]
+        if not open_:
+            return None, "", True  # each holds another identity or is of another type: other subjects
+        told = ", ".join(f"{m['path']} ({m['why'][0]['name_key']})" for m in open_)
+        return (
+            None,
+            f"{told} bears another spelling of this name; if it is this subject, give it with --into PATH",
+            True,
+        )
+    live = [m for m in live if m not in variant]
     if not live:
         if matches:
             paths = ", ".join(m["path"] for m in matches)
@@ -305,7 +319,7 @@ def _with_alias(props: dict, title: str, path: str, matches: list[dict]) -> list
     held = [a for a in values_of(props, "aliases") if isinstance(a, str)]
     if fold(title) == fold(cards._stem(path)) or any(fold(a) == fold(title) for a in held):
         return []
-    if any(m["path"] != path and any(w["by"] != "identity" for w in m["why"]) for m in matches):
+    if any(m["path"] != path and any(w["by"] in ("title", "alias") for w in m["why"]) for m in matches):
         return []
     return [("aliases", [*held, title])]
 
@@ -524,6 +538,12 @@ def _update(vault, schema, path: str, title: str, values: dict, today, source, f
         f"{k}: {v} is an old value of the subject (in ## History, or on a card {path} replaced); not written"
         for k, v in values.items()
         if k.lower() in old
+    ]
+    plan.notes += [
+        f"{m['path']} bears another spelling of this name ({m['why'][0]['name_key']}); if it is the same subject, "
+        "dedup.py suggests merging them"
+        for m in matches
+        if m["path"] != path and not m["retired"] and all(w["by"] == "variant" for w in m["why"])
     ]
     via = sorted({w["via"] for m in matches if m["path"] == path for w in m["why"] if "via" in w})
     if via:

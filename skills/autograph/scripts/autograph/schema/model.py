@@ -605,6 +605,7 @@ _check_identity_basics = _check_fields_object(
     ("same_domain_only", bool, "true or false"),
     ("max_shared", int, "a whole number"),
     ("default_country", str, 'a calling code like "+49" or a country code like "DE"'),
+    ("nicknames", dict, '{"Pepe": ["José"]}: a given-name form and the full names it stands for'),
 )
 
 
@@ -625,6 +626,12 @@ def _check_identity(value, path: str, problems: list[str]) -> None:
                     f"{path}.match_fields.{name}: expected one of the kinds {', '.join(identity.KINDS)}, not {kind!r}"
                 )
     _check_identity_basics(value, path, problems)
+    nicknames = value.get("nicknames") if isinstance(value, dict) else None
+    for form, full in (nicknames or {}).items() if isinstance(nicknames, dict) else ():
+        if not form.startswith("_") and not (
+            (isinstance(full, str) and full.strip()) or (_is_str_list(full) and full and all(f.strip() for f in full))
+        ):
+            problems.append(f'{path}.nicknames.{form}: expected a full name or a list of them, like ["José"]')
     country = value.get("default_country") if isinstance(value, dict) else None
     if isinstance(country, str) and identity.country_code(country) is None:
         problems.append(

@@ -1,0 +1,389 @@
+"""Name variants: the forms under which two names may be one person.
+
+An agent writes a name as it heard it: ``Bob`` one day, ``Robert Smith``
+the next, ``R. Smith`` in a meeting note, ``Schaefer`` for ``Schäfer``,
+``Maria Ivanova`` for ``Мария Иванова``.  Such cards share no email or
+phone, so identity dedup never pairs them.  :func:`keys` gives a name's
+*name keys*; two cards one of whose keys they share are a probable
+duplicate, **suggested, never merged by name alone** (:func:`suggest`).
+
+A name key is built from the name's words, each
+
+* folded as :func:`names.fold` folds names (case, accents of Latin, Greek
+  and Cyrillic letters, Latin letters with a stroke);
+* Cyrillic and Greek transliterated to Latin (:data:`CYRILLIC`,
+  :data:`GREEK`), then spelled loosely (:func:`_loose`: ``iya`` is ``ia``,
+  ``y`` is ``i``, ``x`` is ``ks``, doubled letters single), so ``Мария`` and
+  ``Maria`` meet; Chinese, Japanese and Korean names are not transliterated
+  and match only as written;
+* a German umlaut also written out (``ä`` as ``ae``: ``Schäfer`` meets
+  ``Schaefer``);
+* a given name also as its full form (:data:`NICKNAMES`, extended by the
+  schema's ``identity.nicknames``: ``{"Pepe": ["José"]}``).
+
+Three kinds of key: ``full`` (every word), ``initial`` (``R. Smith``: an
+initial and the last word, matched only against a name written with an
+initial) and ``given`` (a name of one word, ``Bob``: matched against the
+first word of a longer name, the weakest).  A name holding a digit
+(``Meeting 2026-11-20``) or a one-word name shorter than three letters has
+no key.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .names import fold
+
+__all__ = [
+    "CYRILLIC",
+    "GREEK",
+    "NICKNAMES",
+    "Suggestion",
+    "join",
+    "keys",
+    "matches",
+    "nicknames_of",
+    "same_person",
+    "suggest",
+]
+
+CYRILLIC = {
+    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i",
+    "й": "y", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t",
+    "у": "u", "ф": "f", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "",
+    "э": "e", "ю": "yu", "я": "ya", "і": "i", "ї": "yi", "є": "ye", "ґ": "g", "ў": "u",
+}  # fmt: skip
+GREEK = {
+    "α": "a", "β": "v", "γ": "g", "δ": "d", "ε": "e", "ζ": "z", "η": "i", "θ": "th", "ι": "i", "κ": "k",
+    "λ": "l", "μ": "m", "ν": "n", "ξ": "x", "ο": "o", "π": "p", "ρ": "r", "σ": "s", "ς": "s", "τ": "t",
+    "υ": "y", "φ": "f", "χ": "ch", "ψ": "ps", "ω": "o",
+}  # fmt: skip
+_TRANSLIT = str.maketrans({**CYRILLIC, **GREEK})
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
+# Common given-name forms and the full names they stand for (lower case).
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "bob": ("robert",), "bobby": ("robert",), "rob": ("robert",), "robbie": ("robert",), "bert": ("robert", "albert"),
+    "bill": ("william",), "billy": ("william",), "will": ("william",), "liam": ("william",),
+    "kate": ("katherine", "catherine", "kathryn"), "katie": ("katherine", "catherine"),
+    "kathy": ("katherine", "kathryn"), "cathy": ("catherine",),
+    "mike": ("michael",), "mick": ("michael",), "jim": ("james",), "jimmy": ("james",), "jamie": ("james",),
+    "tom": ("thomas",), "tommy": ("thomas",), "dick": ("richard",), "rick": ("richard",), "rich": ("richard",),
+    "liz": ("elizabeth",), "beth": ("elizabeth",), "betty": ("elizabeth",), "lisa": ("elizabeth",),
+    "alex": ("alexander", "alexandra", "alexei"), "sasha": ("alexander", "alexandra"),
+    "nick": ("nicholas", "nikolai"), "chris": ("christopher", "christine", "christina"),
+    "dan": ("daniel",), "danny": ("daniel",), "dave": ("david",), "joe": ("joseph",), "sam": ("samuel", "samantha"),
+    "ben": ("benjamin",), "matt": ("matthew",), "tony": ("anthony",), "steve": ("steven", "stephen"),
+    "jenny": ("jennifer",), "jen": ("jennifer",), "sue": ("susan",), "peggy": ("margaret",),
+    "maggie": ("margaret",), "meg": ("margaret",), "ted": ("edward", "theodore"), "ed": ("edward",),
+    "eddie": ("edward",), "andy": ("andrew",), "fred": ("frederick",), "harry": ("henry", "harold"),
+    "hank": ("henry",), "jack": ("john",), "johnny": ("john",), "pat": ("patrick", "patricia"),
+    "pepe": ("jose",), "paco": ("francisco",), "pancho": ("francisco",), "nacho": ("ignacio",),
+    "lupe": ("guadalupe",), "chema": ("jose maria",), "dima": ("dmitri",), "misha": ("mikhail",),
+    "kolya": ("nikolai",), "katya": ("ekaterina",), "masha": ("maria",), "sveta": ("svetlana",),
+    "vanya": ("ivan",), "seryozha": ("sergei",), "lena": ("elena",), "natasha": ("natalia",),
+    "hans": ("johannes",), "sepp": ("josef",), "fritz": ("friedrich",),
+}  # fmt: skip
+
+
+def nicknames_of(schema) -> dict[str, tuple[str, ...]]:
+    """:data:`NICKNAMES` with the schema's ``identity.nicknames`` (``{"Pepe":
+    ["José"]}``: a form and the full names it stands for) added, each
+    folded and loosely spelled as a name key's words are."""
+    table = {_word(k): tuple(_word(v) for v in vs) for k, vs in NICKNAMES.items()}
+    extra = schema.section("identity").get("nicknames") if schema is not None else None
+    if isinstance(extra, dict):
+        for form, full in extra.items():
+            values = [full] if isinstance(full, str) else full if isinstance(full, list) else []
+            words = tuple(_word(v) for v in values if isinstance(v, str) and v.strip())
+            if isinstance(form, str) and form.strip() and words:
+                table[_word(form)] = tuple(dict.fromkeys(table.get(_word(form), ()) + words))
+    return table
+
+
+def _loose(word: str) -> str:
+    """A word spelled as transliterations of one name differ least:
+    ``mariya`` and ``maria`` are ``maria``, ``dmitriy`` and ``dmitri``
+    ``dmitri``, ``aleksey`` and ``alexei`` ``aleksei``."""
+    word = word.replace("x", "ks").replace("iya", "ia").replace("yu", "iu").replace("ya", "ia").replace("j", "i")
+    word = word.replace("y", "i").replace("kh", "h").replace("ph", "f")
+    return re.sub(r"(.)\1+", r"\1", word)
+
+
+def _latin(folded: str) -> str:
+    """A folded name in Latin letters: Greek digraphs first (``ου`` is
+    ``ou``, ``μπ`` ``b``, ``ντ`` ``d``), then letter by letter."""
+    for greek, latin in (("ου", "ou"), ("μπ", "b"), ("ντ", "d"), ("γκ", "g")):
+        folded = folded.replace(greek, latin)
+    return folded.translate(_TRANSLIT)
+
+
+def _word(text: str) -> str:
+    """One word (or words) of a name as a key holds it."""
+    folded = _latin(fold(text))
+    return " ".join(_loose(w) for w in re.findall(r"[^\W\d_]+", folded))
+
+
+def _words(name: str) -> list[list[str]]:
+    """The spellings of a name as lists of key words: folded and
+    transliterated, and (when it has an umlaut) with the umlauts written out."""
+    lowered = unicodedata.normalize("NFC", name).casefold()
+    forms = [name]
+    if lowered != lowered.translate(_UMLAUTS):
+        forms.append(lowered.translate(_UMLAUTS))
+    found = []
+    for form in forms:
+        words = [_loose(w) for w in re.findall(r"[^\W\d_]+", _latin(fold(form)))]
+        if words and words not in found:
+            found.append(words)
+    return found
+
+
+_INITIAL = re.compile(r"^\s*([^\W\d_])\s*\.\s*|^\s*([^\W\d_])\s+(?=\S)")
+
+
+def keys(name: str, nicknames: dict[str, tuple[str, ...]] | None = None) -> set[tuple[str, str]]:
+    """The name keys of ``name``: ``{(kind, key)}`` with ``kind`` ``full``,
+    ``initial`` or ``given`` (see the module docstring).  ``nicknames``:
+    :func:`nicknames_of`'s table (default: the built-in one)."""
+    table = nicknames if nicknames is not None else nicknames_of(None)
+    found: set[tuple[str, str]] = set()
+    if not name or not name.strip() or any(ch.isdigit() for ch in name):
+        return found  # "Meeting 2026-11-20", "o0": no one's name
+    written_initial = _INITIAL.match(name) is not None
+    for words in _words(name):
+        if len(words) == 1:
+            word = words[0]
+            if len(word) < 3 and word.isascii() and not table.get(word):
+                continue  # "Al", "o": too short to say who
+            found.add(("given", word))
+            found.update(("given", full.split()[0]) for full in table.get(word, ()))
+            continue
+        givens = [words[0], *(full for full in table.get(words[0], ()))]
+        last = words[-1]
+        if written_initial and len(words[0]) == 1:
+            found.add(("initial", f"{words[0]} {last}"))
+            continue
+        for given in givens:
+            found.add(("full", " ".join([given, *words[1:]])))
+            found.add(("initial-of", f"{given[0]} {last}"))
+        found.add(("first-of", words[0]))
+        found.update(("first-of", full.split()[0]) for full in table.get(words[0], ()))
+    return found
+
+
+def same_person(a: set[tuple[str, str]], b: set[tuple[str, str]]) -> tuple[str, str] | None:
+    """``(kind, key)``: the strongest name key two names share, by the rules
+    of the module docstring (``full`` with ``full``; ``initial`` with a
+    longer name's initial form; ``given`` with a longer name's first word or
+    another one-word name); None when they share none."""
+    pairs = (
+        ("full", "full", "full"),
+        ("initial", "initial-of", "initial"),
+        ("initial-of", "initial", "initial"),
+        ("initial", "initial", "initial"),
+        ("given", "first-of", "given"),
+        ("first-of", "given", "given"),
+        ("given", "given", "given"),
+    )
+    for mine, theirs, kind in pairs:
+        shared = {k for t, k in a if t == mine} & {k for t, k in b if t == theirs}
+        if shared:
+            return kind, sorted(shared)[0]
+    return None
+
+
+@dataclass
+class Suggestion:
+    """Cards that are probably one subject by their names: ``cards`` (paths,
+    in path order), the ``name_key`` they share (``full:robert smith``),
+    ``evidence`` beside the name (``[{"kind": "link" | "field" | "type",
+    ...}]``) and ``confidence`` (``high``, ``medium``, ``low``)."""
+
+    cards: list[str]
+    name_key: str
+    evidence: list[dict] = field(default_factory=list)
+    confidence: str = "low"
+
+    def as_dict(self) -> dict:
+        return {
+            "cards": self.cards,
+            "name_key": self.name_key,
+            "evidence": self.evidence,
+            "confidence": self.confidence,
+        }
+
+
+# the confidence of a shared key by its kind, before evidence
+_BASE = {"full": 2, "initial": 1, "given": 0}
+_LEVELS = ("low", "medium", "high")
+
+
+def suggest(vault, schema, paths: list[str] | None = None, grouped: set[str] = frozenset()) -> list[Suggestion]:
+    """The pairs of live cards of one type (``type_aliases`` made one)
+    that share a name key, with no one-value identity field in conflict
+    and not already one identity group, each with its evidence: links to
+    the same notes, the same value of a field such as ``company``.  A pair
+    whose only shared key is a one-word name (``given``) needs evidence to
+    be suggested.  ``paths``: the cards to look at (default: every card);
+    ``grouped``: cards already in an identity group (dedup merges those
+    first; the merged card is suggested on the next run).  Sorted by
+    confidence, then paths."""
+    from .dedup import conflicts_between, identity_settings, read_card
+    from .retirement import retired
+
+    table = nicknames_of(schema)
+    settings = identity_settings(schema)
+    live = set(vault.cards(schema))
+    info: dict[str, dict] = {}
+    for path in sorted(paths if paths is not None else live):
+        if path in grouped:
+            continue
+        note = vault.note(path, keep=False)
+        if note.unwritable is not None:
+            continue
+        props = note.properties
+        if retired(vault, live, path, props):
+            continue
+        names = [path.rsplit("/", 1)[-1][:-3]]
+        names += [a for a in _list(props.get("aliases")) if isinstance(a, str)]
+        if isinstance(props.get("title"), str):
+            names.append(props["title"])
+        found: set[tuple[str, str]] = set()
+        for name in names:
+            found |= keys(name, table)
+        info[path] = {
+            "keys": found,
+            "type": _type(schema, path, props),
+            "identity": read_card(note, schema, settings),
+            "props": props,
+            "links": None,
+            "note": note,
+        }
+    buckets: dict[str, set[str]] = {}
+    for path, item in info.items():
+        for _kind, key in item["keys"]:
+            buckets.setdefault(key, set()).add(path)
+    pairs: set[tuple[str, str]] = set()
+    for members in buckets.values():
+        if 1 < len(members) <= 12:  # a key many cards share is a common name, not evidence
+            ordered = sorted(members)
+            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
+    found_pairs = []
+    for a, b in sorted(pairs):
+        left, right = info[a], info[b]
+        if left["type"] != right["type"]:
+            continue
+        shared = same_person(left["keys"], right["keys"])
+        if shared is None:
+            continue
+        one, two = left["identity"], right["identity"]
+        if one is not None and two is not None:
+            if conflicts_between(one, two):
+                continue  # two subjects: never suggested as one
+            if any(one.values[k] & two.values.get(k, frozenset()) for k in one.values):
+                continue  # one identity: dedup's groups have them already
+        evidence = _evidence(vault, left, right, a, b)
+        score = _BASE[shared[0]] + min(len(evidence), 2)
+        if shared[0] == "given" and not evidence:
+            continue
+        found_pairs.append(Suggestion([a, b], f"{shared[0]}:{shared[1]}", evidence, _LEVELS[min(score, 2)]))
+    return sorted(found_pairs, key=lambda s: (-_LEVELS.index(s.confidence), s.cards))
+
+
+def _list(value) -> list:
+    return value if isinstance(value, list) else [value] if value is not None else []
+
+
+def _type(schema, path: str, props: dict) -> str | None:
+    from .cards import _known_type, card_type
+
+    kind = card_type(schema, path, props)
+    return _known_type(schema, kind) or kind
+
+
+_EVIDENCE_FIELDS = ("company", "organization", "employer", "team", "city", "role")
+
+
+def _evidence(vault, left: dict, right: dict, a: str, b: str) -> list[dict]:
+    """What beside the name says two cards are one subject: links to the
+    same notes (not hubs), the same value of :data:`_EVIDENCE_FIELDS`."""
+    found = []
+    for name in _EVIDENCE_FIELDS:
+        x, y = _value(left["props"], name), _value(right["props"], name)
+        if x and x == y:
+            found.append({"kind": "field", "field": name, "value": x})
+    shared = sorted(_links(vault, left, a) & _links(vault, right, b) - {a, b})
+    if shared:
+        found.append({"kind": "link", "paths": shared[:5]})
+    return found
+
+
+def _value(props: dict, name: str) -> str | None:
+    for key, value in props.items():
+        if isinstance(key, str) and key.lower() == name and isinstance(value, str) and value.strip():
+            text = value.strip()
+            if text.startswith("[[") and text.endswith("]]"):
+                text = text[2:-2].split("|", 1)[0]
+            return fold(text)
+    return None
+
+
+def _links(vault, item: dict, path: str) -> set[str]:
+    if item["links"] is None:
+        from ..read.links import scan
+
+        targets = set()
+        for link in scan(item["note"].text or ""):
+            hit = vault.resolver.resolve(link.target, path).path if link.target else None
+            if hit is not None:
+                targets.add(hit)
+        item["links"] = targets
+    return item["links"]
+
+
+def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[dict]:
+    """The cards one of whose names is ``name`` in another spelling (a
+    shared name key, :func:`same_person`; a one-word name only with a
+    longer one's first word): ``[{path, field, value, name_key}]`` in
+    vault order, ``exclude`` (paths) left out.  For ``card.py remember``:
+    such a card is asked about, never written by its name alone."""
+    table = nicknames_of(schema)
+    mine = keys(name, table)
+    if not mine:
+        return []
+    found = []
+    for path in vault.cards(schema):
+        if path in exclude:
+            continue
+        stem = path.rsplit("/", 1)[-1][:-3]
+        names = [stem]
+        note = vault.note(path, keep=False)
+        data = (note.data or b"").lower()
+        if b"alias" in data or b"\\" in data:
+            names += [a for a in _list(note.properties.get("aliases")) if isinstance(a, str)]
+        for other in names:
+            shared = same_person(mine, keys(other, table))
+            if shared is not None:
+                field_name = "name" if other == stem else "aliases"
+                found.append({"path": path, "field": field_name, "value": other, "name_key": ":".join(shared)})
+                break
+    return found
+
+
+def join(suggestions: list[Suggestion]) -> list[Suggestion]:
+    """``suggestions`` that share a card made one (``Bob``, ``R. Smith`` and
+    ``Robert Smith``): one group to review, each card in one group."""
+    joined: list = []
+    for item in suggestions:
+        touching = [j for j in joined if set(j.cards) & set(item.cards)]
+        cards = sorted(set(item.cards).union(*(j.cards for j in touching)))
+        keys = " + ".join(dict.fromkeys([*(j.name_key for j in touching), item.name_key]))
+        evidence = [e for j in touching for e in j.evidence] + item.evidence
+        levels = ("low", "medium", "high")
+        level = min([item.confidence, *(j.confidence for j in touching)], key=levels.index)
+        joined = [j for j in joined if j not in touching] + [Suggestion(cards, keys, evidence, level)]
+    return joined
