@@ -827,3 +827,17 @@ def test_br28_one_email_on_two_cards_is_asked_about_until_dedup_merges_them(tmp_
     assert proc.returncode == 0, proc.stderr
     code, data, _ = run(root, "remember", "person", "A. Example", "email=ALEX.example@example.com", "role=lead")
     assert code == 0 and data["path"] == "people/Alex Example.md" and data["action"] == "updated"
+
+
+def test_a_card_found_by_its_email_takes_a_new_phone(vault):
+    """A phone differs, but the email says who it is: a change of fact, not a stranger."""
+    run(vault, "set", "Dana Reyes", "phone=+49 30 1111111")
+    code, data, _ = run(vault, "remember", "person", "Dana Reyes", "email=dana@acme.com", "phone=+49 40 2222222")
+    assert code == 0 and data["action"] == "updated"
+    text = read(vault, "people/Dana Reyes.md")
+    assert "+49 40 2222222" in text and "+49 30 1111111 → +49 40 2222222" in text
+    # by name alone a different phone is still another subject, and by phone a different email is
+    code, data, _ = run(vault, "remember", "person", "Dana Reyes", "phone=+49 89 3333333")
+    assert code == 1 and data["matches"][0]["conflicts"][0]["field"] == "phone"
+    code, data, _ = run(vault, "remember", "person", "D R", "phone=+49 40 2222222", "email=d@other.org")
+    assert code == 1 and data["matches"][0]["conflicts"][0]["field"] == "email"

@@ -174,7 +174,28 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
             item["conflicts"] = [c for c in item["conflicts"] if c["field"] not in old]
             old |= {w["field"] for w in item["why"] if w["by"] == "identity" and "via" in w}
             old_identity.setdefault(item["path"], set()).update(old)
+    for item in found.values():
+        item["conflicts"] = _changes_dropped(item, settings)
     return Lookup(sorted(found.values(), key=lambda item: item["path"]), old_identity, unreadable)
+
+
+# How surely a kind of identity value names one subject: an email is one
+# person's, a phone may be a desk's or change hands, a handle is renamed.
+_STRENGTH = {"email": 3, "phone": 2, "handle": 1, "url": 1, "exact": 0}
+
+
+def _changes_dropped(item: dict, settings) -> list[dict]:
+    """``item``'s conflicts without those a stronger identity match settles:
+    a card found by its email whose phone differs is the subject with a new
+    phone (a change of fact, written with its History line), not a
+    stranger.  A conflict on a kind as strong as the strongest match, or
+    with no identity match at all, stays."""
+    kinds = settings.kinds
+    held = [_STRENGTH.get(kinds.get(w["field"].lower(), "exact"), 0) for w in item["why"] if w["by"] == "identity"]
+    if not held or not item["conflicts"]:
+        return item["conflicts"]
+    strongest = max(held)
+    return [c for c in item["conflicts"] if _STRENGTH.get(kinds.get(c["field"], "exact"), 0) >= strongest]
 
 
 def _old_values(note, conflicts: list[dict], mine, settings) -> set[str]:
