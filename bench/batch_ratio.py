@@ -41,19 +41,39 @@ def day_of_facts(source: str) -> list[dict]:
     """Ten facts an agent takes from one daily note ``source``."""
     fields = {"description": "Met at the offsite", "status": "active"}
     return [
-        {"op": "remember", "type": "person", "title": "Nadia Kim", "fields": {"email": "nadia@k.io", **fields},
-         "source": source},  # fmt: skip
-        {"op": "remember", "type": "person", "title": "Nadia", "fields": {"email": "NADIA@k.io", "role": "CTO"},
-         "source": source},  # fmt: skip
+        {
+            "op": "remember",
+            "type": "person",
+            "title": "Nadia Kim",
+            "fields": {"email": "nadia@k.io", **fields},
+            "source": source,
+        },  # fmt: skip
+        {
+            "op": "remember",
+            "type": "person",
+            "title": "Nadia",
+            "fields": {"email": "NADIA@k.io", "role": "CTO"},
+            "source": source,
+        },  # fmt: skip
         {"op": "remember", "type": "person", "title": "Dana Reyes", "fields": {"role": "COO"}, "source": source},
-        {"op": "remember", "type": "company", "title": "Kim Labs", "fields": {"description": "Nadia's company"},
-         "source": source},  # fmt: skip
+        {
+            "op": "remember",
+            "type": "company",
+            "title": "Kim Labs",
+            "fields": {"description": "Nadia's company"},
+            "source": source,
+        },  # fmt: skip
         {"op": "set", "note": "Nadia Kim", "fields": {"company": "[[Kim Labs]]"}, "source": source},
         {"op": "log", "note": "Dana Reyes", "text": "Agreed the Q3 plan", "source": source},
         {"op": "log", "note": "Nadia Kim", "text": "Intro call with Dana", "source": source},
         {"op": "link", "note": "Nadia Kim", "others": ["Dana Reyes", "Kim Labs"]},
-        {"op": "remember", "type": "idea", "title": "Shared routing data", "fields": {"description": "Pool data"},
-         "source": source},  # fmt: skip
+        {
+            "op": "remember",
+            "type": "idea",
+            "title": "Shared routing data",
+            "fields": {"description": "Pool data"},
+            "source": source,
+        },  # fmt: skip
         {"op": "touch", "note": "Project Atlas"},
     ]
 
@@ -70,7 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="autograph-bench-") as tmp:
         env = bench_env(tmp)
         ops = Path(tmp, "day.jsonl")
-        facts = day_of_facts(source) if source else [{k: v for k, v in f.items() if k != "source"} for f in day_of_facts("")]
+        facts = (
+            day_of_facts(source)
+            if source
+            else [{k: v for k, v in f.items() if k != "source"} for f in day_of_facts("")]
+        )
         ops.write_text("\n".join(json.dumps(f) for f in facts) + "\n", encoding="utf-8")
         new_times, batch_times = [], []
         for round_no in range(args.rounds):
