@@ -86,6 +86,9 @@ What the lookup finds (live cards; a retired one is followed to its superseded_b
 Identity values are those of the schema's identity.match_fields (default: email, telegram, handle,
 phone; add url or website there to look cards up by them too).  A conflict is a field under which the
 card and the fact each hold one value, not the same; a card holding a list of emails never conflicts.
+A card found by an identity value takes a change of a weaker kind (its email matches, its phone is
+new: email > phone > handle, url); a name match alone never does.  Another spelling of the name
+(Bob, R. Smith, Maria Ivanova for Мария Иванова) is asked about, never written on its own.
 Updating writes each changed value with its ## History line (as set does; a value for a list field is
 added to the list; TITLE becomes an alias when the card did not bear it).  Equal values: unchanged.
 Names fold case and the accents of Latin, Greek and Cyrillic letters; a bare name also matches a title

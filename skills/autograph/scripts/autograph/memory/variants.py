@@ -222,7 +222,9 @@ _BASE = {"full": 2, "initial": 1, "given": 0}
 _LEVELS = ("low", "medium", "high")
 
 
-def suggest(vault, schema, paths: list[str] | None = None, grouped: set[str] = frozenset()) -> list[Suggestion]:
+def suggest(
+    vault, schema, paths: list[str] | None = None, grouped: set[str] = frozenset(), index=None
+) -> list[Suggestion]:
     """The pairs of live cards of one type (``type_aliases`` made one)
     that share a name key, with no one-value identity field in conflict
     and not already one identity group, each with its evidence: links to
@@ -230,22 +232,34 @@ def suggest(vault, schema, paths: list[str] | None = None, grouped: set[str] = f
     whose only shared key is a one-word name (``given``) needs evidence to
     be suggested.  ``paths``: the cards to look at (default: every card);
     ``grouped``: cards already in an identity group (dedup merges those
-    first; the merged card is suggested on the next run).  Sorted by
+    first; the merged card is suggested on the next run).  ``index``: a
+    :class:`index.NoteIndex` whose summaries give the properties
+    (``graph.py health``), so only the cards of a pair are read.  Sorted by
     confidence, then paths."""
-    from .dedup import conflicts_between, identity_settings, read_card
+    from .dedup import conflicts_between, identity_settings
     from .retirement import retired
 
     table = nicknames_of(schema)
     settings = identity_settings(schema)
     live = set(vault.cards(schema))
     info: dict[str, dict] = {}
-    for path in sorted(paths if paths is not None else live):
+    todo = sorted(paths if paths is not None else live)
+    if index is not None:
+        index.prefetch([path for path in todo if path not in grouped])
+    for path in todo:
         if path in grouped:
             continue
-        note = vault.note(path, keep=False)
-        if note.unwritable is not None:
-            continue
-        props = note.properties
+        note = None
+        if index is not None:
+            summary = index.summary(path)
+            if summary.unreadable is not None or summary.frontmatter == "invalid":
+                continue  # as Note.unwritable: not read, or frontmatter that does not parse
+            props = summary.properties
+        else:
+            note = vault.note(path, keep=False)
+            if note.unwritable is not None:
+                continue
+            props = note.properties
         if retired(vault, live, path, props):
             continue
         names = [path.rsplit("/", 1)[-1][:-3]]
@@ -255,14 +269,8 @@ def suggest(vault, schema, paths: list[str] | None = None, grouped: set[str] = f
         found: set[tuple[str, str]] = set()
         for name in names:
             found |= keys(name, table)
-        info[path] = {
-            "keys": found,
-            "type": _type(schema, path, props),
-            "identity": read_card(note, schema, settings),
-            "props": props,
-            "links": None,
-            "note": note,
-        }
+        if found:
+            info[path] = {"keys": found, "props": props, "links": None, "note": note}
     buckets: dict[str, set[str]] = {}
     for path, item in info.items():
         for _kind, key in item["keys"]:
@@ -274,7 +282,7 @@ def suggest(vault, schema, paths: list[str] | None = None, grouped: set[str] = f
             pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
     found_pairs = []
     for a, b in sorted(pairs):
-        left, right = info[a], info[b]
+        left, right = _details(vault, schema, settings, info, a), _details(vault, schema, settings, info, b)
         if left["type"] != right["type"]:
             continue
         shared = same_person(left["keys"], right["keys"])
@@ -292,6 +300,21 @@ def suggest(vault, schema, paths: list[str] | None = None, grouped: set[str] = f
             continue
         found_pairs.append(Suggestion([a, b], f"{shared[0]}:{shared[1]}", evidence, _LEVELS[min(score, 2)]))
     return sorted(found_pairs, key=lambda s: (-_LEVELS.index(s.confidence), s.cards))
+
+
+def _details(vault, schema, settings, info: dict[str, dict], path: str) -> dict:
+    """``info[path]`` with what only a card of a pair needs, found once: its
+    ``type``, its ``identity`` (:func:`dedup.read_card`) and its ``note``
+    (read now when the index gave the properties)."""
+    item = info[path]
+    if "type" not in item:
+        from .dedup import read_card
+
+        if item["note"] is None:
+            item["note"] = vault.note(path, keep=False)
+        item["type"] = _type(schema, path, item["props"])
+        item["identity"] = read_card(item["note"], schema, settings)
+    return item
 
 
 def _list(value) -> list:
