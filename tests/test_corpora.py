@@ -59,6 +59,7 @@ HEALTH_KEYS = {
     "stale_share",
     "tiers",
     "recall",
+    "memory",
 }
 PENALTY_KEYS = {"orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors"}
 LINK_ROW_KEYS = {"source", "line", "target", "kind"}

@@ -197,7 +197,12 @@ def test_report_json_counts(vault, tmp_path):
     data = json.loads(proc.stdout)
     assert data["path"] == str(out) and data["written"] is True and data["bytes"] == out.stat().st_size
     sections = data["sections"]
-    assert set(sections) == {"health", "trend", "tiers", "folders", "most_linked", "least_linked", "compliance"}
+    assert set(sections) == {
+        "health", "trend", "tiers", "memory", "folders", "most_linked", "least_linked", "compliance",
+    }  # fmt: skip
+    assert set(sections["memory"]) == {
+        "probable_duplicates", "identity_conflicts", "superseded_live", "unprocessed_daily", "flagged", "share",
+    }  # fmt: skip
     assert sections["trend"] == {"points": len(scores)}
     assert sections["tiers"] == {"points": len(DECAY)}
     assert sections["health"]["score"] == scores[-1]

@@ -23,7 +23,7 @@ SCORE_FORMULA = (
     "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
     " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage of cards)"
     " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links"
-    " - decay.health_weight (default 0)*stale share,"
+    " - decay.health_weight (default 0)*stale share - identity.health_weight (default 0)*memory share,"
     " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
 )
 
@@ -36,6 +36,12 @@ The score:
   scored).  The stale share (cards last accessed more than decay.stale_days,
   90, days ago, of the cards with a date) and the tiers the dates give are
   shown and kept in the history; scored only with decay.health_weight.
+  The memory section is always shown: probable duplicates (cards sharing an
+  identity value, or name variants: Bob and Robert Smith), identity
+  conflicts (one email on two live cards), cards superseded but still live
+  (superseded_by names another card, status is not superseded) and daily
+  notes not processed (daily.py mark); the memory share (the cards they
+  name, of all cards) is scored only with identity.health_weight.
 
 Links follow Obsidian's rules: case-insensitive after Unicode NFC, ".md"
 optional, no preference for letter case; of several candidates the exact
@@ -53,7 +59,8 @@ touched; deleting .graph/cache loses nothing but time.
 
 JSON keys (--json):
   vault, score, penalties{{orphans, broken_links, link_sparsity, description,
-  invalid_frontmatter, broken_anchors, stale (only with decay.health_weight)}},
+  invalid_frontmatter, broken_anchors, stale (only with decay.health_weight),
+  memory (only with identity.health_weight)}},
   notes, attachments, hubs[], links,
   resolved_links, avg_links, broken_links[{{source, line, target, kind}}],
   orphans[], dead_ends[], ambiguous_links[{{source, line, target, kind,
@@ -61,7 +68,12 @@ JSON keys (--json):
   resolved}}], description_coverage (0..1), invalid_frontmatter[{{path, line,
   column, error}}], unreadable[{{path, error}}], warnings[], stale_share
   (0..1), tiers{{core, active, warm, cold, archive}}, recall{{today, dated,
-  undated, not_dates, stale, stale_days, never_touched_share}}, previous (the
+  undated, not_dates, stale, stale_days, never_touched_share}},
+  memory{{probable_duplicates[{{cards[], by (identity|name), key, confidence}}],
+  identity_conflicts[{{key, cards[], grouped}}], superseded_live[{{path, by,
+  status}}], unprocessed_daily[{{path, date, state (new|changed)}}],
+  counts{{cards, daily_notes, probable_duplicates, identity_conflicts,
+  superseded_live, unprocessed_daily, flagged}}, share (0..1)}}, previous (the
   last history entry or null).  Paths are vault-relative with "/"; lines are 1-based.
 
 Errors go to stderr with nothing on stdout, also with --json.
@@ -120,9 +132,11 @@ reads at phone and desktop widths and follows the system's dark mode.
 Sections: the health score now and over time (one point per line of
 VAULT/.graph/health-history.jsonl, which each "graph.py health" run adds;
 the report itself adds none), tiers over time (from
-VAULT/.graph/decay-history.jsonl once decay has run), broken links and
-orphans by folder, the most and the least linked notes, and schema
-compliance by type (as enforce.py scores it).
+VAULT/.graph/decay-history.jsonl once decay has run), the memory
+(probable duplicates, identity conflicts, cards superseded but still live,
+daily notes not processed: the memory section of graph.py health), broken
+links and orphans by folder, the most and the least linked notes, and
+schema compliance by type (as enforce.py scores it).
 
 Writes: VAULT/.graph/report.html (a derived file, replaced each run) and
 the parsed-note cache; with -o FILE, that file instead of the derived one
@@ -133,8 +147,10 @@ JSON keys (--json):
   path (the file written, or that would be written with --dry-run),
   written (false with --dry-run), bytes, sections{health{score, notes,
   links, broken_links, orphans}, trend{points}, tiers{points} (0 when decay
-  has not run), folders{folders, with_findings}, most_linked, least_linked
-  (notes listed), compliance{score, cards, findings, types}}
+  has not run), memory{probable_duplicates, identity_conflicts,
+  superseded_live, unprocessed_daily, flagged, share}, folders{folders,
+  with_findings}, most_linked, least_linked (notes listed),
+  compliance{score, cards, findings, types}}
 
 Errors go to stderr with nothing on stdout, also with --json.
 

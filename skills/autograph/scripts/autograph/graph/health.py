@@ -16,7 +16,12 @@ each between 0 and 1, so no single finding can push it below 0 on its own:
 * ``decay.health_weight`` (default 0: shown, not scored) x stale share:
   cards last accessed more than ``decay.stale_days`` (90) days ago, of the
   cards with a date (:mod:`decay`).  Scored only when the schema gives a
-  weight; the report always holds the stale share and the tiers.
+  weight; the report always holds the stale share and the tiers;
+* ``identity.health_weight`` (default 0: shown, not scored) x memory share:
+  cards named by a memory finding (a probable duplicate, an identity
+  conflict, a card superseded but live, a daily note not processed), of all
+  cards (:mod:`quality`).  Scored only when the schema gives a weight; the
+  report always holds the ``memory`` section.
 
 The result is clamped to 0..100 and rounded to one decimal.  An empty vault
 scores 100.
@@ -64,7 +69,7 @@ SCORE_FORMULA = (
     "score = 100 - 30*orphans/non-hub cards - 30*broken links/links"
     " - 15*max(0, 1 - avg links per note/3) - 10*(1 - description coverage of cards)"
     " - 10*(invalid frontmatter + unreadable notes)/notes - 5*broken anchors/links"
-    " - decay.health_weight (default 0)*stale share,"
+    " - decay.health_weight (default 0)*stale share - identity.health_weight (default 0)*memory share,"
     " clamped to 0..100 and rounded to 0.1; an empty vault scores 100"
 )
 PENALTIES = ("orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors")
@@ -83,6 +88,8 @@ class Counts:
     broken_anchors: int
     stale_share: float = 0.0  # of dated cards, last access over decay.stale_days ago
     stale_weight: float = 0.0  # decay.health_weight: 0 shows the stale share without scoring it
+    memory_share: float = 0.0  # of cards, named by a memory finding (quality.section)
+    memory_weight: float = 0.0  # identity.health_weight: 0 shows the memory section without scoring it
 
 
 def score(c: Counts) -> tuple[float, dict[str, float]]:
@@ -101,6 +108,8 @@ def score(c: Counts) -> tuple[float, dict[str, float]]:
     }
     if c.stale_weight:
         penalties["stale"] = c.stale_weight * c.stale_share
+    if c.memory_weight:
+        penalties["memory"] = c.memory_weight * c.memory_share
     value = max(0.0, min(100.0, 100 - sum(penalties.values())))
     return round(value, 1), {k: round(v, 2) for k, v in penalties.items()}
 
@@ -169,8 +178,13 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         broken_anchors=len(anchors),
     )
     recall = _recall(vault, schema, index, today)
+    memory = _memory(vault, schema, index, graph)
     counts = dataclasses.replace(
-        counts, stale_share=recall["stale_share"], stale_weight=float(schema.section("decay").get("health_weight", 0))
+        counts,
+        stale_share=recall["stale_share"],
+        stale_weight=float(schema.section("decay").get("health_weight", 0)),
+        memory_share=memory["share"],
+        memory_weight=float(schema.section("identity").get("health_weight", 0)),
     )
     value, penalties = score(counts)
     return {
@@ -195,7 +209,17 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         "unreadable": unreadable,
         "warnings": list(vault.warnings),
         **recall,
+        "memory": memory,
     }
+
+
+def _memory(vault: Vault, schema: Schema, index: NoteIndex, graph) -> dict:
+    """The report's ``memory`` section: :func:`quality.section` (probable
+    duplicates, identity conflicts, cards superseded but live, daily notes
+    not processed, their counts and the share of cards they name)."""
+    from ..memory import quality
+
+    return quality.section(vault, schema, index, graph)
 
 
 def _recall(vault: Vault, schema: Schema, index: NoteIndex, today) -> dict:
@@ -218,7 +242,8 @@ def _recall(vault: Vault, schema: Schema, index: NoteIndex, today) -> dict:
 def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> dict:
     """:func:`health_report`, reused from ``.graph/cache/health.json`` when
     nothing it depends on changed: the vault's file list, every note's size,
-    modification and change time, the templates folders, the schema and
+    modification and change time, the templates folders, the daily notes'
+    folder and format, the schema and
     autograph's own code (one hash, :func:`_report_key`).  So a run on an
     unchanged vault stats every note and reads none.  Otherwise the report is
     computed (reading only changed notes, through ``index``) and stored.
@@ -252,6 +277,8 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> di
 
 
 def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> str:
+    from ..memory import daily
+
     code = []
     library = Path(__file__).resolve().parent.parent  # every module of autograph, in every layer
     for folder, dirs, files in os.walk(library):
@@ -265,6 +292,7 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
         vault.files,
         index.stamps(),
         vault.template_folders,
+        dataclasses.astuple(daily.settings(vault, schema)),  # where daily notes live (.obsidian/daily-notes.json)
         schema.data,
         str(schema.source),
         code,
@@ -370,6 +398,9 @@ def health_text(report: dict) -> str:
             f"stale {report['stale_share']:.0%} of {recall['dated']} dated cards (> {recall['stale_days']:g} days)"
             " · tiers " + counts(report["tiers"].items())
         )
+    memory = report.get("memory")
+    if memory:
+        lines.append(_memory_line(memory))
     sections = [
         ("Broken links", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_links"]]),
         ("Broken anchors", [f"{r['source']}:{r['line']}  {r['target']}" for r in report["broken_anchors"]]),
@@ -388,8 +419,44 @@ def health_text(report: dict) -> str:
             ],
         ),
     ]
+    if memory:
+        sections += _memory_sections(memory)
     for title, rows in sections:
         block = section(title, rows)
         if block:
             lines += [""] + block
     return "\n".join(lines)
+
+
+def _memory_line(memory: dict) -> str:
+    """The one line of the ``memory`` section's counts (:func:`quality.section`)."""
+    c = memory["counts"]
+    return (
+        f"memory: probable duplicates {c['probable_duplicates']} · identity conflicts {c['identity_conflicts']}"
+        f" · superseded but live {c['superseded_live']}"
+        f" · daily notes not processed {c['unprocessed_daily']} of {c['daily_notes']}"
+        f" · {c['flagged']} of {c['cards']} cards flagged ({memory['share']:.0%})"
+    )
+
+
+def _memory_sections(memory: dict) -> list[tuple[str, list[str]]]:
+    """The ``memory`` section's findings as ``(title, rows)`` for the
+    human report, each row one line."""
+    return [
+        (
+            "Probable duplicates",
+            [
+                f"{' + '.join(r['cards'])}  ({r['by']} {r['key']}, {r['confidence']})"
+                for r in memory["probable_duplicates"]
+            ],
+        ),
+        (
+            "Identity conflicts",
+            [
+                f"{r['key']}  {', '.join(r['cards'])}" + ("" if r["grouped"] else "  (dedup refuses: a person decides)")
+                for r in memory["identity_conflicts"]
+            ],
+        ),
+        ("Superseded but live", [f"{r['path']}  (superseded by {r['by']})" for r in memory["superseded_live"]]),
+        ("Daily notes not processed", [f"{r['path']}  ({r['state']})" for r in memory["unprocessed_daily"]]),
+    ]

@@ -31,6 +31,11 @@ Sections:
   names follow in alphabetical order; a tier missing from a line counts 0.
   Other keys are allowed and ignored; lines that are not such an object are
   skipped.
+* **Memory**: the ``memory`` section of the health report
+  (:func:`quality.section`): probable duplicates, identity conflicts, cards
+  superseded but still live and daily notes not processed, their counts,
+  the share of cards they name and the points it takes off the score
+  (``identity.health_weight``; none when it is not set).
 * **Broken links and orphans by folder** (a broken link counts in the folder
   of the note that holds it; the vault root is shown as ``/``); folders
   with neither are only counted.
@@ -248,6 +253,7 @@ def counts(data: dict) -> dict:
         },
         "trend": {"points": len(data["history"])},
         "tiers": {"points": len(data["decay"])},
+        "memory": _memory_counts(report),
         "folders": {
             "folders": len(folders),
             "with_findings": sum(1 for r in folders if r["broken_links"] or r["orphans"]),
@@ -261,6 +267,14 @@ def counts(data: dict) -> dict:
             "types": len(data["types"]),
         },
     }
+
+
+def _memory_counts(report: dict) -> dict:
+    """The memory section's counts for ``graph.py report --json``."""
+    memory = report.get("memory") or {}
+    found = memory.get("counts", {})
+    keys = ("probable_duplicates", "identity_conflicts", "superseded_live", "unprocessed_daily", "flagged")
+    return {**{key: found.get(key, 0) for key in keys}, "share": memory.get("share", 0.0)}
 
 
 # ---------------------------------------------------------------------------
@@ -540,6 +554,82 @@ def _folders(data: dict) -> str:
     return "".join(out)
 
 
+# the memory section's lists: (key, heading, one row of a finding as HTML)
+_MEMORY_LISTS = (
+    (
+        "probable_duplicates",
+        "Probable duplicates",
+        lambda r: (
+            " + ".join(f'<span class="path">{esc(p)}</span>' for p in r["cards"])
+            + f' <span class="rules">{esc(r["by"])} <code>{esc(r["key"])}</code>, {esc(r["confidence"])}</span>'
+        ),
+    ),
+    (
+        "identity_conflicts",
+        "Identity conflicts",
+        lambda r: (
+            f"<code>{esc(r['key'])}</code> on "
+            + ", ".join(f'<span class="path">{esc(p)}</span>' for p in r["cards"])
+            + ("" if r["grouped"] else ' <span class="rules">dedup refuses to join them: a person decides</span>')
+        ),
+    ),
+    (
+        "superseded_live",
+        "Superseded but still live",
+        lambda r: (
+            f'<span class="path">{esc(r["path"])}</span> '
+            f'<span class="rules">superseded by {esc(r["by"])}; status {esc(str(r["status"]))}</span>'
+        ),
+    ),
+    (
+        "unprocessed_daily",
+        "Daily notes not processed",
+        lambda r: f'<span class="path">{esc(r["path"])}</span> <span class="rules">{esc(r["state"])}</span>',
+    ),
+)
+
+
+def _memory(data: dict) -> str:
+    """The memory section: counts, the score points it takes, each finding."""
+    report = data["health"]
+    memory = report.get("memory")
+    out = ['<section id="memory"><h2>Memory</h2>']
+    if not memory:
+        out.append('<p class="note">No memory section in this report.</p></section>')
+        return "".join(out)
+    c = memory["counts"]
+    points = report.get("penalties", {}).get("memory")
+    scored = (
+        f"takes {_fmt(points)} points off the health score (<code>identity.health_weight</code>)"
+        if points is not None
+        else "not scored (the schema sets no <code>identity.health_weight</code>)"
+    )
+    out.append(
+        f"<p>{c['flagged']} of {plural(c['cards'], 'card')} named by a finding "
+        f"({memory['share']:.0%}): {scored}.</p>{_bar(memory['share'], 'warn')}"
+    )
+    rows = [
+        ("probable duplicates", c["probable_duplicates"]),
+        ("identity conflicts", c["identity_conflicts"]),
+        ("superseded but still live", c["superseded_live"]),
+        (f"daily notes not processed, of {c['daily_notes']}", c["unprocessed_daily"]),
+    ]
+    cells = "".join(
+        f'<tr><td>{esc(label)}</td><td class="num{" warn" if n else ""}">{n}</td></tr>' for label, n in rows
+    )
+    out.append(f"<table><tbody>{cells}</tbody></table>")
+    for key, title, row in _MEMORY_LISTS:
+        items = memory[key]
+        if items:
+            listed = "".join(f"<li>{row(r)}</li>" for r in items[:MAX_ROWS])
+            out.append(
+                f'<details{_open(items)}><summary>{title} ({len(items)})</summary><ul class="plain">{listed}</ul>'
+                f"{_more(len(items), MAX_ROWS, title.lower())}</details>"
+            )
+    out.append("</section>")
+    return "".join(out)
+
+
 def _note_list(rows: list[dict], top: int) -> str:
     if not rows:
         return '<p class="note">None.</p>'
@@ -634,6 +724,7 @@ def render(data: dict) -> str:
         f"{esc(data['vault'])}</span></p></header>",
         f'<div class="tiles">{tiles}</div>',
         f'<div class="grid two">{_trend(data)}{_tiers(data)}</div>',
+        _memory(data),
         _folders(data),
         _linked(data),
         _compliance(data),

@@ -31,6 +31,7 @@ no key.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -104,18 +105,25 @@ def nicknames_of(schema) -> dict[str, tuple[str, ...]]:
     return table
 
 
+_LETTERS = re.compile(r"[^\W\d_]+")
+_DOUBLED = re.compile(r"(.)\1+")
+
+
+@functools.lru_cache(maxsize=8192)  # a vault's names share most of their words
 def _loose(word: str) -> str:
     """A word spelled as transliterations of one name differ least:
     ``mariya`` and ``maria`` are ``maria``, ``dmitriy`` and ``dmitri``
     ``dmitri``, ``aleksey`` and ``alexei`` ``aleksei``."""
     word = word.replace("x", "ks").replace("iya", "ia").replace("yu", "iu").replace("ya", "ia").replace("j", "i")
     word = word.replace("y", "i").replace("kh", "h").replace("ph", "f")
-    return re.sub(r"(.)\1+", r"\1", word)
+    return _DOUBLED.sub(r"\1", word)
 
 
 def _latin(folded: str) -> str:
     """A folded name in Latin letters: Greek digraphs first (``ου`` is
     ``ou``, ``μπ`` ``b``, ``ντ`` ``d``), then letter by letter."""
+    if folded.isascii():
+        return folded
     for greek, latin in (("ου", "ou"), ("μπ", "b"), ("ντ", "d"), ("γκ", "g")):
         folded = folded.replace(greek, latin)
     return folded.translate(_TRANSLIT)
@@ -124,19 +132,20 @@ def _latin(folded: str) -> str:
 def _word(text: str) -> str:
     """One word (or words) of a name as a key holds it."""
     folded = _latin(fold(text))
-    return " ".join(_loose(w) for w in re.findall(r"[^\W\d_]+", folded))
+    return " ".join(_loose(w) for w in _LETTERS.findall(folded))
 
 
 def _words(name: str) -> list[list[str]]:
     """The spellings of a name as lists of key words: folded and
     transliterated, and (when it has an umlaut) with the umlauts written out."""
-    lowered = unicodedata.normalize("NFC", name).casefold()
     forms = [name]
-    if lowered != lowered.translate(_UMLAUTS):
-        forms.append(lowered.translate(_UMLAUTS))
+    if not name.isascii():  # an ASCII name has no umlaut
+        lowered = unicodedata.normalize("NFC", name).casefold()
+        if lowered != lowered.translate(_UMLAUTS):
+            forms.append(lowered.translate(_UMLAUTS))
     found = []
     for form in forms:
-        words = [_loose(w) for w in re.findall(r"[^\W\d_]+", _latin(fold(form)))]
+        words = [_loose(w) for w in _LETTERS.findall(_latin(fold(form)))]
         if words and words not in found:
             found.append(words)
     return found
@@ -151,7 +160,7 @@ def keys(name: str, nicknames: dict[str, tuple[str, ...]] | None = None) -> set[
     :func:`nicknames_of`'s table (default: the built-in one)."""
     table = nicknames if nicknames is not None else nicknames_of(None)
     found: set[tuple[str, str]] = set()
-    if not name or not name.strip() or any(ch.isdigit() for ch in name):
+    if not name or not name.strip() or any(map(str.isdigit, name)):
         return found  # "Meeting 2026-11-20", "o0": no one's name
     written_initial = _INITIAL.match(name) is not None
     for words in _words(name):
@@ -180,19 +189,36 @@ def same_person(a: set[tuple[str, str]], b: set[tuple[str, str]]) -> tuple[str, 
     of the module docstring (``full`` with ``full``; ``initial`` with a
     longer name's initial form; ``given`` with a longer name's first word or
     another one-word name); None when they share none."""
-    pairs = (
-        ("full", "full", "full"),
-        ("initial", "initial-of", "initial"),
-        ("initial-of", "initial", "initial"),
-        ("initial", "initial", "initial"),
-        ("given", "first-of", "given"),
-        ("first-of", "given", "given"),
-        ("given", "given", "given"),
-    )
-    for mine, theirs, kind in pairs:
-        shared = {k for t, k in a if t == mine} & {k for t, k in b if t == theirs}
+    return _same(_by_kind(a), _by_kind(b))
+
+
+# (a key kind of one name, the kind of the other's it meets, the kind shared), strongest first
+_MEETS = (
+    ("full", "full", "full"),
+    ("initial", "initial-of", "initial"),
+    ("initial-of", "initial", "initial"),
+    ("initial", "initial", "initial"),
+    ("given", "first-of", "given"),
+    ("first-of", "given", "given"),
+    ("given", "given", "given"),
+)
+_NONE: frozenset = frozenset()
+
+
+def _by_kind(found: set[tuple[str, str]]) -> dict[str, set[str]]:
+    """Name keys ``{(kind, key)}`` as ``{kind: {key}}``."""
+    table: dict[str, set[str]] = {}
+    for kind, key in found:
+        table.setdefault(kind, set()).add(key)
+    return table
+
+
+def _same(a: dict[str, set[str]], b: dict[str, set[str]]) -> tuple[str, str] | None:
+    """:func:`same_person` of two names' keys by kind (:func:`_by_kind`)."""
+    for mine, theirs, kind in _MEETS:
+        shared = a.get(mine, _NONE) & b.get(theirs, _NONE)
         if shared:
-            return kind, sorted(shared)[0]
+            return kind, min(shared)
     return None
 
 
@@ -233,8 +259,8 @@ def suggest(
     be suggested.  ``paths``: the cards to look at (default: every card);
     ``grouped``: cards already in an identity group (dedup merges those
     first; the merged card is suggested on the next run).  ``index``: a
-    :class:`index.NoteIndex` whose summaries give the properties
-    (``graph.py health``), so only the cards of a pair are read.  Sorted by
+    :class:`index.NoteIndex` whose summaries give the properties and the
+    links (``graph.py health``), so no note is read again.  Sorted by
     confidence, then paths."""
     from .dedup import conflicts_between, identity_settings
     from .retirement import retired
@@ -249,17 +275,15 @@ def suggest(
     for path in todo:
         if path in grouped:
             continue
-        note = None
         if index is not None:
-            summary = index.summary(path)
-            if summary.unreadable is not None or summary.frontmatter == "invalid":
+            note = index.summary(path)
+            if note.unreadable is not None or note.frontmatter == "invalid":
                 continue  # as Note.unwritable: not read, or frontmatter that does not parse
-            props = summary.properties
         else:
             note = vault.note(path, keep=False)
             if note.unwritable is not None:
                 continue
-            props = note.properties
+        props = note.properties
         if retired(vault, live, path, props):
             continue
         names = [path.rsplit("/", 1)[-1][:-3]]
@@ -267,10 +291,10 @@ def suggest(
         if isinstance(props.get("title"), str):
             names.append(props["title"])
         found: set[tuple[str, str]] = set()
-        for name in names:
+        for name in dict.fromkeys(names):  # a title that is the file name is one name
             found |= keys(name, table)
         if found:
-            info[path] = {"keys": found, "props": props, "links": None, "note": note}
+            info[path] = {"keys": found, "by_kind": _by_kind(found), "props": props, "links": None, "note": note}
     buckets: dict[str, set[str]] = {}
     for path, item in info.items():
         for _kind, key in item["keys"]:
@@ -282,13 +306,11 @@ def suggest(
             pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
     found_pairs = []
     for a, b in sorted(pairs):
-        left, right = _details(vault, schema, settings, info, a), _details(vault, schema, settings, info, b)
-        if left["type"] != right["type"]:
+        left, right = info[a], info[b]
+        shared = _same(left["by_kind"], right["by_kind"])
+        if shared is None or _type_of(schema, a, left) != _type_of(schema, b, right):
             continue
-        shared = same_person(left["keys"], right["keys"])
-        if shared is None:
-            continue
-        one, two = left["identity"], right["identity"]
+        one, two = _identity(vault, schema, settings, a, left), _identity(vault, schema, settings, b, right)
         if one is not None and two is not None:
             if conflicts_between(one, two):
                 continue  # two subjects: never suggested as one
@@ -302,19 +324,29 @@ def suggest(
     return sorted(found_pairs, key=lambda s: (-_LEVELS.index(s.confidence), s.cards))
 
 
-def _details(vault, schema, settings, info: dict[str, dict], path: str) -> dict:
-    """``info[path]`` with what only a card of a pair needs, found once: its
-    ``type``, its ``identity`` (:func:`dedup.read_card`) and its ``note``
-    (read now when the index gave the properties)."""
-    item = info[path]
+def _type_of(schema, path: str, item: dict) -> str | None:
+    """The type of the card of ``item`` (``info[path]``), found once."""
     if "type" not in item:
+        item["type"] = _type(schema, path, item["props"])
+    return item["type"]
+
+
+def _identity(vault, schema, settings, path: str, item: dict):
+    """The identity of the card of ``item`` (:func:`dedup.read_card`), found once."""
+    if "identity" not in item:
         from .dedup import read_card
 
-        if item["note"] is None:
-            item["note"] = vault.note(path, keep=False)
-        item["type"] = _type(schema, path, item["props"])
-        item["identity"] = read_card(item["note"], schema, settings)
-    return item
+        item["identity"] = read_card(_Card(path, item["props"]), schema, settings)
+    return item["identity"]
+
+
+class _Card:
+    """What :func:`dedup.read_card` reads of a note: its path and
+    properties (a note or the index's summary of it).  No bytes: the
+    identity's hash is never read here."""
+
+    def __init__(self, path: str, properties: dict):
+        self.path, self.properties, self.data = path, properties, b""
 
 
 def _list(value) -> list:
@@ -356,11 +388,14 @@ def _value(props: dict, name: str) -> str | None:
 
 
 def _links(vault, item: dict, path: str) -> set[str]:
+    """The notes the card links to, as the note index reads its links
+    (frontmatter values, then the body: :func:`index.note_links`)."""
     if item["links"] is None:
-        from ..read.links import scan
+        from ..read.index import Summary, note_links
 
+        note = item["note"]
         targets = set()
-        for link in scan(item["note"].text or ""):
+        for link in note.links if isinstance(note, Summary) else note_links(note):
             hit = vault.resolver.resolve(link.target, path).path if link.target else None
             if hit is not None:
                 targets.add(hit)

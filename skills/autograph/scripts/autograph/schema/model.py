@@ -606,13 +606,14 @@ _check_identity_basics = _check_fields_object(
     ("max_shared", int, "a whole number"),
     ("default_country", str, 'a calling code like "+49" or a country code like "DE"'),
     ("nicknames", dict, '{"Pepe": ["José"]}: a given-name form and the full names it stands for'),
+    ("health_weight", (int, float), "a number of score points from 0 to 100 (default 0: not scored)"),
 )
 
 
 def _check_identity(value, path: str, problems: list[str]) -> None:
     """``identity``: ``match_fields`` as a list of names or ``{field: kind}``
     (kinds of :data:`identity.KINDS`), ``default_country`` a calling code or
-    a known ISO country code."""
+    a known ISO country code, ``health_weight`` score points from 0 to 100."""
     from ..read import identity
 
     fields = value.get("match_fields") if isinstance(value, dict) else None
@@ -626,6 +627,12 @@ def _check_identity(value, path: str, problems: list[str]) -> None:
                     f"{path}.match_fields.{name}: expected one of the kinds {', '.join(identity.KINDS)}, not {kind!r}"
                 )
     _check_identity_basics(value, path, problems)
+    weight = value.get("health_weight") if isinstance(value, dict) else None
+    if isinstance(weight, (int, float)) and not (_is_number(weight) and 0 <= weight <= 100):
+        problems.append(
+            f"{path}.health_weight: expected a number of score points from 0 to 100 (default 0: the memory "
+            "section of graph.py health is shown, not scored)"
+        )
     nicknames = value.get("nicknames") if isinstance(value, dict) else None
     for form, full in (nicknames or {}).items() if isinstance(nicknames, dict) else ():
         if not form.startswith("_") and not (

@@ -1,0 +1,222 @@
+"""Memory quality: how right the memory is, as ``graph.py health`` shows it.
+
+:func:`section` returns the ``memory`` section of the health report, four
+findings and their counts, each found by the rule its own command uses:
+
+* ``probable_duplicates``: cards that are probably one subject, one entry
+  per subject: ``{"cards", "by", "key", "confidence"}``.  ``by`` is
+  ``identity`` for a group of :func:`dedup.find_groups` (cards sharing an
+  email, phone or handle; ``key`` its first evidence, ``email:a@b.c``;
+  ``confidence`` ``high`` for a strong group, joined by email or phone,
+  else ``medium``; ``cards`` canonical first) or ``name`` for name variants
+  (:func:`variants.suggest`, joined by :func:`variants.join`; ``key`` the
+  name key, ``full:robert smith``; its ``confidence``).  A card already in
+  an identity group is not suggested by name again (dedup merges it first).
+* ``identity_conflicts``: one identity value held by two or more live
+  cards, ``{"key", "cards", "grouped"}``: ``key`` ``kind:value``, ``cards``
+  in path order, ``grouped`` true when the cards are in one identity group
+  (``dedup.py`` can merge them), false when dedup refuses to join them (a
+  one-value identity field differs: a person decides).  Under
+  ``identity.same_type_only`` / ``same_domain_only`` only cards of one type
+  / one domain count together, as dedup groups them; a value more cards hold
+  than ``identity.max_shared`` (a switchboard) is no identity.
+* ``superseded_live``: a card whose ``superseded_by`` names another card
+  (:func:`retirement.successor`) and whose ``status`` is not ``superseded``
+  (``supersede.py``'s *still current*): ``{"path", "by", "status"}``, ``by``
+  the card that supersedes it.
+* ``unprocessed_daily``: a daily note (:func:`daily.daily_notes`) that
+  ``daily.py mark`` has not marked processed, or that was edited by hand
+  since (:func:`daily.state` ``new`` or ``changed``): ``{"path", "date",
+  "state"}``.  A daily note that cannot be read is listed by health under
+  ``unreadable`` or ``invalid_frontmatter`` instead.
+
+``counts``: ``cards`` (every card, :meth:`Vault.cards`), ``daily_notes``,
+the length of each list above, and ``flagged``: the cards named by at least
+one finding (a card in a probable duplicate, an identity conflict,
+superseded but live, or an unprocessed daily note), each counted once.
+``share`` is ``flagged / cards`` (0 for a vault without cards), rounded to
+four places: the memory share that ``identity.health_weight`` scores.
+
+Live cards are cards that are not hubs, not retired (:func:`retirement.retired`)
+and whose note reads and whose frontmatter parses.  The note index gives
+every card's properties, so only the cards that can matter are read: those
+holding an identity value another card holds, the cards of a name pair, the
+daily notes.
+"""
+
+from __future__ import annotations
+
+from ..read import identity as ident
+from . import daily, dedup, variants
+from .retirement import no_successor, retired, successor
+
+__all__ = ["KEYS", "section"]
+
+KEYS = ("probable_duplicates", "identity_conflicts", "superseded_live", "unprocessed_daily")
+
+
+class _Only:
+    """``vault`` whose :meth:`cards` are only those of ``cards`` (the
+    vault's, in its order) in ``paths``, so a whole-vault finder reads only
+    the cards that can matter; everything else is the vault's own."""
+
+    def __init__(self, vault, cards: list[str], paths: set[str]):
+        self._vault, self._cards = vault, [path for path in cards if path in paths]
+
+    def cards(self, schema=None) -> list[str]:
+        return list(self._cards)
+
+    def __getattr__(self, name: str):
+        return getattr(self._vault, name)
+
+
+def section(vault, schema, index=None, graph=None) -> dict:
+    """The memory section of ``vault`` (module docstring).  ``index``: a
+    :class:`index.NoteIndex` (one is made when None); ``graph``: the vault's
+    :class:`linkgraph.LinkGraph` (ranks the cards of an identity group),
+    built when a group is found and none is given."""
+    if index is None:
+        from ..read.index import NoteIndex
+
+        index = NoteIndex(vault, use_cache=False)
+    cards = vault.cards(schema)
+    card_set = set(cards)
+    index.prefetch(cards)
+    props: dict[str, dict] = {}  # readable cards: their properties
+    for path in cards:
+        summary = index.summary(path)
+        if summary.unreadable is None and summary.frontmatter != "invalid":
+            props[path] = summary.properties
+    live = [
+        path
+        for path, found in props.items()
+        if not schema.is_hub(index.summary(path).stem, found) and not retired(vault, card_set, path, found)
+    ]
+
+    report = _identity_groups(vault, schema, cards, props, live, index, graph)
+    grouped = {path for group in report.groups for path in group.members}
+    duplicates = [
+        {
+            "cards": list(group.members),
+            "by": "identity",
+            "key": group.evidence[0]["key"] if group.evidence else "",
+            "confidence": "high" if group.strong else "medium",
+        }
+        for group in report.groups
+    ]
+    names = variants.join(variants.suggest(vault, schema, grouped=grouped, index=index))
+    duplicates += [
+        {"cards": item.cards, "by": "name", "key": item.name_key, "confidence": item.confidence}
+        for item in sorted(names, key=lambda item: item.cards)
+    ]
+    conflicts = _conflicts(schema, report)
+    superseded = _superseded_live(vault, props, card_set)
+    notes, unprocessed = _unprocessed_daily(vault, schema, cards, props)
+
+    flagged = {path for item in duplicates + conflicts for path in item["cards"]}
+    flagged.update(item["path"] for item in superseded + unprocessed)
+    counts = {
+        "cards": len(cards),
+        "daily_notes": notes,
+        "probable_duplicates": len(duplicates),
+        "identity_conflicts": len(conflicts),
+        "superseded_live": len(superseded),
+        "unprocessed_daily": len(unprocessed),
+        "flagged": len(flagged),
+    }
+    return {
+        "probable_duplicates": duplicates,
+        "identity_conflicts": conflicts,
+        "superseded_live": superseded,
+        "unprocessed_daily": unprocessed,
+        "counts": counts,
+        "share": round(len(flagged) / len(cards), 4) if cards else 0.0,
+    }
+
+
+def _identity_groups(vault, schema, cards, props: dict[str, dict], live: list[str], index, graph) -> dedup.Report:
+    """:func:`dedup.find_groups`, reading only the live cards that hold an
+    identity value another live card holds (the index says which): the
+    others can be in no group, no refusal and no shared key."""
+    settings = dedup.identity_settings(schema)
+    holders: dict[str, set[str]] = {}
+    for path in live:
+        held = {key.lower() for key in props[path] if isinstance(key, str)}
+        for name in held.intersection(settings.kinds):
+            kind = settings.kinds[name]
+            for value in ident.values_of(props[path], name):
+                key = ident.normalise(value, kind, settings.country, settings.ignore)
+                if key is not None:
+                    holders.setdefault(f"{kind}:{key}", set()).add(path)
+    wanted = {path for paths in holders.values() if len(paths) > 1 for path in paths}
+    if not wanted:
+        return dedup.Report()
+    return dedup.find_groups(_Only(vault, cards, wanted), schema, graph=graph, index=index)
+
+
+def _conflicts(schema, report: dedup.Report) -> list[dict]:
+    """Each identity value that two or more live cards hold (module
+    docstring), from the cards :func:`dedup.find_groups` read."""
+    settings = dedup.identity_settings(schema)
+    ignored = {item["key"] for item in report.shared}
+    group_of = {path: group.canonical for group in report.groups for path in group.members}
+    holders: dict[tuple, list[str]] = {}
+    for path, card in sorted(report.by_path.items()):
+        gate = (
+            card.type if settings.same_type_only else None,
+            card.domain if settings.same_domain_only else None,
+        )
+        keys = {f"{card.kinds[name]}:{value}" for name, values in card.values.items() for value in values}
+        for key in sorted(keys - ignored):
+            holders.setdefault((key, gate), []).append(path)
+    found = []
+    for (key, _gate), paths in sorted(holders.items(), key=lambda item: (item[0][0], item[1])):
+        if len(paths) > 1:
+            grouped = group_of.get(paths[0]) is not None and len({group_of.get(p) for p in paths}) == 1
+            found.append({"key": key, "cards": paths, "grouped": grouped})
+    return found
+
+
+def _superseded_live(vault, props: dict[str, dict], card_set: set[str]) -> list[dict]:
+    """Cards whose ``superseded_by`` names another card and whose
+    ``status`` is not ``superseded`` (``supersede.py``'s still current)."""
+    found = []
+    for path, found_props in props.items():
+        key = dedup.find_key(found_props, "superseded_by")
+        value = found_props.get(key) if key is not None else None
+        if no_successor(value):
+            continue
+        by = successor(vault, card_set, path, value)
+        status = found_props.get("status")
+        if by is not None and not (isinstance(status, str) and status.strip().lower() == "superseded"):
+            found.append({"path": path, "by": by, "status": status})
+    return found
+
+
+def _unprocessed_daily(vault, schema, cards: list[str], props: dict[str, dict]) -> tuple[int, list[dict]]:
+    """``(daily notes, [{path, date, state}])``: the daily notes
+    (:func:`daily.daily_notes`) and those not processed.  Only cards that a
+    daily rule can take (by their path, or a daily ``type`` in the index's
+    properties) are looked at."""
+    config = daily.settings(vault, schema)
+    kinds = {"daily"} | {alias.lower() for alias, kind in schema.type_aliases.items() if kind == "daily"}
+    prefix = config.folder + "/" if config.folder else ""
+    pattern = daily.moment_pattern(config.format)
+    wanted = set()
+    for path in cards:
+        kind = props.get(path, {}).get("type")
+        if (
+            (isinstance(kind, str) and kind.strip().lower() in kinds)
+            or (schema.infer_type(path) or "").lower() in kinds
+            or (path.startswith(prefix) and pattern.fullmatch(path[len(prefix) : -3]))
+        ):
+            wanted.add(path)
+    if not wanted:
+        return 0, []
+    notes, _skipped = daily.daily_notes(_Only(vault, cards, wanted), schema, config)
+    found = []
+    for note in notes:
+        state = daily.state(vault.note(note.path, keep=False))
+        if state in ("new", "changed"):
+            found.append({"path": note.path, "date": note.date, "state": state})
+    return len(notes), found
