@@ -49,6 +49,14 @@ alone are merged only from a reviewed manifest: --manifest FILE writes every gro
 FILE --apply merges the groups left in it; a group whose members changed
 since the manifest was written is skipped as a conflict.
 
+Name variants: cards whose names are one name in other spellings (a
+nickname from a built-in table and identity.nicknames, initials,
+Cyrillic and Greek transliterated, umlauts written out) and that hold no
+conflicting identity are listed under suggestions[{cards, name_key,
+evidence[{kind: field|link, ...}], confidence}], never merged by
+--apply; --manifest writes them as groups with "suggested": true,
+name_key, confidence, to review and merge with --apply-manifest.
+
 Manifest (JSON): {format: "autograph-dedup-manifest", version: 1, vault,
 groups[{canonical, members[{path, sha256}], evidence[{key, field, fields,
 kind, value, paths}], strong, ranking[{path, backlinks, properties,
@@ -57,7 +65,7 @@ value under any field of its kind (handle and telegram) is one identity.
 sha256 is of each member file's bytes; null means "as it is".
 
 JSON keys (--json): vault, schema (path or null), cards (cards examined),
-groups[...] (as in the manifest), refused[{paths, key, reason, field,
+groups[...] (as in the manifest), suggestions[...] (above), refused[{paths, key, reason, field,
 values}] (joins not made: the two cards differ under field), shared[{key,
 cards}] (keys ignored, held by too many cards), skipped[{path, reason}]
 (notes not examined: unreadable, frontmatter that does not parse),
