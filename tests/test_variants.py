@@ -234,3 +234,36 @@ def test_suggestions_are_deterministic_and_unordered_pairs(tmp_path):
     again = variants.suggest(Vault.open(root), load_schema(root))
     assert [s.as_dict() for s in first] == [s.as_dict() for s in again]
     assert all(s.cards == sorted(s.cards) for s in first)
+
+
+def test_a_manifest_never_joins_cards_whose_identities_conflict(tmp_path):
+    """Sasha names both an Alexander and an Alexandra with two handles: two
+    suggestions, never one group holding both."""
+    root = vault(
+        tmp_path,
+        {
+            "people/Sasha Ivanov.md": {"company": "[[Acme]]"},
+            "people/Alexander Ivanov.md": {"telegram": "@alex", "company": "[[Acme]]"},
+            "people/Alexandra Ivanov.md": {"telegram": "@alexa", "company": "[[Acme]]"},
+        },
+    )
+    manifest = tmp_path / "m.json"
+    proc = subprocess.run(
+        [sys.executable, str(DEDUP), "--vault", str(root), "--manifest", str(manifest)], capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stderr  # suggestions are never merged: nothing "left", exit 0
+    groups = json.loads(manifest.read_text(encoding="utf-8"))["groups"]
+    for group in groups:
+        paths = {m["path"] for m in group["members"]}
+        assert not {"people/Alexander Ivanov.md", "people/Alexandra Ivanov.md"} <= paths
+
+
+def test_remember_lists_the_strongest_match_first(tmp_path):
+    root = vault(tmp_path, {"people/Aaron Bob.md": {}, "people/Bob.md": {"email": "b@x.com"}})
+    proc = subprocess.run(
+        [sys.executable, str(CARD), "remember", "person", "Bob", "email=b@x.com", "--vault", str(root), "--json",
+         "--dry-run"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    data = json.loads(proc.stdout)
+    assert data["matches"][0]["path"] == "people/Bob.md"

@@ -136,7 +136,16 @@ def _dedup(args):
     )  # reviewed, never merged
     written_manifest = None
     if args.manifest:
-        data = dedup.manifest(report, vault.root.resolve(), variants.join(suggestions), vault)
+        identities = {}
+
+        def apart(a: str, b: str) -> bool:  # two cards whose identities conflict are never one group
+            for path in (a, b):
+                if path not in identities:
+                    identities[path] = dedup.read_card(vault.note(path), schema, dedup.identity_settings(schema))
+            one, two = identities[a], identities[b]
+            return one is not None and two is not None and bool(dedup.conflicts_between(one, two))
+
+        data = dedup.manifest(report, vault.root.resolve(), variants.join(suggestions, apart), vault)
         data = jsonfile.dumps(data, indent=2) + "\n"
         written_manifest = str(
             derived.write_output(args.manifest, data.encode("utf-8"), overwrite=args.force, vault=vault.root)
@@ -162,7 +171,7 @@ def _dedup(args):
     outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "dedup.py", schema)
     merged_paths = {p for entry in plan.merged for p in [entry["canonical"], *entry["members"]]}
     left = [g for g in report.groups if not set(g.members) <= merged_paths] if not args.apply_manifest else []
-    found = bool(plan.refused or left or suggestions or (not apply and plan.merged))
+    found = bool(plan.refused or left or (not apply and plan.merged))  # suggestions are never merged: not "left"
     if stale:
         outcome["conflicts"] = outcome["conflicts"] + [
             {"path": item["members"][0], "error": item["reason"], "copy": None} for item in stale

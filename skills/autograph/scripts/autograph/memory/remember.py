@@ -176,7 +176,20 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
             old_identity.setdefault(item["path"], set()).update(old)
     for item in found.values():
         item["conflicts"] = _changes_dropped(item, settings)
-    return Lookup(sorted(found.values(), key=lambda item: item["path"]), old_identity, unreadable)
+    return Lookup(sorted(found.values(), key=_strength_order), old_identity, unreadable)
+
+
+_BY_ORDER = {"identity": 0, "title": 1, "alias": 2, "variant": 3}
+_VARIANT_ORDER = {"full": 0, "initial": 1, "given": 2}
+
+
+def _strength_order(item: dict) -> tuple:
+    """Matches by how surely they name the subject: an identity match first,
+    then a title, an alias, a name variant (a full name over an initial
+    over a given name), conflicts last; then by path."""
+    best = min((_BY_ORDER.get(w["by"], 4) for w in item["why"]), default=4)
+    variant = min((_VARIANT_ORDER.get(w.get("name_key", "").split(":")[0], 3) for w in item["why"]), default=3)
+    return (bool(item["conflicts"]), best, variant, item["path"])
 
 
 # How surely a kind of identity value names one subject: an email is one
@@ -258,7 +271,8 @@ def _choose(schema, kind: str | None, found: Lookup) -> tuple[str | None, str, b
         told = ", ".join(f"{m['path']} ({m['why'][0]['name_key']})" for m in open_)
         return (
             None,
-            f"{told} bears another spelling of this name; if it is this subject, give it with --into PATH",
+            f"{told} {'bears' if len(open_) == 1 else 'bear'} another spelling of this name; if one is this "
+            "subject, give it with --into PATH",
             True,
         )
     live = [m for m in live if m not in variant]

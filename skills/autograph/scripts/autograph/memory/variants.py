@@ -244,7 +244,7 @@ class Suggestion:
 
 
 # the confidence of a shared key by its kind, before evidence
-_BASE = {"full": 2, "initial": 1, "given": 0}
+_BASE = {"full": 1, "initial": 0, "given": 0}  # one name alone is never high: evidence makes it so
 _LEVELS = ("low", "medium", "high")
 
 
@@ -432,13 +432,19 @@ def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[d
     return found
 
 
-def join(suggestions: list[Suggestion]) -> list[Suggestion]:
+def join(suggestions: list[Suggestion], apart=None) -> list[Suggestion]:
     """``suggestions`` that share a card made one (``Bob``, ``R. Smith`` and
-    ``Robert Smith``): one group to review, each card in one group."""
+    ``Robert Smith``): one group to review.  ``apart(a, b)``, when given,
+    says two cards may never be one (their identities conflict: two
+    Alexanders a ``Sasha`` card names both); a suggestion that would join
+    such cards stays a group of its own."""
     joined: list = []
     for item in suggestions:
         touching = [j for j in joined if set(j.cards) & set(item.cards)]
         cards = sorted(set(item.cards).union(*(j.cards for j in touching)))
+        if apart is not None and any(apart(a, b) for i, a in enumerate(cards) for b in cards[i + 1 :]):
+            joined.append(item)
+            continue
         keys = " + ".join(dict.fromkeys([*(j.name_key for j in touching), item.name_key]))
         evidence = [e for j in touching for e in j.evidence] + item.evidence
         levels = ("low", "medium", "high")
