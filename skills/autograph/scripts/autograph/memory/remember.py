@@ -101,13 +101,14 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
     """Every card the subject (type ``kind``, ``title``, ``{field:
     value}``) may be: :class:`Lookup` whose ``matches`` are ``[{path, title,
     type, retired, replaced_by, why: [{by, field, value}], conflicts:
-    [{field, ours, theirs}]}]`` in path order.  ``why`` says how it matched
-    (``by`` ``identity``, ``title`` or ``alias``); a retired card carries
+    [{field, ours, theirs}]}]``, the strongest first (:func:`_strength_order`).
+    ``why`` says how it matched (``by`` ``identity``, ``title``, ``alias`` or
+    ``variant``, :func:`variants.matches`); a retired card carries
     ``replaced_by``, the live card at the end of its ``superseded_by``
     chain (listed too, its ``why`` entries those of the retired card with
     ``via``, the retired card's path), or None when the chain leads
-    nowhere.  The two whole-vault lookups are
-    :func:`cards.identity_matches` and :func:`names.name_matches`."""
+    nowhere.  The whole-vault lookups are :func:`cards.identity_matches`,
+    :func:`names.name_matches` and :func:`variants.matches`."""
     from .dedup import identity_settings, read_card
     from .retirement import retired, successor
 
