@@ -407,6 +407,18 @@ def _tile(value: str, label: str, tone: str = "") -> str:
     return f'<div class="tile"><div class="{cls}">{value}</div><div class="label">{label}</div></div>'
 
 
+def _listing(title: str, items: list, row, item_attrs: str = "") -> str:
+    """A folding list of the first :data:`MAX_ROWS` ``items`` (each shown by
+    ``row``, HTML-escaped already) under ``title (count)``; "" for none."""
+    if not items:
+        return ""
+    listed = "".join(f"<li{item_attrs}>{row(item)}</li>" for item in items[:MAX_ROWS])
+    return (
+        f'<details{_open(items)}><summary>{title} ({len(items)})</summary><ul class="plain">{listed}</ul>'
+        f"{_more(len(items), MAX_ROWS, title.lower())}</details>"
+    )
+
+
 def _more(total: int, shown: int, what: str) -> str:
     return f'<p class="note">… {total - shown} more {what}</p>' if total > shown else ""
 
@@ -533,23 +545,14 @@ def _folders(data: dict) -> str:
         out.append(_more(len(found), len(shown), "folders"))
         if clean:
             out.append(f'<p class="note">{clean} other folder{"s have" if clean != 1 else " has"} none.</p>')
-    broken = report["broken_links"]
-    if broken:
-        items = "".join(
-            f'<li><span class="path">{esc(b["source"])}:{b["line"]}</span> → <code>{esc(b["target"])}</code></li>'
-            for b in broken[:MAX_ROWS]
+    out.append(
+        _listing(
+            "Broken links",
+            report["broken_links"],
+            lambda b: f'<span class="path">{esc(b["source"])}:{b["line"]}</span> → <code>{esc(b["target"])}</code>',
         )
-        out.append(
-            f'<details{_open(broken)}><summary>Broken links ({len(broken)})</summary><ul class="plain">{items}</ul>'
-            f"{_more(len(broken), MAX_ROWS, 'broken links')}</details>"
-        )
-    orphans = report["orphans"]
-    if orphans:
-        items = "".join(f'<li class="path">{esc(path)}</li>' for path in orphans[:MAX_ROWS])
-        out.append(
-            f'<details{_open(orphans)}><summary>Orphans ({len(orphans)})</summary><ul class="plain">{items}</ul>'
-            f"{_more(len(orphans), MAX_ROWS, 'orphans')}</details>"
-        )
+    )
+    out.append(_listing("Orphans", report["orphans"], lambda path: esc(path), ' class="path"'))
     out.append("</section>")
     return "".join(out)
 
@@ -619,13 +622,7 @@ def _memory(data: dict) -> str:
     )
     out.append(f"<table><tbody>{cells}</tbody></table>")
     for key, title, row in _MEMORY_LISTS:
-        items = memory[key]
-        if items:
-            listed = "".join(f"<li>{row(r)}</li>" for r in items[:MAX_ROWS])
-            out.append(
-                f'<details{_open(items)}><summary>{title} ({len(items)})</summary><ul class="plain">{listed}</ul>'
-                f"{_more(len(items), MAX_ROWS, title.lower())}</details>"
-            )
+        out.append(_listing(title, memory[key], row))
     out.append("</section>")
     return "".join(out)
 

@@ -321,6 +321,7 @@ def _merged(schema, props: dict, values: dict) -> list[tuple[str, object]]:
     beside the old one), identity values compared as :func:`identity.normalise`
     compares them; a field that holds an equal value is left out."""
     from ..read import frontmatter as fm
+    from ..read import identity as ident
     from .dedup import identity_settings
 
     settings = identity_settings(schema)
@@ -333,8 +334,8 @@ def _merged(schema, props: dict, values: dict) -> list[tuple[str, object]]:
 
             def same(a, b, kind=kind) -> bool:
                 if kind is not None:
-                    na = cards.ident.normalise(a, kind, settings.country, settings.ignore)
-                    if na is not None and na == cards.ident.normalise(b, kind, settings.country, settings.ignore):
+                    na = ident.normalise(a, kind, settings.country, settings.ignore)
+                    if na is not None and na == ident.normalise(b, kind, settings.country, settings.ignore):
                         return True
                 return fm.same_value(a, b)
 
