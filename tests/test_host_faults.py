@@ -419,7 +419,7 @@ def test_settings_with_a_bom_keep_it_byte_for_byte(project, newline):
     settings.write_bytes(original)
     proc = run(INIT, "claude", "--project", project, "--json")
     assert proc.returncode == 0, text(proc)
-    [action] = [a for a in json.loads(proc.stdout)["actions"] if a["what"] == "hook in settings.json"]
+    [action] = [a for a in json.loads(proc.stdout)["actions"] if a["what"] == "hooks in settings.json"]
     assert "byte order mark" in action["note"]
     data = settings.read_bytes()
     assert data.startswith(b"\xef\xbb\xbf{") and data.count(b"\xef\xbb\xbf") == 1

@@ -55,6 +55,30 @@ def content(snap: dict) -> dict:
     return {k: v if v == "dir" else v[:2] for k, v in snap.items()}
 
 
+def is_ours(group: dict) -> bool:
+    """The hook group runs one of autograph's hook scripts (guard.py, session.py)."""
+    return any(
+        mark in h.get("command", "") for h in group.get("hooks", []) for mark in (OURS, "autograph/scripts/session.py")
+    )
+
+
+def without_ours(settings: dict, was: dict) -> dict:
+    """``settings`` without autograph's hook groups (appended last to each
+    event's list), and without the event lists and ``hooks`` object init
+    created for them (those not in ``was``)."""
+    settings = json.loads(json.dumps(settings))
+    hooks = settings.get("hooks", {})
+    for event in list(hooks):
+        kept = [g for g in hooks[event] if not is_ours(g)]
+        assert hooks[event][: len(kept)] == kept  # ours come after the person's
+        hooks[event] = kept
+        if not kept and event not in was.get("hooks", {}):
+            del hooks[event]
+    if "hooks" in settings and not hooks and "hooks" not in was:
+        del settings["hooks"]
+    return settings
+
+
 def our_groups(settings: dict) -> list:
     return [
         g
@@ -82,9 +106,17 @@ def test_claude_install_run_twice_uninstall(project):
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     [group] = our_groups(settings)
     assert group["matcher"] == "Write|Edit|MultiEdit"
-    assert group["hooks"][0]["command"] == (
-        'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/autograph/scripts/guard.py" --defer-to-plugin'
+    assert group["hooks"][0]["command"] == 'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/autograph/scripts/guard.py"'
+    [start] = settings["hooks"]["SessionStart"]
+    assert start["matcher"] == "startup|resume|clear|compact"
+    assert start["hooks"][0]["command"] == (
+        'python3 "$CLAUDE_PROJECT_DIR/.claude/skills/autograph/scripts/session.py" start '
+        '--store "$CLAUDE_PROJECT_DIR/memory"'
     )
+    assert "Stop" not in settings["hooks"]  # the checkpoint is opt-in
+    # Claude Code reads autoMemoryDirectory only from the user's, local and policy settings
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert local == {"autoMemoryDirectory": str(project / "memory")}
     assert (project / ".claude" / "skills" / "autograph" / "SKILL.md").is_file()
     assert (project / ".claude" / "skills" / "autograph" / "scripts" / "guard.py").is_file()
     assert (project / "memory" / "MEMORY.md").read_bytes() == (SCRIPTS.parent / "assets" / "MEMORY.md").read_bytes()
@@ -133,16 +165,13 @@ def test_settings_json_merged_and_restored_byte_for_byte(project, name):
     text = path.read_bytes().decode("utf-8")
     settings = json.loads(text)
     assert len(our_groups(settings)) == 1
+    assert {event for event, groups in settings["hooks"].items() if any(map(is_ours, groups))} == {
+        "PreToolUse",
+        "SessionStart",
+    }
     if original.strip():  # every key and hook that was there is still there, in order
         was = json.loads(original)
-        pre = settings["hooks"]["PreToolUse"]
-        assert pre[: len(pre) - 1] == was.get("hooks", {}).get("PreToolUse", [])
-        settings["hooks"]["PreToolUse"] = pre[:-1]
-        if not was.get("hooks", {}).get("PreToolUse") and "PreToolUse" not in was.get("hooks", {}):
-            del settings["hooks"]["PreToolUse"]
-        if "hooks" not in was and not settings["hooks"]:
-            del settings["hooks"]
-        assert settings == was
+        assert without_ours(settings, was) == was
     if "\r\n" in SETTINGS_VARIANTS[name]:
         assert text.count("\n") == text.count("\r\n")  # CRLF stays CRLF
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
@@ -706,7 +735,7 @@ def test_installed_guard_enforces_the_schema_given_to_init(project, tmp_path, wh
     report = ok("claude", "--project", project, *args)
     assert report["schema"] == where
     command = guard_command_of(project)
-    assert f'--schema "$CLAUDE_PROJECT_DIR/{where}"' in command and command.endswith(" --defer-to-plugin")
+    assert f'--schema "$CLAUDE_PROJECT_DIR/{where}"' in command and wiring.DEFER_FLAG not in command
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     assert run_command(command, hot_write(project, 21), project, elsewhere)["permissionDecision"] == "deny"
@@ -752,6 +781,6 @@ def test_an_install_by_an_earlier_init_is_upgraded_in_place(project):
     record_path.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
     ok("claude", "--project", project)
     [group] = our_groups(json.loads(settings.read_text()))
-    assert group["hooks"][0]["command"].endswith('guard.py" --defer-to-plugin')
+    assert group["hooks"][0]["command"].endswith('guard.py"')
     ok("claude", "--project", project, "--uninstall")
     assert not settings.exists()

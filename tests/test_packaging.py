@@ -345,3 +345,18 @@ def test_a_description_is_read_whole_by_every_yaml_reader(path):
         written = written[1:-1]
     assert yaml.safe_load(text.split("---\n", 2)[1])["description"] == written
     assert frontmatter.parse(text).properties["description"] == written
+
+
+def test_the_agent_skills_reference_reads_the_whole_skill_frontmatter():
+    """skills-ref's read-properties (the Agent Skills reference parser, the
+    one the installers follow) gets every property whole, as PyYAML does."""
+    import yaml
+    from skills_ref import read_properties
+
+    text = (REPO / "skills/autograph/SKILL.md").read_text(encoding="utf-8")
+    expected = yaml.safe_load(text.split("---\n", 2)[1])
+    found = read_properties(REPO / "skills/autograph")
+    assert found.name == expected["name"] == "autograph"
+    assert found.description == expected["description"]
+    assert found.license == expected["license"] and found.compatibility == expected["compatibility"]
+    assert found.description.endswith("and whenever you write to a memory index or store.")

@@ -76,6 +76,16 @@ from ..read import jsonfile
 from ..write import replace
 from ..write.confine import TargetError
 from ..write.replace import Conflict
+from . import caps, claude_memory
+from .settings_text import (
+    BOM_CHAR,
+    HostError,
+    hook_commands,
+    settings_with_hook,
+    settings_with_key,
+    settings_without_hook,
+    settings_without_key,
+)
 
 __all__ = [
     "Action",
@@ -107,10 +117,6 @@ HOOK_TIMEOUT = 10  # seconds; the guard answers in well under one
 SKIP_NAMES = {"__pycache__"}
 
 
-class HostError(ValueError):
-    """A file to edit is not in a shape we can edit safely (exit code 2)."""
-
-
 @dataclass
 class Layout:
     """Where an install goes.  ``config`` is ``settings.json`` (claude) or
@@ -125,6 +131,15 @@ class Layout:
     store: Path | None
     skill_ref: str
     store_ref: str | None
+    # claude only: where autoMemoryDirectory goes (settings.local.json of a
+    # project, the user's settings.json) and its value (None: not written,
+    # as with --host-store, whose folder Claude Code uses anyway)
+    memory_settings: Path | None = None
+    memory_dir: str | None = None
+    # claude only: the settings file that enables the autograph plugin (None:
+    # not enabled); the plugin then provides the skill and the hooks
+    plugin: str | None = None
+    checkpoint: bool = False  # claude only: register session.py stop (the completion checkpoint)
 
 
 @dataclass
@@ -148,9 +163,6 @@ class Action:
 
 def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-BOM_CHAR = "\ufeff"
 
 
 def _read(path: Path) -> bytes | None:
@@ -182,11 +194,27 @@ def layout(
     store_dir: str | os.PathLike | None,
     memory_folder: str = "memory",
     environ=None,
+    *,
+    host_store: bool = False,
+    checkpoint: bool = False,
 ) -> Layout:
     """The :class:`Layout` for ``host`` (``claude``/``codex``) in ``project``
     or, with ``user``, the home folder.  ``store_dir`` overrides the store
-    (default: ``project/<memory_folder>``; none for ``--user``)."""
+    (default: ``project/<memory_folder>``; none for ``--user``);
+    ``host_store`` (claude, a project) makes it the folder Claude Code itself
+    uses for the project (:func:`claude_memory.project_memory_dir`).  For
+    claude, ``autoMemoryDirectory`` is the store (absolute), written to the
+    project's ``.claude/settings.local.json`` or, with ``user``, the user's
+    ``settings.json`` (Claude Code reads it only from the user's, the local
+    and policy settings); and the plugin's state is read
+    (:func:`caps.plugin_enabled`).  Raises HostError for ``host_store`` with
+    ``store_dir``, with ``user`` or for another host."""
     environ = os.environ if environ is None else environ
+    if host_store and (host != "claude" or user or store_dir):
+        raise HostError(
+            "--host-store names the folder Claude Code keeps a project's memory in: use it with claude and "
+            "--project, without --store or --user"
+        )
     home = Path(environ.get("HOME") or Path.home())
     if user:
         if host == "claude":
@@ -207,10 +235,19 @@ def layout(
             skill, config = root / ".claude" / "skills" / "autograph", root / ".claude" / "settings.json"
         else:
             skill, config = root / ".agents" / "skills" / "autograph", root / "AGENTS.md"
-        store_path = Path(store_dir).absolute() if store_dir else root / memory_folder if memory_folder else root
+        if host_store:
+            store_path = claude_memory.project_memory_dir(root, environ)
+        else:
+            store_path = Path(store_dir).absolute() if store_dir else root / memory_folder if memory_folder else root
         skill_ref = os.path.relpath(skill, root).replace(os.sep, "/")
         store_ref = _ref(store_path, root)
-    return Layout(host, "user" if user else "project", root, skill, config, store_path, skill_ref, store_ref)
+    out = Layout(host, "user" if user else "project", root, skill, config, store_path, skill_ref, store_ref)
+    if host == "claude":
+        out.memory_settings = config if user else config.parent / "settings.local.json"
+        out.memory_dir = str(store_path) if store_path is not None and not host_store else None
+        out.plugin = caps.plugin_enabled({**environ, "CLAUDE_PROJECT_DIR": ""}, None if user else str(root))
+        out.checkpoint = checkpoint
+    return out
 
 
 def _ref(path: Path, root: Path) -> str:
@@ -222,274 +259,11 @@ def _ref(path: Path, root: Path) -> str:
 
 
 # ---------------------------------------------------------------------------
-# JSON located in text: spans of values, so an edit touches only its own bytes
-
-_WS = " \t\r\n"
-
-
-class _Node:
-    __slots__ = ("kind", "start", "end", "items", "value")
-
-    def __init__(self, kind: str, start: int):
-        self.kind, self.start, self.end = kind, start, start
-        self.items: list = []  # object: (key, key_start, node); array: node
-        self.value = None
-
-
-def _skip(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _WS:
-        i += 1
-    return i
-
-
-def _parse_value(text: str, i: int) -> _Node:
-    from json.decoder import scanstring
-
-    i = _skip(text, i)
-    if i >= len(text):
-        raise ValueError("unexpected end")
-    ch = text[i]
-    node = _Node("object" if ch == "{" else "array" if ch == "[" else "scalar", i)
-    if ch in "{[":
-        close = "}" if ch == "{" else "]"
-        j = _skip(text, i + 1)
-        if text[j : j + 1] == close:
-            node.end = j + 1
-            return node
-        while True:
-            if ch == "{":
-                j = _skip(text, j)
-                if text[j : j + 1] != '"':
-                    raise ValueError("expected a key")
-                key, after = scanstring(text, j + 1)
-                k = _skip(text, after)
-                if text[k : k + 1] != ":":
-                    raise ValueError("expected ':'")
-                child = _parse_value(text, k + 1)
-                node.items.append((key, j, child))
-            else:
-                child = _parse_value(text, j)
-                node.items.append(child)
-            j = _skip(text, child.end)
-            if text[j : j + 1] == ",":
-                j += 1
-                continue
-            if text[j : j + 1] == close:
-                node.end = j + 1
-                return node
-            raise ValueError(f"expected ',' or '{close}'")
-    decoder = json.JSONDecoder()
-    node.value, node.end = decoder.raw_decode(text, i)
-    return node
-
-
-def _member(node: _Node, key: str):
-    for name, key_start, child in node.items:
-        if name == key:
-            return key_start, child
-    return None
+# The AGENTS.md block
 
 
 def _newline(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
-
-
-def _indent_unit(text: str) -> str:
-    for line in text.replace("\r\n", "\n").split("\n")[1:]:
-        stripped = line.lstrip(" \t")
-        if stripped and len(stripped) < len(line):
-            return line[: len(line) - len(stripped)]
-    return "  "
-
-
-def _render(value, unit: str, level: int, newline: str) -> str:
-    text = json.dumps(value, indent=unit, ensure_ascii=False)
-    return text.replace("\n", newline + unit * level)
-
-
-def _insert_child(text: str, container: _Node, rendered: str, unit: str, level: int, newline: str) -> str:
-    """``text`` with ``rendered`` (a member ``"key": value`` or an array
-    item) added as the last child of ``container``."""
-    if container.items:
-        last = container.items[-1]
-        end = (last[2] if isinstance(last, tuple) else last).end
-        return text[:end] + "," + newline + unit * level + rendered + text[end:]
-    inner = newline + unit * level + rendered + newline + unit * (level - 1)
-    return text[: container.start + 1] + inner + text[container.end - 1 :]
-
-
-def _remove_child(text: str, container: _Node, index: int) -> str:
-    """``text`` without the child at ``index`` of ``container``, and the comma
-    and white space that joined it: the inverse of :func:`_insert_child`."""
-
-    def span(i):
-        item = container.items[i]
-        return (item[1], item[2].end) if isinstance(item, tuple) else (item.start, item.end)
-
-    count = len(container.items)
-    if count == 1:
-        return text[: container.start + 1] + text[container.end - 1 :]
-    start, end = span(index)
-    if index > 0:
-        return text[: span(index - 1)[1]] + text[end:]
-    return text[:start] + text[span(1)[0] :]
-
-
-def _duplicate_key(node: _Node, path: str = "") -> str | None:
-    """The dotted path of the first key an object holds twice, else None."""
-    if node.kind == "object":
-        seen: set[str] = set()
-        for name, _, child in node.items:
-            where = f"{path}.{name}" if path else name
-            if name in seen:
-                return where
-            seen.add(name)
-            found = _duplicate_key(child, where)
-            if found:
-                return found
-    elif node.kind == "array":
-        for index, child in enumerate(node.items):
-            found = _duplicate_key(child, f"{path}[{index}]")
-            if found:
-                return found
-    return None
-
-
-def _guard_handlers(group: _Node) -> list[tuple[int, _Node, str]]:
-    """``(index, command node, command)`` of each handler of a hook group
-    whose command runs an ``autograph/scripts/guard.py``."""
-    if group.kind != "object":
-        return []
-    hooks = _member(group, "hooks")
-    if hooks is None or hooks[1].kind != "array":
-        return []
-    out = []
-    for index, handler in enumerate(hooks[1].items):
-        command = _member(handler, "command") if handler.kind == "object" else None
-        if command and isinstance(command[1].value, str) and GUARD_MARK in command[1].value.replace("\\", "/"):
-            out.append((index, command[1], command[1].value))
-    return out
-
-
-def _locate_settings(text: str, where: Path) -> tuple[_Node, tuple | None, tuple | None]:
-    """(top object, hooks member, PreToolUse member); raises HostError for a
-    file that is not a JSON object, holds a key twice, is nested too deeply
-    to parse, or whose hooks are not the documented shape."""
-    try:
-        json.loads(text)
-        top = _parse_value(text, 0)
-        twice = _duplicate_key(top) if top.kind == "object" else None
-    except RecursionError:
-        raise HostError(
-            f"{where}: nested too deeply to edit safely (hundreds of levels of lists or objects); "
-            f"fix it, then run init again"
-        ) from None
-    except ValueError as exc:
-        raise HostError(f"{where}: not valid JSON ({exc}); fix it, then run init again") from None
-    if top.kind != "object":
-        raise HostError(f"{where}: not a JSON object; fix it, then run init again")
-    if twice is not None:
-        raise HostError(
-            f'{where}: the key "{twice}" is there more than once; Claude Code reads only the last one, so '
-            f"merge them into one, then run init again"
-        )
-    hooks = _member(top, "hooks")
-    if hooks is not None and hooks[1].kind != "object":
-        raise HostError(f'{where}: "hooks" is not an object; fix it, then run init again')
-    pre = _member(hooks[1], "PreToolUse") if hooks else None
-    if pre is not None and pre[1].kind != "array":
-        raise HostError(f'{where}: "hooks.PreToolUse" is not a list; fix it, then run init again')
-    return top, hooks, pre
-
-
-def hook_group(command: str) -> dict:
-    """The ``PreToolUse`` group that runs the guard."""
-    return {"matcher": MATCHER, "hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]}
-
-
-def _as_test(ours) -> callable:
-    if callable(ours):
-        return ours
-    known = {ours} if isinstance(ours, str) else set(ours)
-    return lambda command: command in known
-
-
-def settings_with_hook(text: str | None, command: str, where: Path, ours=()) -> str:
-    """``settings.json`` text with our hook group: unchanged if a handler
-    runs ``command`` already, its command replaced in place when a handler
-    runs an earlier command of ours (``ours``: commands, or a test of a
-    command), else a new group appended to ``hooks.PreToolUse``.  A handler
-    that runs another ``autograph/scripts/guard.py`` is someone else's: it is
-    never rewritten, and since two guards would answer every call, the
-    file is refused (HostError) naming it.  A UTF-8 byte order mark at the
-    start stays there."""
-    if text is not None and text.startswith(BOM_CHAR):
-        return BOM_CHAR + settings_with_hook(text[1:], command, where, ours)
-    if text is None or not text.strip():
-        return json.dumps({"hooks": {"PreToolUse": [hook_group(command)]}}, indent=2) + "\n"
-    earlier = _as_test(ours)
-    newline, unit = _newline(text), _indent_unit(text)
-    top, hooks, pre = _locate_settings(text, where)
-    if pre is not None:
-        exact = earlier_node = None
-        for number, group in enumerate(pre[1].items):
-            for _, node, value in _guard_handlers(group):
-                if value == command:
-                    exact = node
-                elif earlier(value):
-                    earlier_node = earlier_node or node
-                else:
-                    raise HostError(
-                        f"{where}: hooks.PreToolUse[{number}] runs {value!r}, a guard init did not write "
-                        f"(no install record names it); remove that hook (init registers its own guard), "
-                        f"then run init again"
-                    )
-        if exact is not None:
-            return text
-        if earlier_node is not None:
-            return text[: earlier_node.start] + json.dumps(command, ensure_ascii=False) + text[earlier_node.end :]
-        return _insert_child(text, pre[1], _render(hook_group(command), unit, 3, newline), unit, 3, newline)
-    if hooks is not None:
-        rendered = '"PreToolUse": ' + _render([hook_group(command)], unit, 2, newline)
-        return _insert_child(text, hooks[1], rendered, unit, 2, newline)
-    rendered = '"hooks": ' + _render({"PreToolUse": [hook_group(command)]}, unit, 1, newline)
-    return _insert_child(text, top, rendered, unit, 1, newline)
-
-
-def settings_without_hook(text: str, where: Path, ours=()) -> str:
-    """``settings.json`` text without our hook (``ours``: the commands init
-    wrote, or a test of a command): the whole group when our handler is its
-    only one, else just our handler; an emptied ``PreToolUse`` list and an
-    emptied ``hooks`` object go too.  Other guards' hooks stay, and so
-    does a byte order mark at the start."""
-    if text.startswith(BOM_CHAR):
-        return BOM_CHAR + settings_without_hook(text[1:], where, ours)
-    mine = _as_test(ours)
-    top, hooks, pre = _locate_settings(text, where)
-    if pre is None:
-        return text
-    for index, group in enumerate(pre[1].items):
-        handlers = [h for h in _guard_handlers(group) if mine(h[2])]
-        if not handlers:
-            continue
-        members = _member(group, "hooks")[1]
-        if len(members.items) > 1:
-            return _remove_child(text, members, handlers[0][0])
-        text = _remove_child(text, pre[1], index)
-        break
-    else:
-        return text
-    top, hooks, pre = _locate_settings(text, where)
-    if not pre[1].items:
-        text = _remove_child(text, hooks[1], [name for name, _, _ in hooks[1].items].index("PreToolUse"))
-        top, hooks, _ = _locate_settings(text, where)
-        if not hooks[1].items:
-            text = _remove_child(text, top, [name for name, _, _ in top.items].index("hooks"))
-    return text
-
-
-# ---------------------------------------------------------------------------
-# The AGENTS.md block
 
 
 def _marker_lines(lines: list[str]) -> tuple[list[int], list[int]]:
@@ -772,11 +546,18 @@ def _missing_dirs(path: Path, stop: Path) -> list[Path]:
     return out
 
 
+def _script_token(layout: Layout, script: str) -> str:
+    """A hook script's path as the hook command names it: the project's
+    copy through ``$CLAUDE_PROJECT_DIR`` (so the settings file works on any
+    checkout), or the absolute path for ``--user``."""
+    if layout.scope == "project":
+        return f'"$CLAUDE_PROJECT_DIR/{_escaped(layout.skill_ref)}/scripts/{script}"'
+    return shlex.quote(str(layout.skill / "scripts" / script))
+
+
 def _guard_token(layout: Layout) -> str:
     """The guard's path as the hook command names it."""
-    if layout.scope == "project":
-        return f'"$CLAUDE_PROJECT_DIR/{_escaped(layout.skill_ref)}/scripts/guard.py"'
-    return shlex.quote(str(layout.skill / "scripts" / "guard.py"))
+    return _script_token(layout, "guard.py")
 
 
 def _escaped(text: str) -> str:
@@ -785,43 +566,78 @@ def _escaped(text: str) -> str:
 
 
 def schema_ref(layout: Layout, schema: str | os.PathLike) -> str:
-    """``schema`` as the hook command names it: through
+    """``schema`` (or any path) as a hook command names it: through
     ``$CLAUDE_PROJECT_DIR`` when it is in the project (so the settings file
     works on any checkout), else its absolute path."""
     path = Path(schema).absolute()
     if layout.scope == "project":
         try:
-            return f'"$CLAUDE_PROJECT_DIR/{_escaped(path.relative_to(layout.root).as_posix())}"'
+            rel = path.relative_to(layout.root).as_posix()
         except ValueError:
             pass
+        else:
+            return f'"$CLAUDE_PROJECT_DIR/{_escaped(rel)}"' if rel != "." else '"$CLAUDE_PROJECT_DIR"'
     return shlex.quote(str(path))
 
 
 def guard_command(layout: Layout, python: str, schema: str | os.PathLike | None = None) -> str:
-    """The hook's command line: the project's copy through
-    ``$CLAUDE_PROJECT_DIR`` (so the settings file works on any checkout), or
-    the absolute path for ``--user``; ``--schema`` when a schema is given,
-    and :data:`DEFER_FLAG`, so this registration stays silent while the
-    autograph plugin (which registers the same guard) is enabled."""
+    """The guard hook's command line, with ``--schema`` when a schema is
+    given, so it enforces that schema's index names and caps."""
     command = f"{python} {_guard_token(layout)}"
     if schema is not None:
         command += f" --schema {schema_ref(layout, schema)}"
-    return f"{command} {DEFER_FLAG}"
+    return command
 
 
-def _hook_test(record: dict, layout: Layout, command: str, installing: bool):
-    """Which hook commands in settings.json are ours: the one the install
-    record names; without a record, only the exact command init writes now;
-    with a record of an earlier init that did not name it, a command running
-    this skill's guard (as that init wrote it).  Installing, the command
-    init writes now is ours too."""
+def session_command(layout: Layout, python: str, which: str, schema: str | os.PathLike | None = None) -> str:
+    """``session.py start`` (``which``: "start") or ``session.py stop``
+    ("stop") as a hook runs it, naming the store (``--store``) and, for
+    start, the schema."""
+    command = f"{python} {_script_token(layout, 'session.py')} {which}"
+    if layout.store is not None:
+        command += f" --store {schema_ref(layout, layout.store)}"
+    if schema is not None and which == "start":
+        command += f" --schema {schema_ref(layout, schema)}"
+    return command
+
+
+SESSION_MATCHER = "startup|resume|clear|compact"
+
+
+def claude_hooks(
+    layout: Layout, python: str, schema: str | os.PathLike | None = None
+) -> list[tuple[str, str | None, str]]:
+    """``(event, matcher, command)`` of the hooks init registers for Claude
+    Code: the guard before writes, ``session.py start`` at session start
+    and, with the checkpoint, ``session.py stop``; none while the autograph
+    plugin is enabled (it registers the same)."""
+    if layout.plugin:
+        return []
+    hooks = [
+        ("PreToolUse", MATCHER, guard_command(layout, python, schema)),
+        ("SessionStart", SESSION_MATCHER, session_command(layout, python, "start", schema)),
+    ]
+    if layout.checkpoint:
+        hooks.append(("Stop", None, session_command(layout, python, "stop")))
+    return hooks
+
+
+def _hook_test(record: dict, layout: Layout, commands: list[str], installing: bool):
+    """Which hook commands in settings.json are ours: those the install
+    record names; without a record, only the exact commands init writes now;
+    with a record of an earlier init that named none, a command running this
+    skill's guard (as that init wrote it).  Installing, the commands init
+    writes now are ours too."""
+    now = set(commands)
     if not record:
-        return lambda found: found == command
-    if "hook" in record:
-        hook = record.get("hook") if isinstance(record.get("hook"), str) else None
-        return lambda found: (installing and found == command) or found == hook
+        return lambda found: found in now
+    known = {c for c in record.get("hooks") or [] if isinstance(c, str)}
+    if isinstance(record.get("hook"), str):
+        known.add(record["hook"])
+    if "hook" in record or "hooks" in record:
+        return lambda found: (installing and found in now) or found in known
     token = " " + _guard_token(layout)
-    return lambda found: found == command or found.endswith(token)
+    return lambda found: found in now or found.endswith(token) or found.endswith(token + " " + DEFER_FLAG)
 
 
 def _mode(path: Path) -> int:
@@ -901,34 +717,14 @@ def plan_install(
     if problems:
         _refuse(layout, problems)
     edits = dict(record.get("edits") or {})
-    key = _ref(layout.config, layout.root)
-    config_before = _read(layout.config)
-    config_text = _text(config_before, layout.config)
-    hook = None
+    hooks: list[str] = []
     if layout.host == "claude":
-        command = guard_command(layout, python, schema)
-        after_text = settings_with_hook(
-            config_text, command, layout.config, _hook_test(record, layout, command, installing=True)
-        )
-        what = "hook in settings.json"
+        for path, what, change in _claude_changes(layout, python, schema, record, installing=True, hooks=hooks):
+            actions.append(_config_action(layout, path, what, change, edits, created_dirs))
     else:
-        after_text = rules_with_block(config_text, rules_block(layout, python), layout.config)
-        what = "rules block in AGENTS.md"
-    after = after_text.encode("utf-8")
-    if layout.host == "claude":
-        earlier = record.get("hook") if isinstance(record.get("hook"), str) else None
-        legacy = bool(record) and "hook" not in record and key in edits
-        hook = command if after != config_before or earlier or legacy else None
-    for folder in _missing_dirs(layout.config.parent, layout.root):
-        created_dirs.add(_ref(folder, layout.root))
-    if after != config_before:
-        previous = edits.get(key)  # an earlier install's record keeps the bytes from before it
-        original = previous["original"] if isinstance(previous, dict) and "original" in previous else config_text
-        edits[key] = {"original": original, "written": _sha(after)}
-    kind = "unchanged" if after == config_before else "create" if config_before is None else "update"
-    bom = layout.host == "claude" and (config_text or "").startswith(BOM_CHAR)
-    note = "its UTF-8 byte order mark is kept" if bom else ""
-    actions.append(Action(layout.config, kind, what, config_before, after, note=note, follow=True))
+        block = rules_block(layout, python)
+        change = lambda text: rules_with_block(text, block, layout.config)  # noqa: E731
+        actions.append(_config_action(layout, layout.config, "rules block in AGENTS.md", change, edits, created_dirs))
     index_ref = record.get("index") if isinstance(record.get("index"), str) else None  # created by us earlier
     if layout.store is not None:
         index = layout.store / "MEMORY.md"
@@ -945,7 +741,9 @@ def plan_install(
         "files": files if not same_skill else {},
         "dirs": sorted(created_dirs),
         "edits": dict(sorted(edits.items())),
-        "hook": hook,
+        "hook": next((c for c in hooks if GUARD_MARK in c), None),
+        "hooks": hooks,
+        "memory_dir": layout.memory_dir if layout.host == "claude" else None,
         "index": index_ref,
     }
     record_bytes = (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
@@ -954,6 +752,85 @@ def plan_install(
     kind = "unchanged" if before == record_bytes else "create" if before is None else "update"
     actions.append(Action(record_path, kind, "install record", before, record_bytes, 0o644 & ~_umask()))
     return actions
+
+
+def _config_action(layout: Layout, path: Path, what: str, change, edits: dict, created_dirs: set) -> Action:
+    """The action that edits the settings or rules file ``path`` with
+    ``change`` (text or None -> text), recording in ``edits`` the bytes
+    before the first install and a digest of those written, so uninstall
+    can give them back byte for byte."""
+    before = _read(path)
+    text = _text(before, path)
+    after_text = change(text)
+    if after_text is None:
+        return Action(path, "unchanged", what, None, None, note="nothing to write", follow=True)
+    after = after_text.encode("utf-8")
+    for folder in _missing_dirs(path.parent, layout.root):
+        created_dirs.add(_ref(folder, layout.root))
+    key = _ref(path, layout.root)
+    if after != before:
+        previous = edits.get(key)  # an earlier install's record keeps the bytes from before it
+        original = previous["original"] if isinstance(previous, dict) and "original" in previous else text
+        edits[key] = {"original": original, "written": _sha(after)}
+    kind = "unchanged" if after == before else "create" if before is None else "update"
+    note = "its UTF-8 byte order mark is kept" if (text or "").startswith(BOM_CHAR) else ""
+    return Action(path, kind, what, before, after, note=note, follow=True)
+
+
+def _claude_changes(
+    layout: Layout, python: str, schema, record: dict, installing: bool, hooks: list[str] | None = None
+):
+    """``(path, what, change)`` for each Claude Code settings file init
+    edits: the hooks in ``settings.json`` (:func:`claude_hooks`; removed
+    while the plugin is enabled, or when uninstalling) and
+    ``autoMemoryDirectory`` (the project's ``settings.local.json``, or the
+    user's ``settings.json``).  ``hooks`` collects the commands this install
+    owns (those it adds, and those an earlier install owned)."""
+    wanted = claude_hooks(layout, python, schema) if installing else []
+    commands = [command for _, _, command in wanted]
+    current = claude_hooks(Layout(**{**vars(layout), "plugin": None, "checkpoint": True}), python, schema)
+    ours = _hook_test(record, layout, [c for _, _, c in current] if not installing else commands, installing)
+    recorded_dir = record.get("memory_dir") if isinstance(record.get("memory_dir"), str) else None
+    mine_dir = (lambda value: value == recorded_dir) if recorded_dir else (lambda value: False)  # noqa: E731
+    if not installing and not record:
+        mine_dir = lambda value: value == layout.memory_dir  # noqa: E731
+
+    def hooks_change(text):
+        if not wanted:
+            return settings_without_hook(text, layout.config, ours) if text is not None else None
+        before = {c for _, c in hook_commands(text, layout.config)}
+        owned = {c for c in [*(record.get("hooks") or []), record.get("hook")] if isinstance(c, str)}
+        for event, matcher, command in wanted:
+            text = settings_with_hook(text, command, layout.config, ours, event, matcher)
+            if hooks is not None and (command not in before or command in owned or before & owned):
+                hooks.append(command)
+        return text
+
+    def memory_change(text):
+        path = layout.memory_settings
+        if installing and layout.memory_dir is not None:
+            return settings_with_key(text, "autoMemoryDirectory", layout.memory_dir, path, mine_dir)
+        return settings_without_key(text, "autoMemoryDirectory", path, mine_dir) if text is not None else None
+
+    if layout.memory_settings == layout.config:
+        yield (
+            layout.config,
+            "hooks and autoMemoryDirectory in settings.json",
+            _keep_absent(lambda text: memory_change(hooks_change(text))),
+        )
+        return
+    yield layout.config, "hooks in settings.json", _keep_absent(hooks_change)
+    yield layout.memory_settings, "autoMemoryDirectory in settings.local.json", _keep_absent(memory_change)
+
+
+def _keep_absent(change):
+    """``change`` that leaves an absent file absent when it has nothing to add."""
+
+    def wrapped(text):
+        after = change(text)
+        return after if after is not None else text
+
+    return wrapped
 
 
 def _umask() -> int:
@@ -998,48 +875,12 @@ def plan_uninstall(
             actions.append(Action(target, "remove", "skill", before, None))
         else:
             actions.append(Action(target, "kept", "skill", before, None, note="changed since it was installed"))
-    config_before = _read(layout.config)
-    key = _ref(layout.config, layout.root)
-    edit = (record.get("edits") or {}).get(key)
-    what = "hook in settings.json" if layout.host == "claude" else "rules block in AGENTS.md"
-    if config_before is not None:
-        if isinstance(edit, dict) and edit.get("written") == _sha(config_before):
-            original = edit.get("original")
-            after = None if original is None else original.encode("utf-8")
-            actions.append(
-                Action(
-                    layout.config,
-                    "restore" if after is not None else "remove",
-                    what,
-                    config_before,
-                    after,
-                    follow=True,
-                )
-            )
-        else:
-            text = _text(config_before, layout.config)
-            if layout.host == "claude":
-                mine = _hook_test(record, layout, guard_command(layout, python, schema), installing=False)
-                after_text = settings_without_hook(text, layout.config, mine)
-            else:
-                after_text = rules_without_block(text, layout.config)
-            after = after_text.encode("utf-8")
-            if after == config_before:
-                actions.append(
-                    Action(
-                        layout.config,
-                        "unchanged",
-                        what,
-                        config_before,
-                        after,
-                        note="nothing of ours in it",
-                        follow=True,
-                    )
-                )
-            elif isinstance(edit, dict) and edit.get("original") is None and not after_text.strip(" \t\r\n{}"):
-                actions.append(Action(layout.config, "remove", what, config_before, None, follow=True))
-            else:
-                actions.append(Action(layout.config, "update", what, config_before, after, follow=True))
+    if layout.host == "claude":
+        for path, what, change in _claude_changes(layout, python, schema, record, installing=False):
+            actions += _config_removal(layout, path, what, change, record)
+    else:
+        change = lambda text: rules_without_block(text, layout.config)  # noqa: E731
+        actions += _config_removal(layout, layout.config, "rules block in AGENTS.md", change, record)
     record_path = layout.skill / RECORD
     if os.path.lexists(record_path):
         link = _link_at(layout.skill, record_path)
@@ -1059,6 +900,28 @@ def plan_uninstall(
     elif layout.store is not None and os.path.lexists(layout.store / "MEMORY.md"):
         actions.append(Action(layout.store / "MEMORY.md", "kept", "index", note="the store is never touched"))
     return actions
+
+
+def _config_removal(layout: Layout, path: Path, what: str, change, record: dict) -> list[Action]:
+    """The action that takes our part out of the settings or rules file
+    ``path``: the bytes from before the install when nobody changed the file
+    since (the file removed when init created it), else ``change`` (text ->
+    text without ours); a file init created that is left empty is removed."""
+    before = _read(path)
+    if before is None:
+        return []
+    edit = (record.get("edits") or {}).get(_ref(path, layout.root))
+    if isinstance(edit, dict) and edit.get("written") == _sha(before):
+        original = edit.get("original")
+        after = None if original is None else original.encode("utf-8")
+        return [Action(path, "restore" if after is not None else "remove", what, before, after, follow=True)]
+    after_text = change(_text(before, path))
+    after = after_text.encode("utf-8")
+    if after == before:
+        return [Action(path, "unchanged", what, before, after, note="nothing of ours in it", follow=True)]
+    if isinstance(edit, dict) and edit.get("original") is None and not after_text.strip(BOM_CHAR + " \t\r\n{}"):
+        return [Action(path, "remove", what, before, None, follow=True)]
+    return [Action(path, "update", what, before, after, follow=True)]
 
 
 def removable_dirs(layout: Layout) -> list[Path]:

@@ -1,0 +1,81 @@
+"""Where Claude Code keeps a project's auto-memory when nothing redirects it.
+
+Claude Code writes a project's memory to
+``<config>/projects/<key>/memory/``: ``<config>`` is ``$CLAUDE_CONFIG_DIR``
+or ``~/.claude``; ``<key>`` is the project's folder (the root of the git
+repository holding it, so every subfolder shares one memory) with every
+UTF-16 code unit that is not an ASCII letter or digit replaced by ``-``; a
+key longer than 200 characters keeps its first 200 and gains ``-`` and a
+base-36 hash of the whole path.  Measured with the pinned CLI (2.1.332): the
+memory section of the system prompt it sends names this folder, for plain,
+dotted, spaced, accented and 230-character folder names and for a subfolder
+of a repository.  The ``autoMemoryDirectory`` setting (user, local or
+policy settings only) moves it elsewhere.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+__all__ = ["MAX_KEY", "project_key", "project_memory_dir", "repository_root"]
+
+MAX_KEY = 200
+
+
+def _units(text: str):
+    """The UTF-16 code units of ``text`` (JavaScript's string indices)."""
+    for ch in text:
+        point = ord(ch)
+        if point < 0x10000:
+            yield point
+        else:
+            point -= 0x10000
+            yield 0xD800 + (point >> 10)
+            yield 0xDC00 + (point & 0x3FF)
+
+
+def _hash36(text: str) -> str:
+    """Java's ``String.hashCode`` of ``text`` as a 32-bit integer, its
+    absolute value in base 36 (what Claude Code appends to a long key)."""
+    value = 0
+    for unit in _units(text):
+        value = ((value << 5) - value + unit) & 0xFFFFFFFF
+    if value >= 1 << 31:
+        value -= 1 << 32
+    value = abs(value)
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rest = divmod(value, 36)
+        out = digits[rest] + out
+        if not value:
+            return out
+
+
+def project_key(path: str) -> str:
+    """The folder name Claude Code gives the project at absolute ``path``."""
+    key = "".join(chr(u) if u < 128 and chr(u).isalnum() else "-" for u in _units(path))
+    if len(key) <= MAX_KEY:
+        return key
+    return f"{key[:MAX_KEY]}-{_hash36(path)}"
+
+
+def repository_root(folder: Path) -> Path:
+    """The nearest folder at or above ``folder`` holding ``.git`` (a folder,
+    or a file as in a worktree or submodule), else ``folder`` itself."""
+    for candidate in [folder, *folder.parents]:
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return folder
+
+
+def project_memory_dir(project: str | os.PathLike, environ=None) -> Path:
+    """Claude Code's own auto-memory folder for ``project`` (absolute,
+    through its repository's root), under ``$CLAUDE_CONFIG_DIR`` or
+    ``$HOME/.claude``."""
+    environ = os.environ if environ is None else environ
+    home = Path(environ.get("HOME") or Path.home())
+    config = Path(environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
+    root = repository_root(Path(os.path.abspath(project)))
+    return config / "projects" / project_key(str(root)) / "memory"
