@@ -19,6 +19,7 @@ import ast
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -160,24 +161,35 @@ def test_uv_reads_the_header_it_is_given(tmp_path):
 # The plugin's hook
 
 
+def plugin_hooks() -> dict:
+    """The handlers hooks/hooks.json registers, by event, each with its matcher."""
+    data = json.loads((REPO / "hooks" / "hooks.json").read_text(encoding="utf-8"))
+    assert set(data["hooks"]) == {"PreToolUse", "SessionStart", "Stop"}
+    out = {}
+    for event, groups in data["hooks"].items():
+        (group,) = groups
+        (handler,) = group["hooks"]
+        out[event] = {"matcher": group.get("matcher"), **handler}
+    return out
+
+
 def plugin_hook() -> dict:
     """The one PreToolUse handler hooks/hooks.json registers, with its matcher."""
-    data = json.loads((REPO / "hooks" / "hooks.json").read_text(encoding="utf-8"))
-    (group,) = data["hooks"]["PreToolUse"]
-    (handler,) = group["hooks"]
-    assert set(data["hooks"]) == {"PreToolUse"}
-    return {"matcher": group["matcher"], **handler}
+    return plugin_hooks()["PreToolUse"]
 
 
-def test_the_plugin_hook_matches_init_s_registration_but_never_defers():
+def test_the_plugin_hooks_match_init_s_registration():
     from autograph.hosts import wiring
 
-    hook = plugin_hook()
-    assert hook["type"] == "command"
-    assert hook["matcher"] == wiring.MATCHER and hook["timeout"] == wiring.HOOK_TIMEOUT
-    command = hook["command"]
-    assert wiring.DEFER_FLAG not in command and "--schema" not in command
-    assert command == 'python3 "${CLAUDE_PLUGIN_ROOT}/skills/autograph/scripts/guard.py"'
+    hooks = plugin_hooks()
+    assert all(h["type"] == "command" and h["timeout"] == wiring.HOOK_TIMEOUT for h in hooks.values())
+    assert hooks["PreToolUse"]["matcher"] == wiring.MATCHER
+    assert hooks["SessionStart"]["matcher"] == wiring.SESSION_MATCHER and hooks["Stop"]["matcher"] is None
+    runner = 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/unless-init.sh"'
+    assert hooks["PreToolUse"]["command"] == f"{runner} guard.py"
+    assert hooks["SessionStart"]["command"] == f"{runner} session.py start"
+    assert hooks["Stop"]["command"] == f"{runner} session.py stop --plugin"
+    assert all(wiring.DEFER_FLAG not in h["command"] and "--schema" not in h["command"] for h in hooks.values())
 
 
 def run_hook(command: str, payload: dict, env: dict) -> subprocess.CompletedProcess:
@@ -226,35 +238,52 @@ def test_the_plugin_hook_finds_the_schema_through_claude_project_dir(tmp_path):
     assert decision(run_hook(command, write_call(project / "HOT.md", 20), in_project)) == "allow"
 
 
-def test_with_init_s_hook_and_the_plugin_enabled_one_guard_answers(tmp_path):
-    """init.py's registration defers while the plugin is enabled, the
-    plugin's does not: each call gets exactly one answer, with either alone
-    still answering."""
+def test_with_init_s_install_the_plugin_s_hooks_step_aside(tmp_path):
+    """Claude Code runs every registered hook: with init.py's install in the
+    project (or the user's folder) the plugin's hooks exit before starting
+    Python, so each call gets exactly one answer; a skill copied without
+    hooks (skills.sh) or an uninstalled init never silences the plugin."""
     project = tmp_path / "project"
     (project / "memory").mkdir(parents=True)
     home = tmp_path / "home"
     home.mkdir()
     env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(project), "CLAUDE_PLUGIN_ROOT": str(REPO)}
-    installed = subprocess.run(
-        [sys.executable, str(SCRIPTS / "init.py"), "claude", "--project", str(project), "--json", "--quiet"],
-        capture_output=True,
-        timeout=60,
-        env={**{k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}, "HOME": str(home)},
-    )
-    assert installed.returncode == 0, installed.stderr
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}
+
+    def init(*args) -> dict:
+        argv = [sys.executable, str(SCRIPTS / "init.py"), "claude", *args, "--json", "--quiet"]
+        done = subprocess.run(argv, capture_output=True, timeout=60, env={**clean, "HOME": str(home)})
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    payload = write_call(project / "memory" / "MEMORY.md", 201)
+    plugin_command = plugin_hook()["command"]
+    assert decision(run_hook(plugin_command, payload, env)) == "deny"  # the plugin alone answers
+    init("--project", str(project))
     settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
     (init_group,) = settings["hooks"]["PreToolUse"]
     init_command = init_group["hooks"][0]["command"]
-    plugin_command = plugin_hook()["command"]
-    payload = write_call(project / "memory" / "MEMORY.md", 201)
 
     def answers() -> list[str]:
         return [decision(run_hook(command, payload, env)) for command in (init_command, plugin_command)]
 
-    assert answers() == ["deny", "deny"]  # plugin not enabled: init's guard answers (and the plugin's, if loaded)
+    assert answers() == ["deny", "allow"]
     (home / ".claude").mkdir(exist_ok=True)
     (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"autograph@autograph": True}}))
-    assert answers() == ["allow", "deny"]  # enabled: only the plugin's guard answers
+    assert answers() == ["deny", "allow"]  # enabled later: init's install still answers, once
+    start = plugin_hooks()["SessionStart"]["command"]
+    assert run_hook(start, {"hook_event_name": "SessionStart", "cwd": str(project)}, env).stdout == b""
+    init("--project", str(project), "--uninstall")
+    assert decision(run_hook(plugin_command, payload, env)) == "deny"
+    # a copy of the skill without init's record (skills.sh) has no hooks: the plugin still answers
+    shutil.copytree(REPO / "skills" / "autograph", project / ".claude" / "skills" / "autograph")
+    assert decision(run_hook(plugin_command, payload, env)) == "deny"
+    # init.py claude --user while the plugin is enabled for the user installs no hooks: the plugin answers
+    assert init("--user")["plugin"] and decision(run_hook(plugin_command, payload, env)) == "deny"
+    # with the plugin disabled, a user-wide install is seen too
+    (home / ".claude" / "settings.json").write_text(json.dumps({"enabledPlugins": {"autograph@autograph": False}}))
+    assert not init("--user")["plugin"]
+    assert decision(run_hook(plugin_command, payload, env)) == "allow"
 
 
 # ---------------------------------------------------------------------------

@@ -122,8 +122,9 @@ def test_claude_plugin_validate_strict_passes_without_a_warning(clone, tmp_path)
         assert report["directory"]["findings"] == [], report["directory"]["findings"]
         provides = report["provides"]
         assert provides["skills"] == ["autograph:autograph"] and provides["commands"] == ["autograph:research"]
-        (hook,) = provides["hooks"]
-        assert hook["event"] == "PreToolUse" and "guard.py" in hook["command"]
+        hooks = {hook["event"]: hook["command"] for hook in provides["hooks"]}
+        assert set(hooks) == {"PreToolUse", "SessionStart", "Stop"}
+        assert "guard.py" in hooks["PreToolUse"] and "session.py start" in hooks["SessionStart"]
     # the same check refuses a manifest the runtime would only tolerate
     manifest = clone / ".claude-plugin" / "plugin.json"
     broken = copy_tree(clone, tmp_path / "broken")
@@ -146,7 +147,7 @@ def test_claude_installs_the_plugin_from_the_marketplace(clone, tmp_path):
         for m in re.finditer(r"(?m)^\s*(?P<kind>Skills|Hooks) \((?P<n>\d+)\)\s+(?P<items>.*)$", details)
     }
     assert {"autograph", "research"} <= {item.strip() for item in inventory["Skills"].split(",")}, details
-    assert inventory["Hooks"].startswith("PreToolUse"), details
+    assert inventory["Hooks"].startswith("PreToolUse, SessionStart, Stop"), details
     always_on = int(re.search(r"Always-on:\s+~?([\d,]+) tok", details)[1].replace(",", ""))
     print(f"plugin details: always-on cost ~{always_on} tokens")
     assert 0 < always_on <= ALWAYS_ON_BUDGET, details

@@ -16,19 +16,41 @@ from autograph import cli  # noqa: E402  (the rest when the command runs: --help
 
 EPILOG = """\
 What it installs:
-  claude  the skill in .claude/skills/autograph/ and guard.py as a PreToolUse
-          hook (matcher Write|Edit|MultiEdit) in .claude/settings.json, merged
-          into the JSON that is there: other keys and hooks are kept, and so
-          are the file's indentation, line endings and mode.  The hook's
-          command names the schema (--schema, else PROJECT/schema.json when
-          there is one) so the guard enforces its index names and caps, and
-          carries --defer-to-plugin: it stays silent while the autograph
-          Claude Code plugin, which registers the same guard, is enabled.
+  claude  the skill in .claude/skills/autograph/, and in .claude/settings.json
+          (merged into the JSON that is there: other keys and hooks are
+          kept, and so are the file's indentation, line endings and mode)
+          two hooks: guard.py as a PreToolUse hook (matcher
+          Write|Edit|MultiEdit), naming the schema (--schema, else
+          PROJECT/schema.json when there is one) so it enforces its index
+          names and caps; and session.py start as a SessionStart hook
+          (matcher startup|resume|clear|compact), which gives each session
+          a few lines: the vault, the index's headroom, the last health
+          score, and "look a subject up before writing".  --checkpoint adds
+          session.py stop as a Stop hook: once per session that wrote to
+          memory, it asks the agent to report what it added, updated and
+          retired.  And autoMemoryDirectory, the store's absolute path, in
+          .claude/settings.local.json (Claude Code reads that setting from
+          the user's, the local and policy settings, never from a project's
+          settings.json), so the index Claude Code loads is the one guarded.
+          --host-store instead takes the folder Claude Code itself keeps the
+          project's memory in (~/.claude/projects/<project>/memory/, named
+          after the project's git root) as the store, and writes no
+          autoMemoryDirectory.
+          While the autograph Claude Code plugin is enabled (enabledPlugins
+          in the project's or the user's settings), init installs neither
+          the skill nor the hooks (the plugin provides them; two would list
+          the skill twice and start two guards per call): only
+          autoMemoryDirectory and the index; run on an install made
+          earlier, it takes its skill and hooks back out.  Installed the
+          other way round, the plugin's hooks step aside while init's
+          install is present; its skill is then listed twice until init
+          is run again (or uninstalled).
   codex   the skill in .agents/skills/autograph/ and a block of memory rules
           in AGENTS.md, between <!-- autograph:begin --> and
           <!-- autograph:end --> lines; the rest of the file is kept.
   --user  puts them in the home folder instead: ~/.claude/ (or
-          $CLAUDE_CONFIG_DIR) for claude; ~/.agents/skills/ and ~/.codex/AGENTS.md
+          $CLAUDE_CONFIG_DIR) for claude, autoMemoryDirectory (with --store
+          only) in its settings.json; ~/.agents/skills/ and ~/.codex/AGENTS.md
           (or $CODEX_HOME) for codex.
   Both create the store's index from assets/MEMORY.md when it has none: the
   store is --store, else PROJECT/<memory.folder of PROJECT/schema.json>
@@ -36,9 +58,10 @@ What it installs:
 
 Running it again changes nothing.  What it wrote is recorded in
 <skill>/.autograph-install.json; --uninstall removes exactly that: skill files
-not changed since (changed ones are kept and named), the hook group or the
-rules block (settings.json and AGENTS.md come back byte for byte when nobody
-edited them since), and folders it created once empty.  It never touches the
+not changed since (changed ones are kept and named), the hook groups,
+autoMemoryDirectory or the rules block (settings.json, settings.local.json
+and AGENTS.md come back byte for byte when nobody edited them since; a file
+init created is removed), and folders it created once empty.  It never touches the
 store: the index and the notes stay.  Writes are atomic; --dry-run shows the
 plan and writes nothing.
 
@@ -47,7 +70,8 @@ nothing written, the message names each file) when the skill folder holds
 a file that differs from autograph's and that no install record names (your
 own file, another skill called autograph, an installed file you edited), or
 a symbolic link (it never writes or removes through one there); when
-settings.json already runs another autograph guard.py; or when settings.json
+settings.json already runs an autograph guard.py or session.py it did not
+write; or when settings.json
 holds a key twice (Claude Code reads only the last one) or is nested too
 deeply to parse; when settings.json, AGENTS.md or a file in the skill folder
 is not a regular file (a FIFO, a device: never waited on); or when the
@@ -60,8 +84,10 @@ link points).  A UTF-8 byte order mark at the start of settings.json is kept
 byte for byte (Claude Code's CLI reads such a file; its desktop app may not).
 
 JSON keys (--json): host, scope ("project" or "user"), root, skill, config
-(settings.json or AGENTS.md), store (null without one), schema (the schema
-the hook names, or null), uninstall, dry_run, actions[{path, action, what,
+(settings.json or AGENTS.md), store (null without one), auto_memory (the
+autoMemoryDirectory init writes, or null), plugin (the settings file that
+enables the autograph plugin, or null), checkpoint (true when the Stop hook
+is registered), schema (the schema the hook names, or null), uninstall, dry_run, actions[{path, action, what,
 note}], conflicts[{path, error}] (files changed while it ran, left as they
 were), failed[{path, error}] (files it could not write: permissions, I/O).
 action is create, update, restore, remove, unchanged or kept; paths are
@@ -81,6 +107,7 @@ Examples:
   init.py claude --project ~/code/app
   init.py claude --project ~/vault --schema ~/vault/schema.json
   init.py codex --project ~/vault --store ~/vault/.memory
+  init.py claude --project ~/code/app --host-store --checkpoint
   init.py claude --user --dry-run
   init.py claude --project ~/code/app --uninstall
 """
@@ -114,6 +141,11 @@ def _human(report: dict, dry_run: bool) -> str:
         word = action["action"] if action["action"] in ("unchanged", "kept") else verb + action["action"]
         note = f" ({action['note']})" if action["note"] else ""
         out.append(f"  {action['what']}: {cli.printable(action['path'])} {word}{note}")
+    if report.get("plugin") and not report["uninstall"]:
+        out.append(
+            f"  the autograph plugin is enabled ({cli.printable(report['plugin'])}): it provides the skill and "
+            "the hooks, so init installs neither"
+        )
     for conflict in report["conflicts"]:
         out.append(f"  conflict: {cli.printable(conflict['error'])}")
     for failure in report["failed"]:
@@ -137,14 +169,25 @@ def cmd_init(args) -> int:
         if project.is_dir() and (project / "schema.json").is_file():
             schema_file = (project / "schema.json").absolute()
             folder = load_schema(project).memory["folder"]
+    if args.host != "claude" and (args.checkpoint or args.host_store):
+        raise cli.UsageError("--checkpoint and --host-store are for claude (Claude Code's hooks and memory folder)")
     try:
-        layout = wiring.layout(args.host, args.project, args.user, args.store, folder)
+        layout = wiring.layout(
+            args.host,
+            args.project,
+            args.user,
+            args.store,
+            folder,
+            host_store=args.host_store,
+            checkpoint=args.checkpoint,
+        )
         if args.uninstall:
             cleanup = wiring.removable_dirs(layout)
             actions = wiring.plan_uninstall(layout, source, args.python, schema_file)
         else:
-            cleanup = None
             actions = wiring.plan_install(layout, source, args.python, schema=schema_file)
+            # with the plugin enabled, an earlier install's skill files were taken out: drop emptied folders
+            cleanup = wiring.removable_dirs(layout) if layout.plugin else None
     except wiring.HostError as exc:
         raise cli.UsageError(str(exc)) from None
     skipped = [] if args.dry_run else wiring.apply(actions, cleanup)
@@ -158,6 +201,9 @@ def cmd_init(args) -> int:
         "skill": _shown(layout.skill, root),
         "config": _shown(layout.config, root),
         "store": _shown(layout.store, root) if layout.store else None,
+        "auto_memory": layout.memory_dir,
+        "plugin": layout.plugin,
+        "checkpoint": bool(layout.checkpoint and not layout.plugin),
         "schema": _shown(schema_file, root) if schema_file and args.host == "claude" else None,
         "uninstall": bool(args.uninstall),
         "dry_run": bool(args.dry_run),
@@ -202,6 +248,18 @@ def build_parser():
         "--store",
         metavar="DIR",
         help="the memory store's folder (default: PROJECT/memory, or memory.folder of its schema)",
+    )
+    parser.add_argument(
+        "--host-store",
+        action="store_true",
+        help="claude: use the folder Claude Code itself keeps this project's memory in "
+        "(~/.claude/projects/<project>/memory/) as the store",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        action="store_true",
+        help="claude: also register session.py stop, a completion checkpoint that asks the agent, once per "
+        "session, to report what it wrote to memory",
     )
     parser.add_argument(
         "--python", metavar="CMD", default="python3", help="the interpreter the hook runs (default: python3)"

@@ -688,7 +688,9 @@ def plan_install(
     same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
     files: dict[str, str] = {}
     problems: list[str] = []
-    for rel, path in _skill_files(source).items():
+    if layout.plugin and not same_skill:  # the plugin provides the skill: take back an earlier install's copy
+        actions += _skill_removals(layout, recorded)
+    for rel, path in [] if layout.plugin else _skill_files(source).items():
         data = path.read_bytes()
         files[rel] = _sha(data)
         target = layout.skill / rel
@@ -839,21 +841,11 @@ def _umask() -> int:
     return umask
 
 
-def plan_uninstall(
-    layout: Layout, source: Path, python: str = "python3", schema: str | os.PathLike | None = None
-) -> list[Action]:
-    """The changes that remove what :func:`plan_install` wrote: skill files
-    unchanged since install, our hook or block (the whole file restored byte
-    for byte when nobody changed it since), the install record and the
-    folders it created once empty.  The store is never touched, and nothing
-    is removed through a symbolic link in the skill folder.  ``python`` and
-    ``schema`` give the hook command to look for when there is no record."""
+def _skill_removals(layout: Layout, recorded: dict) -> list[Action]:
+    """Remove the skill files ``recorded`` (path -> SHA-256) names that are
+    unchanged since; changed ones, links and what is not a regular file are
+    kept, with a note."""
     actions: list[Action] = []
-    record = _checked_record(layout)
-    recorded = record.get("files") if isinstance(record.get("files"), dict) else None
-    same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
-    if recorded is None:  # no record: our files are the ones equal to the source's
-        recorded = {} if same_skill else {rel: _sha(p.read_bytes()) for rel, p in _skill_files(source).items()}
     for rel, digest in sorted(recorded.items()):
         target = layout.skill / rel
         if not os.path.lexists(target):
@@ -875,6 +867,25 @@ def plan_uninstall(
             actions.append(Action(target, "remove", "skill", before, None))
         else:
             actions.append(Action(target, "kept", "skill", before, None, note="changed since it was installed"))
+    return actions
+
+
+def plan_uninstall(
+    layout: Layout, source: Path, python: str = "python3", schema: str | os.PathLike | None = None
+) -> list[Action]:
+    """The changes that remove what :func:`plan_install` wrote: skill files
+    unchanged since install, our hook or block (the whole file restored byte
+    for byte when nobody changed it since), the install record and the
+    folders it created once empty.  The store is never touched, and nothing
+    is removed through a symbolic link in the skill folder.  ``python`` and
+    ``schema`` give the hook command to look for when there is no record."""
+    actions: list[Action] = []
+    record = _checked_record(layout)
+    recorded = record.get("files") if isinstance(record.get("files"), dict) else None
+    same_skill = os.path.realpath(source) == os.path.realpath(layout.skill)
+    if recorded is None:  # no record: our files are the ones equal to the source's
+        recorded = {} if same_skill else {rel: _sha(p.read_bytes()) for rel, p in _skill_files(source).items()}
+    actions += _skill_removals(layout, recorded)
     if layout.host == "claude":
         for path, what, change in _claude_changes(layout, python, schema, record, installing=False):
             actions += _config_removal(layout, path, what, change, record)
