@@ -61,7 +61,11 @@ def tool_results(body: dict) -> list[dict]:
     """The tool_result blocks of the request's last user message."""
     messages = [m for m in body.get("messages", []) if m.get("role") == "user"]
     content = messages[-1].get("content") if messages else []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
+    return (
+        [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if isinstance(content, list)
+        else []
+    )
 
 
 def _sse(event: str, data: dict) -> bytes:
@@ -160,13 +164,24 @@ class FakeMessages:
                     else:
                         start = {**block, "input": {}}
                         delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-                    out.append(_sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
-                    out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+                    out.append(
+                        _sse(
+                            "content_block_start",
+                            {"type": "content_block_start", "index": index, "content_block": start},
+                        )
+                    )
+                    out.append(
+                        _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+                    )
                     out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
                 out.append(
                     _sse(
                         "message_delta",
-                        {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}},
+                        {
+                            "type": "message_delta",
+                            "delta": {"stop_reason": stop, "stop_sequence": None},
+                            "usage": {"output_tokens": 5},
+                        },
                     )
                 )
                 out.append(_sse("message_stop", {"type": "message_stop"}))

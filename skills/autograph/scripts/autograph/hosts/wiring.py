@@ -720,8 +720,10 @@ def plan_install(
         _refuse(layout, problems)
     edits = dict(record.get("edits") or {})
     hooks: list[str] = []
+    owned: dict = {}
     if layout.host == "claude":
-        for path, what, change in _claude_changes(layout, python, schema, record, installing=True, hooks=hooks):
+        changes = _claude_changes(layout, python, schema, record, installing=True, hooks=hooks, owned=owned)
+        for path, what, change in changes:
             actions.append(_config_action(layout, path, what, change, edits, created_dirs))
     else:
         block = rules_block(layout, python)
@@ -745,11 +747,14 @@ def plan_install(
         "edits": dict(sorted(edits.items())),
         "hook": next((c for c in hooks if GUARD_MARK in c), None),
         "hooks": hooks,
-        "memory_dir": layout.memory_dir if layout.host == "claude" else None,
+        "memory_dir": owned.get("memory_dir"),
         "index": index_ref,
     }
-    record_bytes = (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
     record_path = layout.skill / RECORD
+    for folder in _missing_dirs(record_path.parent, layout.root):  # no skill files (the plugin's): still a record
+        created_dirs.add(_ref(folder, layout.root))
+    data["dirs"] = sorted(created_dirs)
+    record_bytes = (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
     before = _read(record_path)
     kind = "unchanged" if before == record_bytes else "create" if before is None else "update"
     actions.append(Action(record_path, kind, "install record", before, record_bytes, 0o644 & ~_umask()))
@@ -780,14 +785,22 @@ def _config_action(layout: Layout, path: Path, what: str, change, edits: dict, c
 
 
 def _claude_changes(
-    layout: Layout, python: str, schema, record: dict, installing: bool, hooks: list[str] | None = None
+    layout: Layout,
+    python: str,
+    schema,
+    record: dict,
+    installing: bool,
+    hooks: list[str] | None = None,
+    owned: dict | None = None,
 ):
     """``(path, what, change)`` for each Claude Code settings file init
     edits: the hooks in ``settings.json`` (:func:`claude_hooks`; removed
     while the plugin is enabled, or when uninstalling) and
     ``autoMemoryDirectory`` (the project's ``settings.local.json``, or the
     user's ``settings.json``).  ``hooks`` collects the commands this install
-    owns (those it adds, and those an earlier install owned)."""
+    owns (those it adds, and those an earlier install owned); ``owned``
+    gets ``memory_dir`` when the autoMemoryDirectory it leaves is ours (it
+    wrote it, now or earlier; a value the person had set is never ours)."""
     wanted = claude_hooks(layout, python, schema) if installing else []
     commands = [command for _, _, command in wanted]
     current = claude_hooks(Layout(**{**vars(layout), "plugin": None, "checkpoint": True}), python, schema)
@@ -811,7 +824,10 @@ def _claude_changes(
     def memory_change(text):
         path = layout.memory_settings
         if installing and layout.memory_dir is not None:
-            return settings_with_key(text, "autoMemoryDirectory", layout.memory_dir, path, mine_dir)
+            after = settings_with_key(text, "autoMemoryDirectory", layout.memory_dir, path, mine_dir)
+            if owned is not None and (after != text or recorded_dir is not None):
+                owned["memory_dir"] = layout.memory_dir
+            return after
         return settings_without_key(text, "autoMemoryDirectory", path, mine_dir) if text is not None else None
 
     if layout.memory_settings == layout.config:
