@@ -89,11 +89,23 @@ def test_loaded_lines_stop_at_the_line_cap_or_the_byte_cap():
 
 
 def test_default_caps_are_claude_codes_and_agree_with_the_schema_defaults():
+    """Claude Code 2.1.332 loads 200 lines / 25KB and, from 160 lines or
+    about 20,000 bytes, asks for "under 140 lines": one threshold, one target."""
     assert DEFAULT_CAPS.hard == {"lines": 200, "bytes": 25000}
-    assert DEFAULT_CAPS.soft == {"lines": 150, "bytes": 20000}
+    assert DEFAULT_CAPS.soft == {"lines": 160, "bytes": 20000}
+    assert DEFAULT_CAPS.target == {"lines": 140, "bytes": 17500}
     assert DEFAULTS["index"]["hard"] == caps.DEFAULT_HARD
     assert DEFAULTS["index"]["soft"] == caps.DEFAULT_SOFT
+    assert DEFAULTS["index"]["target_lines"] == caps.DEFAULT_TARGET["lines"]
+    assert DEFAULTS["index"]["target_bytes"] == caps.DEFAULT_TARGET["bytes"]
     assert DEFAULTS["index"]["files"] == caps.DEFAULT_FILES
+    assert DEFAULT_CAPS.as_dict() == {
+        "soft": {"lines": 160, "bytes": 20000},
+        "hard": {"lines": 200, "bytes": 25000},
+        "target": {"lines": 140, "bytes": 17500},
+        "sources": {},
+    }
+    assert DEFAULT_CAPS.target_text() == "140 lines / 17,500 bytes"
 
 
 def test_schema_section_then_environment():
@@ -109,6 +121,71 @@ def test_schema_section_then_environment():
     assert warnings == []
 
 
+def test_target_from_the_schema():
+    got, _ = caps.caps_from({"target_lines": 120, "target_bytes": 15000}, {})
+    assert got.target == {"lines": 120, "bytes": 15000}
+    assert got.soft == caps.DEFAULT_SOFT and got.hard == caps.DEFAULT_HARD
+    got, _ = caps.caps_from({"target_lines": 90}, {})
+    assert got.target == {"lines": 90, "bytes": 17500}  # the other dimension keeps its default
+    schema = load_schema(None, None)
+    assert caps.caps_from(schema.section("index"), {})[0].target == caps.DEFAULT_TARGET
+
+
+def test_target_from_the_environment_over_the_schema():
+    env = {"AUTOGRAPH_INDEX_TARGET_LINES": " 100 ", "AUTOGRAPH_INDEX_TARGET_BYTES": "12000"}
+    got, warnings = caps.caps_from({"target_lines": 120}, env)
+    assert got.target == {"lines": 100, "bytes": 12000} and warnings == []
+    assert got.as_dict()["sources"] == {
+        "target.lines": "AUTOGRAPH_INDEX_TARGET_LINES",
+        "target.bytes": "AUTOGRAPH_INDEX_TARGET_BYTES",
+    }
+    assert got.as_dict()["target"] == {"lines": 100, "bytes": 12000}
+
+
+def test_target_above_the_soft_cap_is_lowered_to_it():
+    got, _ = caps.caps_from({"target_lines": 180, "target_bytes": 30000}, {})
+    assert got.target == got.soft == {"lines": 160, "bytes": 20000}
+    got, _ = caps.caps_from({"soft": {"lines": 100}}, {})  # a lower soft cap takes the default target with it
+    assert got.target == {"lines": 100, "bytes": 17500}
+    got, _ = caps.caps_from(None, {"AUTOGRAPH_INDEX_TARGET_LINES": "500", "AUTOGRAPH_INDEX_SOFT_LINES": "170"})
+    assert got.target["lines"] == 170 and got.soft["lines"] == 170
+    assert Caps({"lines": 5, "bytes": 50}, {"lines": 10, "bytes": 100}).target == {"lines": 5, "bytes": 50}
+
+
+a_cap = st.integers(min_value=1, max_value=10**7)
+a_pair = st.fixed_dictionaries({"lines": a_cap, "bytes": a_cap})
+
+
+@given(soft=a_pair, hard=a_pair, target=st.none() | a_pair)
+def test_property_for_any_caps_target_is_at_most_soft_is_at_most_hard(soft, hard, target):
+    got = Caps(soft, hard, target=target)
+    for d in ("lines", "bytes"):
+        assert 1 <= got.target[d] <= got.soft[d] <= got.hard[d] == hard[d]
+        assert got.soft[d] == min(soft[d], hard[d])
+        assert got.target[d] == min((target or caps.DEFAULT_TARGET)[d], got.soft[d])
+
+
+@given(
+    section=st.fixed_dictionaries(
+        {},
+        optional={
+            "soft": st.fixed_dictionaries({}, optional={"lines": a_cap, "bytes": a_cap}),
+            "hard": st.fixed_dictionaries({}, optional={"lines": a_cap, "bytes": a_cap}),
+            "target_lines": a_cap,
+            "target_bytes": a_cap,
+        },
+    ),
+    env=st.dictionaries(st.sampled_from(sorted(caps.ENV.values())), st.integers(-3, 10**6).map(str), max_size=6),
+)
+def test_property_caps_from_any_schema_and_environment_keeps_the_order(section, env):
+    got, warnings = caps.caps_from(section, env, strict=False)
+    for d in ("lines", "bytes"):
+        assert 1 <= got.target[d] <= got.soft[d] <= got.hard[d]
+    bad = sorted(name for name, value in env.items() if int(value) <= 0)
+    assert len(warnings) == len(bad) and all(name in w for name, w in zip(bad, sorted(warnings), strict=True))
+    assert set(got.as_dict()) == {"soft", "hard", "target", "sources"}
+
+
 @pytest.mark.parametrize("value", ["0", "-5", "abc", "1.5", "2e3"])
 def test_bad_environment_value_is_an_error_or_a_warning(value):
     env = {"AUTOGRAPH_INDEX_HARD_BYTES": value}
@@ -117,6 +194,17 @@ def test_bad_environment_value_is_an_error_or_a_warning(value):
     got, warnings = caps.caps_from(None, env, strict=False)
     assert got.hard["bytes"] == 25000
     assert len(warnings) == 1 and "AUTOGRAPH_INDEX_HARD_BYTES" in warnings[0]
+
+
+@pytest.mark.parametrize("name", ["AUTOGRAPH_INDEX_TARGET_LINES", "AUTOGRAPH_INDEX_TARGET_BYTES"])
+@pytest.mark.parametrize("value", ["0", "-5", "abc", "1.5", "2e3"])
+def test_bad_target_in_the_environment_is_an_error_or_ignored_with_a_note(name, value):
+    with pytest.raises(caps.CapsError, match=name):
+        caps.caps_from(None, {name: value})
+    got, warnings = caps.caps_from({"target_lines": 120}, {name: value}, strict=False)
+    assert got.target == {"lines": 120, "bytes": 17500}  # the schema's target, as if the variable were unset
+    assert len(warnings) == 1 and name in warnings[0] and "positive whole number" in warnings[0]
+    assert "such as 200" not in warnings[0]  # the example given is a target, not the hard cap
 
 
 def test_empty_environment_value_is_unset():
@@ -133,8 +221,8 @@ def test_index_names():
 def test_over_is_strictly_greater_and_near_is_at_or_over():
     assert DEFAULT_CAPS.over(Size(200, 25000)) == []
     assert DEFAULT_CAPS.over(Size(201, 25001)) == ["lines", "bytes"]
-    assert DEFAULT_CAPS.near(Size(149, 19999)) == []
-    assert DEFAULT_CAPS.near(Size(150, 20000)) == ["lines", "bytes"]
+    assert DEFAULT_CAPS.near(Size(159, 19999)) == []
+    assert DEFAULT_CAPS.near(Size(160, 20000)) == ["lines", "bytes"]
 
 
 # ---------------------------------------------------------------------------
@@ -143,7 +231,13 @@ def test_over_is_strictly_greater_and_near_is_at_or_over():
 
 def test_schema_index_and_memory_validate():
     good = {
-        "index": {"files": ["MEMORY.md", ".memory/MEMORY.md"], "soft": {"lines": 100}, "hard": {"bytes": 30000}},
+        "index": {
+            "files": ["MEMORY.md", ".memory/MEMORY.md"],
+            "soft": {"lines": 100},
+            "hard": {"bytes": 30000},
+            "target_lines": 80,
+            "target_bytes": 12000,
+        },
         "memory": {
             "folder": ".memory",
             "index": "MEMORY.md",
@@ -166,6 +260,10 @@ def test_schema_index_and_memory_validate():
         ({"index": {"soft": {"lines": 250}, "hard": {"lines": 200}}}, "$.index.soft.lines"),
         ({"index": {"hard": {"chars": 3}}}, "$.index.hard.chars"),
         ({"index": {"cap": 3}}, "$.index.cap"),
+        ({"index": {"target_lines": 0}}, "$.index.target_lines"),
+        ({"index": {"target_bytes": True}}, "$.index.target_bytes"),
+        ({"index": {"target_lines": "140"}}, "$.index.target_lines"),
+        ({"index": {"target": {"lines": 140}}}, "$.index.target"),
         ({"memory": "memory"}, "$.memory"),
         ({"memory": {"folder": "../x"}}, "$.memory.folder"),
         ({"memory": {"index": "sub/MEMORY.md"}}, "$.memory.index"),
@@ -363,9 +461,19 @@ def test_judge(before, after_, deny, grown):
 def test_deny_reason_gives_counts_caps_and_how_to_compact():
     verdict = caps.judge(Size(250, 26000), Size(240, 26500), DEFAULT_CAPS)
     reason = caps.deny_reason("MEMORY.md", verdict, DEFAULT_CAPS)
-    assert reason.startswith("MEMORY.md would be 26,500 bytes (limit 25,000);")
+    assert reason.startswith("autograph guard: MEMORY.md would be 26,500 bytes (limit 25,000);")
     assert "lines (limit" not in reason  # lines shrank: only the dimension that grew is named
     assert "Compact" in reason and "shrink" in reason and "AUTOGRAPH_INDEX_FILES" in reason
+    assert "to under 140 lines / 17,500 bytes" in reason  # the target, as Claude Code names it
+
+
+def test_deny_reasons_name_the_target_in_force():
+    custom, _ = caps.caps_from({"target_lines": 90, "target_bytes": 9000}, {})
+    verdict = caps.judge(Size(200, 100), Size(201, 100), custom)
+    assert "to under 90 lines / 9,000 bytes" in caps.deny_reason("MEMORY.md", verdict, custom)
+    reason = caps.too_large_reason("MEMORY.md", caps.TooLarge(300_000, 2), Size(10, 100), custom, "MultiEdit")
+    assert reason.startswith("autograph guard: MEMORY.md would be at least 300,000 bytes")
+    assert "to under 90 lines / 9,000 bytes" in reason
 
 
 def test_caps_over_and_near_with_custom_caps():
@@ -392,7 +500,9 @@ def index_text(n: int) -> str:
     return "".join(f"- [Topic {i:03d}](topic-{i:03d}.md) — hook about topic {i:03d}\n" for i in range(n))
 
 
-@pytest.mark.parametrize(("n", "code", "status"), [(10, 0, "ok"), (150, 0, "soft"), (200, 0, "soft"), (201, 1, "over")])
+@pytest.mark.parametrize(
+    ("n", "code", "status"), [(10, 0, "ok"), (159, 0, "ok"), (160, 0, "soft"), (200, 0, "soft"), (201, 1, "over")]
+)
 def test_check_exit_codes_and_status(tmp_path, n, code, status):
     path = tmp_path / "MEMORY.md"
     path.write_text(index_text(n), encoding="utf-8")
@@ -404,20 +514,51 @@ def test_check_exit_codes_and_status(tmp_path, n, code, status):
     assert (row["lines"], row["bytes"]) == (n, len(index_text(n).encode("utf-8")))
     assert row["loaded_lines"] == min(n, 200)
     assert report["caps"]["hard"] == {"lines": 200, "bytes": 25000}
+    assert report["caps"]["soft"] == {"lines": 160, "bytes": 20000}
+    assert report["caps"]["target"] == {"lines": 140, "bytes": 17500}
+    assert set(row) == {"path", "lines", "bytes", "loaded_lines", "status", "over", "near", "advice"}
+    if status == "ok":
+        assert row["advice"] is None
+    else:
+        assert row["advice"].startswith("compact it to under 140 lines / 17,500 bytes: ")
 
 
 def test_check_human_output(tmp_path):
     path = tmp_path / "MEMORY.md"
-    path.write_text(index_text(160))
+    path.write_text(index_text(165))
     proc = check(path)
     assert proc.returncode == 0
-    assert proc.stdout.startswith("warning: ") and "soft cap of 150 lines" in proc.stdout
+    assert proc.stdout.startswith("check.py: warning: ") and "soft cap of 160 lines" in proc.stdout
+    assert "compact it to under 140 lines / 17,500 bytes" in proc.stdout
     path.write_text(index_text(212))
     proc = check(path)
     assert proc.returncode == 1
     assert "over the hard cap of 200 lines; the host loads only the first 200 lines and drops 12" in proc.stdout
+    assert "compact it to under 140 lines / 17,500 bytes" in proc.stdout
     path.write_text(index_text(3))
     assert "3 lines" in check(path).stdout and "ok" in check(path).stdout
+    for text in (index_text(3), index_text(165), index_text(212)):
+        path.write_text(text)
+        out = check(path).stdout.splitlines()
+        assert all(line.startswith(("check.py: ", "  ")) for line in out), out  # advice is indented below
+
+
+def test_check_names_the_target_of_the_schema_and_the_environment(tmp_path):
+    path = tmp_path / "MEMORY.md"
+    path.write_text(index_text(165))
+    (tmp_path / "schema.json").write_text('{"index": {"target_lines": 120, "target_bytes": 15000}}')
+    proc = check(path, "--json")
+    report = json.loads(proc.stdout)
+    assert report["caps"]["target"] == {"lines": 120, "bytes": 15000}
+    assert "to under 120 lines / 15,000 bytes" in report["files"][0]["advice"]
+    assert "to under 120 lines / 15,000 bytes" in check(path).stdout
+    proc = check(path, "--json", env={"AUTOGRAPH_INDEX_TARGET_LINES": "100"})
+    report = json.loads(proc.stdout)
+    assert report["caps"]["target"] == {"lines": 100, "bytes": 15000}
+    assert report["caps"]["sources"] == {"target.lines": "AUTOGRAPH_INDEX_TARGET_LINES"}
+    proc = check(path, env={"AUTOGRAPH_INDEX_TARGET_BYTES": "lots"})  # strict: an error, exit 2
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("check.py: ") and "AUTOGRAPH_INDEX_TARGET_BYTES" in proc.stderr
 
 
 def test_check_byte_cap_counts_bytes_not_characters(tmp_path):
@@ -494,4 +635,6 @@ def test_schema_example_holds_the_index_caps_and_the_memory_preset():
 
     schema = load_schema(None, REPO / "schema.example.json")
     assert schema.section("index")["hard"] == caps.DEFAULT_HARD and schema.section("index")["soft"] == caps.DEFAULT_SOFT
+    assert caps.caps_from(schema.section("index"), {})[0].target == caps.DEFAULT_TARGET
+    assert {"target_lines", "target_bytes"} <= set(json.loads((REPO / "schema.example.json").read_text())["index"])
     assert schema.memory["types"] == MEMORY_TYPES

@@ -290,11 +290,13 @@ def test_reachability_follows_links_from_indexed_notes_only(make_vault):
 
 
 def test_index_soft_cap_is_a_warning(make_vault):
-    notes = {f"n{i}.md": note(f"n{i}") for i in range(150)}
-    index = "".join(f"- [N{i}](n{i}.md) — note {i}\n" for i in range(150))
+    notes = {f"n{i}.md": note(f"n{i}") for i in range(160)}
+    index = "".join(f"- [N{i}](n{i}.md) — note {i}\n" for i in range(160))  # Claude Code's soft cap: 160 lines
     report = check_index(make_vault, index, notes)
     assert report["issues"] == []
     assert [w["kind"] for w in report["warnings"]] == ["index-soft-cap"]
+    message = report["warnings"][0]["message"]
+    assert "160 lines (soft cap 160)" in message and "compact it to under 140 lines / 17,500 bytes" in message
 
 
 def test_index_over_cap_names_what_is_dropped(make_vault):
@@ -303,6 +305,7 @@ def test_index_over_cap_names_what_is_dropped(make_vault):
     report = check_index(make_vault, index, notes)
     assert kinds(report) == ["index-over-cap"]
     assert "loads only its first 200 lines and silently drops the other 5" in report["issues"][0]["message"]
+    assert "compact it to under 140 lines / 17,500 bytes" in report["issues"][0]["message"]
 
 
 def test_index_lines_classification():
@@ -514,6 +517,9 @@ def test_environment_caps_apply(make_vault):
     report = json.loads(proc.stdout)
     assert report["counts"] == {"index-over-cap": 1}
     assert report["caps"]["sources"] == {"hard.lines": "AUTOGRAPH_INDEX_HARD_LINES"}
+    assert report["caps"]["target"] == {"lines": 4, "bytes": 17500}  # lowered with the caps: target <= soft <= hard
+    proc = doctor(store, "--json", env={"AUTOGRAPH_INDEX_HARD_LINES": "4", "AUTOGRAPH_INDEX_TARGET_LINES": "3"})
+    assert "compact it to under 3 lines / 17,500 bytes" in json.loads(proc.stdout)["issues"][0]["message"]
 
 
 def test_doctor_writes_nothing(seeded):

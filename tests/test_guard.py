@@ -237,7 +237,7 @@ def memory(tmp_path) -> Path:
 def test_index_name_is_matched_case_insensitively(memory):
     proc = run_guard(write_input(memory / "memory.MD", lines(201)))
     assert decision(proc) == "deny"
-    assert reason(proc).startswith("memory.MD would have 201 lines")
+    assert reason(proc).startswith("autograph guard: memory.MD would have 201 lines")
 
 
 def test_reads_and_other_tools_pass_silently(memory):
@@ -317,12 +317,25 @@ def test_byte_cap_counts_utf8_bytes_of_cjk_text(memory):
 def test_soft_cap_allows_and_tells_the_model(memory):
     """Issue 7, item 8: the soft-cap warning reaches the model as
     additionalContext (stderr alone is never shown to it)."""
-    proc = run_guard(write_input(memory / "MEMORY.md", lines(160)))
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(165)))
     assert decision(proc) == "allow"
     assert b"soft cap" in proc.stderr
     told = context(proc)
-    assert "MEMORY.md is at its soft cap" in told and "160 lines" in told and "soft cap 150 lines" in told
+    assert "MEMORY.md is at its soft cap" in told and "165 lines" in told and "soft cap 160 lines" in told
     assert "archive/" in told  # how to compact
+    # the target Claude Code names itself ("Compact it to under 140 lines now"): one target, not two
+    assert "compact it to under 140 lines / 17,500 bytes now" in told
+    assert proc.stderr.decode().strip() == told
+
+
+def test_soft_cap_is_claude_codes_160_lines(memory):
+    assert decision(proc := run_guard(write_input(memory / "MEMORY.md", lines(159)))) == "allow"
+    assert proc.stdout == b"" and proc.stderr == b""  # under the soft cap: nothing to say
+    assert "soft cap" in context(run_guard(write_input(memory / "MEMORY.md", lines(160))))
+    fat = "- [T](t.md) — " + "x" * 183 + "\n"
+    assert len(fat.encode()) == 200  # 100 lines reach the 20,000-byte soft cap
+    told = context(run_guard(write_input(memory / "MEMORY.md", fat * 100)))
+    assert "soft cap" in told and "20,000 bytes" in told and "to under 140 lines / 17,500 bytes" in told
 
 
 def test_soft_cap_note_only_for_a_call_that_grows_the_index(memory):
@@ -348,6 +361,7 @@ def test_still_over_the_cap_tells_the_model(memory):
     assert decision(proc) == "allow"
     told = context(proc)
     assert "stays over its hard cap" in told and "230 lines" in told and "keep compacting" in told
+    assert "to under 140 lines / 17,500 bytes" in told
     assert told.startswith("autograph guard: ")
 
 
@@ -357,6 +371,8 @@ def test_deny_reason_names_the_dimension_the_numbers_and_how_to_compact(memory):
     text = reason(proc)
     assert "205 lines (limit 200)" in text and "it has 200 lines and" in text
     assert "Compact it first" in text and "archive/" in text
+    assert "to under 140 lines / 17,500 bytes" in text
+    assert text.startswith("autograph guard: MEMORY.md would have 205 lines")
 
 
 def test_unreadable_index_never_blocks(memory):
@@ -433,6 +449,40 @@ def test_bad_environment_value_falls_back_to_the_default_and_says_so(memory):
     assert b"AUTOGRAPH_INDEX_HARD_LINES" in proc.stderr
 
 
+def test_target_from_the_environment_is_named(memory):
+    soft, over = write_input(memory / "MEMORY.md", lines(165)), write_input(memory / "MEMORY.md", lines(201))
+    env = {"AUTOGRAPH_INDEX_TARGET_LINES": "100", "AUTOGRAPH_INDEX_TARGET_BYTES": "9000"}
+    assert "to under 100 lines / 9,000 bytes" in context(run_guard(soft, env=env))
+    assert "to under 100 lines / 9,000 bytes" in reason(run_guard(over, env=env))
+    env = {"AUTOGRAPH_INDEX_TARGET_LINES": "190"}  # above the soft cap: lowered to it
+    assert "to under 160 lines / 17,500 bytes" in context(run_guard(soft, env=env))
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "many", "1.5"])
+def test_bad_target_in_the_environment_is_ignored_with_a_note(memory, value):
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(165)), env={"AUTOGRAPH_INDEX_TARGET_LINES": value})
+    assert decision(proc) == "allow"  # never blocks on a typo
+    told = context(proc)
+    assert "AUTOGRAPH_INDEX_TARGET_LINES" in told and "not a positive whole number" in told
+    assert "to under 140 lines / 17,500 bytes" in told  # the default target, as if it were unset
+    assert b"AUTOGRAPH_INDEX_TARGET_LINES" in proc.stderr
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(201)), env={"AUTOGRAPH_INDEX_TARGET_BYTES": value})
+    assert decision(proc) == "deny" and "AUTOGRAPH_INDEX_TARGET_BYTES" in context(proc)
+
+
+def test_target_from_the_schema_is_named(memory, tmp_path):
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"index": {"target_lines": 120, "target_bytes": 15000}}))
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(165)), "--schema", schema)
+    assert "to under 120 lines / 15,000 bytes" in context(proc)
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(201)), "--schema", schema)
+    assert "to under 120 lines / 15,000 bytes" in reason(proc)
+    schema.write_text(json.dumps({"index": {"target_lines": 0}}))  # invalid: the built-in caps, said
+    proc = run_guard(write_input(memory / "MEMORY.md", lines(165)), "--schema", schema)
+    assert decision(proc) == "allow" and "$.index.target_lines" in context(proc)
+    assert "to under 140 lines / 17,500 bytes" in context(proc)
+
+
 def test_schema_option_gives_names_and_caps(memory, tmp_path):
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"index": {"files": ["HOT.md"], "hard": {"lines": 20}}}))
@@ -449,8 +499,83 @@ def test_help_and_usage_errors():
     proc = run_guard(b"", "--help")
     assert proc.returncode == 0
     assert b"permissionDecision" in proc.stdout and b"AUTOGRAPH_INDEX_HARD_LINES" in proc.stdout
+    help_text = proc.stdout.decode()
+    assert "soft 160 / 20,000" in help_text and "140 lines / 17,500 bytes" in help_text and "150" not in help_text
+    for key in ("AUTOGRAPH_INDEX_TARGET_LINES", "AUTOGRAPH_INDEX_TARGET_BYTES", "target_lines", "target_bytes"):
+        assert key in help_text
     proc = run_guard(b"", "--shcema", "x")
     assert proc.returncode == 2 and b"unrecognized" in proc.stderr
+    assert proc.stderr.decode().splitlines()[-1].startswith("autograph guard: error: ")
+
+
+def _messages(proc) -> list[str]:
+    """Every message of one guard run: its stderr lines, the deny reason and
+    each line of additionalContext."""
+    out = proc.stderr.decode("utf-8").splitlines()
+    if proc.stdout.strip():
+        spec = json.loads(proc.stdout)["hookSpecificOutput"]
+        out += spec.get("additionalContext", "").splitlines()
+        out += [spec["permissionDecisionReason"]] if "permissionDecisionReason" in spec else []
+    return out
+
+
+def test_every_message_starts_autograph_guard(memory, tmp_path):
+    """Claude Code's own note about its index and ours must be told apart:
+    every line the guard writes, on stdout or stderr, starts "autograph guard:"."""
+    index = memory / "MEMORY.md"
+    bad_schema = tmp_path / "bad.json"
+    bad_schema.write_text('{"index": {"hard": 5}}')
+    (memory / "over.md").write_text(lines(260))
+    (memory / "folder").mkdir()
+    (memory / "folder" / "MEMORY.md").mkdir()  # unreadable: a folder
+    edit = {"tool_name": "Edit", "tool_input": {"file_path": str(index), "old_string": "a", "new_string": "b"}}
+    runs = [
+        run_guard(b"not json"),
+        run_guard(b"[]"),
+        run_guard(b'{"tool_name": "Write", "tool_input": []}'),
+        run_guard(b'{"tool_name": "Write", "tool_input": {"content": "x"}}'),
+        run_guard(write_input(index, lines(165))),  # the soft cap
+        run_guard(write_input(index, lines(201))),  # a deny
+        run_guard(write_input(index, lines(201)), env={"AUTOGRAPH_INDEX_HARD_LINES": "x"}),  # a deny and a note
+        run_guard(write_input(memory / "folder" / "MEMORY.md", lines(300))),  # unreadable
+        run_guard(json.dumps({**edit, "tool_input": {**edit["tool_input"], "replace_all": "yes"}})),  # invalid
+        run_guard(write_input(index, lines(5)), "--schema", bad_schema),  # a schema that cannot be used
+        run_guard(write_input(index, lines(230)), env={"AUTOGRAPH_INDEX_FILES": "over.md"}),
+        run_guard(write_input(memory / "over.md", lines(230)), env={"AUTOGRAPH_INDEX_FILES": "over.md"}),
+        run_guard(b"", "--bad-flag"),
+    ]
+    edits = [{"old_string": "topic", "new_string": "topic topic", "replace_all": True}] * 40
+    index.write_text(lines(100))
+    runaway = {"tool_name": "MultiEdit", "tool_input": {"file_path": str(index), "edits": edits}}
+    runs.append(run_guard(json.dumps(runaway)))  # denied without being built
+    said = [(line, run.stderr) for run in runs for line in _messages(run)]
+    assert len(said) >= 15
+    for line, _ in said:
+        assert line.startswith("autograph guard: ") or line.startswith("usage: guard.py"), line
+    tty = subprocess.run([sys.executable, str(GUARD)], stdin=subprocess.DEVNULL, capture_output=True, timeout=30)
+    assert all(line.startswith("autograph guard: ") for line in tty.stderr.decode().splitlines())
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    count=st.integers(0, 260),
+    current=st.integers(0, 260),
+    env=st.dictionaries(
+        st.sampled_from(sorted(caps.ENV.values())), st.sampled_from(["0", "x", "50", "150", "170", "300"]), max_size=3
+    ),
+)
+def test_property_every_note_and_reason_starts_autograph_guard(tmp_path, count, current, env):
+    path = tmp_path / "MEMORY.md"
+    path.write_text(lines(current))
+    out, notes = caps.review(write_input(path, lines(count)).encode(), env)
+    assert all(note.startswith("autograph guard: ") and "\n" not in note for note in notes)
+    if out:
+        spec = json.loads(out)["hookSpecificOutput"]
+        assert all(line.startswith("autograph guard: ") for line in spec.get("additionalContext", "").splitlines())
+        assert spec.get("permissionDecisionReason", "autograph guard: ").startswith("autograph guard: ")
+        got, _ = caps.caps_from(None, env, strict=False)
+        if "permissionDecisionReason" in spec or "cap" in spec.get("additionalContext", ""):
+            assert f"to under {got.target_text()}" in out
 
 
 # ---------------------------------------------------------------------------
@@ -692,25 +817,35 @@ def plugin_settings(folder: Path, enabled: dict, name: str = "settings.json") ->
     (folder / ".claude" / name).write_text(json.dumps({"enabledPlugins": enabled}))
 
 
-def test_a_registration_that_defers_to_the_plugin_stays_silent_while_it_is_enabled(project, tmp_path):
-    """The autograph plugin registers the same guard: init's registration
-    carries --defer-to-plugin, so one of the two answers each call."""
+def test_defer_to_plugin_is_ignored_the_guard_that_runs_always_answers(project, tmp_path):
+    """Earlier init.py versions wrote --defer-to-plugin; the plugin's hooks
+    now step aside for init's install instead, so a guard that runs must
+    answer, whether the plugin is enabled or not."""
     home = tmp_path / "home"
     home.mkdir()
     env = {"CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)}
     payload = write_input(project / "memory" / "MEMORY.md", lines(201))
-    assert decision(run_guard(payload, "--defer-to-plugin", env=env)) == "deny"  # no plugin
-    plugin_settings(project, {"autograph@autograph": True})
-    proc = run_guard(payload, "--defer-to-plugin", env=env)
-    assert proc.returncode == 0 and proc.stdout == b"" and proc.stderr == b""  # the plugin's guard answers
-    assert decision(run_guard(payload, env=env)) == "deny"  # the plugin's own registration still answers
-    plugin_settings(project, {"autograph@autograph": False}, "settings.local.json")  # local wins
     assert decision(run_guard(payload, "--defer-to-plugin", env=env)) == "deny"
+    plugin_settings(project, {"autograph@autograph": True})
+    assert decision(run_guard(payload, "--defer-to-plugin", env=env)) == "deny"
+
+
+def test_whether_the_plugin_is_enabled_is_read_as_claude_code_merges_settings(project, tmp_path):
+    """init.py installs no hooks while the plugin is enabled: local settings
+    over the project's over the user's, the first that names it deciding."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"CLAUDE_PROJECT_DIR": str(project), "HOME": str(home)}
+    assert caps.plugin_enabled(env) is None
+    plugin_settings(project, {"autograph@autograph": True})
+    assert caps.plugin_enabled(env) == str(project / ".claude" / "settings.json")
+    plugin_settings(project, {"autograph@autograph": False}, "settings.local.json")  # local wins
+    assert caps.plugin_enabled(env) is None
     (project / ".claude" / "settings.local.json").unlink()
     (project / ".claude" / "settings.json").unlink()
     plugin_settings(home, {"autograph@market": True, "other@market": False})  # the user's settings
-    assert run_guard(payload, "--defer-to-plugin", env=env).stdout == b""
+    assert caps.plugin_enabled(env) == str(home / ".claude" / "settings.json")
     plugin_settings(project, {"autograph-extras@market": True})  # another plugin: not ours
-    assert run_guard(payload, "--defer-to-plugin", env=env).stdout == b""
+    assert caps.plugin_enabled(env) == str(home / ".claude" / "settings.json")
     plugin_settings(home, {"autograph-extras@market": True})
-    assert decision(run_guard(payload, "--defer-to-plugin", env=env)) == "deny"
+    assert caps.plugin_enabled(env) is None

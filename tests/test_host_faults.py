@@ -287,15 +287,17 @@ def test_guard_never_reads_a_device_index(tmp_path, tool, tool_input):
     assert "character device" in note
 
 
-def test_guard_passes_over_a_fifo_settings_file_when_deferring(tmp_path):
+def test_a_fifo_settings_file_is_passed_over_when_looking_for_the_plugin(tmp_path):
+    """init.py asks whether the plugin is enabled before planning: a FIFO
+    where a settings file belongs is never opened for a blocking read."""
+    from autograph.hosts import caps
+
     project = tmp_path / "p"
     fifo(project / ".claude" / "settings.local.json")
-    (project / "MEMORY.md").write_text("")
-    payload = guard_call("Write", project / "MEMORY.md", content="- a\n" * 300)
-    proc = run(
-        GUARD, "--defer-to-plugin", stdin=payload, env={"CLAUDE_PROJECT_DIR": str(project), "HOME": str(tmp_path)}
-    )
-    assert json.loads(proc.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text('{"enabledPlugins": {"autograph@autograph": true}}')
+    env = {"CLAUDE_PROJECT_DIR": str(project), "HOME": str(tmp_path)}
+    assert caps.plugin_enabled(env) == str(tmp_path / ".claude" / "settings.json")
 
 
 @pytest.mark.parametrize("target", ["store", "index"])

@@ -76,6 +76,7 @@ COMMANDS = [
 NO_VAULT = {
     ("generate_schema.py",): "drafts a schema from a discovery file; writes only the file -o names",
     ("guard.py",): "a Claude Code hook: the project comes from the hook's input and CLAUDE_PROJECT_DIR",
+    ("session.py",): "Claude Code session hooks: the vault comes from --vault, the hook's cwd or CLAUDE_PROJECT_DIR",
     ("init.py",): "installs into an agent host: --project, --user and --store name the folders",
     ("orchestrate.py", "research", "reduce"): "reduces observation files to a draft; reads no vault",
 }

@@ -29,20 +29,29 @@ What it checks: INDEX, a file; or every index of VAULT, a folder: the files
 in the schema's "index.files" (default MEMORY.md) and the memory store's index
 (<memory.folder>/<memory.index>, default memory/MEMORY.md) that exist.
 
-Caps: hard 200 lines / 25,000 bytes, soft 150 / 20,000, from the schema's
-"index" key (--schema, else schema.json in VAULT or in INDEX's folder),
-overridden by AUTOGRAPH_INDEX_HARD_LINES, AUTOGRAPH_INDEX_HARD_BYTES,
-AUTOGRAPH_INDEX_SOFT_LINES, AUTOGRAPH_INDEX_SOFT_BYTES.  Over a hard cap means
-greater than it (exactly 200 lines is loaded whole); the soft cap warns once
-it is reached.  check.py writes nothing (--dry-run changes nothing).
+Caps: hard 200 lines / 25,000 bytes, soft 160 / 20,000, and the target to
+compact to, 140 lines / 17,500 bytes (Claude Code's own: from 160 lines or
+about 20,000 bytes it asks to compact MEMORY.md to under 140 lines), from
+the schema's "index" key (index.hard, index.soft, index.target_lines,
+index.target_bytes; --schema, else schema.json in VAULT or in INDEX's
+folder), overridden by AUTOGRAPH_INDEX_HARD_LINES, AUTOGRAPH_INDEX_HARD_BYTES,
+AUTOGRAPH_INDEX_SOFT_LINES, AUTOGRAPH_INDEX_SOFT_BYTES,
+AUTOGRAPH_INDEX_TARGET_LINES, AUTOGRAPH_INDEX_TARGET_BYTES.  Over a hard cap
+means greater than it (exactly 200 lines is loaded whole); the soft cap warns
+once it is reached, naming the target; a target above the soft cap is
+lowered to it.  Each index's line of the report (with an indented line
+under it saying how to compact), and every warning and error, starts
+"check.py:".  check.py writes nothing (--dry-run changes nothing).
 
 JSON keys (--json):
-  files[{path, lines, bytes, loaded_lines, status, over[], near[]}],
-  caps{soft{lines, bytes}, hard{lines, bytes}, sources{}}, status
+  files[{path, lines, bytes, loaded_lines, status, over[], near[], advice}],
+  caps{soft{lines, bytes}, hard{lines, bytes}, target{lines, bytes},
+  sources{}}, status
   status is "ok", "soft" (at a soft cap) or "over" (over a hard cap: the host
   loads only loaded_lines whole lines); the top-level status is the worst.
-  over[] and near[] name the dimensions ("lines", "bytes"); sources names the
-  environment variable behind each overridden cap.
+  over[] and near[] name the dimensions ("lines", "bytes"); advice is null
+  for "ok", else how to compact, to under the target; sources names the
+  environment variable behind each overridden cap or target ("target.lines").
 
 Exit codes: 0 every index under its hard caps (a warning line at a soft cap);
 1 an index over a hard cap; 2 bad usage, no index found, an unreadable file,
@@ -56,10 +65,17 @@ Examples:
   AUTOGRAPH_INDEX_HARD_LINES=400 check.py MEMORY.md
 """
 
+PREFIX = "check.py: "
 COMPACT = (
-    "compact it: one short pointer line per note (- [Title](note.md) — hook), "
-    "detail in the notes, retired entries in archive/"
+    "one short pointer line per note (- [Title](note.md) — hook), detail in the notes, retired entries in archive/"
 )
+
+
+def _advice(row: dict, limits: caps.Caps) -> str | None:
+    """How to compact an index at or over a cap, naming the target; None for "ok"."""
+    if row["status"] == "ok":
+        return None
+    return f"compact it to under {limits.target_text()}: {COMPACT}"
 
 
 def _amount(row: dict, dimension: str) -> str:
@@ -74,18 +90,20 @@ def _human(rows: list[dict], limits: caps.Caps) -> str:
             dims = " and ".join(f"{limits.hard[d]:,} {d}" for d in row["over"])
             dropped = row["lines"] - row["loaded_lines"]
             out.append(
-                f"{size}: over the hard cap of {dims}; the host loads only the first "
+                f"{PREFIX}{size}: over the hard cap of {dims}; the host loads only the first "
                 f"{cli.plural(row['loaded_lines'], 'line')} and drops {dropped}"
             )
-            out.append(f"  {COMPACT}")
+            out.append(f"  {_advice(row, limits)}")
         elif row["status"] == "soft":
             dims = " and ".join(f"{limits.soft[d]:,} {d}" for d in row["near"])
             out.append(
-                f"warning: {size}: at the soft cap of {dims}; compact it soon "
+                f"{PREFIX}warning: {size}: at the soft cap of {dims}; "
+                f"compact it to under {limits.target_text()} now "
                 f"(hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)"
             )
+            out.append(f"  {COMPACT}")
         else:
-            out.append(f"{size}: ok (hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)")
+            out.append(f"{PREFIX}{size}: ok (hard cap {limits.hard['lines']:,} lines / {limits.hard['bytes']:,} bytes)")
     return "\n".join(out)
 
 
@@ -112,7 +130,8 @@ def cmd_check(args) -> int:
         # the caps of the vault that holds the index (found upward from it), else of its folder
         schema = load_schema(Path(args.vault) if args.vault is not None else target.parent, args.schema)
         files = [(named, target)]
-    cli.warn(schema.warnings)
+    for warning in schema.warnings:  # as cli.warn, with the command's name first
+        print(f"{PREFIX}warning: {cli.printable(warning)}", file=sys.stderr)
     try:
         limits, _ = caps.caps_from(schema.section("index"))
     except caps.CapsError as exc:
@@ -120,11 +139,12 @@ def cmd_check(args) -> int:
     rows = []
     for shown, path in files:
         try:
-            rows.append({"path": shown, **caps.check_file(path, limits)})
+            row = {"path": shown, **caps.check_file(path, limits)}
         except size.NotRegular as exc:  # a FIFO or a device: opened without blocking, never read
             raise cli.UsageError(f"{shown}: {exc}; an index is a regular file, give its path") from None
         except OSError as exc:
             raise cli.UsageError(f"cannot read {shown}: {exc.strerror or exc}") from None
+        rows.append({**row, "advice": _advice(row, limits)})
     status = (
         "over"
         if any(r["status"] == "over" for r in rows)
@@ -140,7 +160,8 @@ def cmd_check(args) -> int:
 def build_parser():
     parser = cli.make_parser(
         "check.py",
-        "Size an always-loaded index (MEMORY.md) in lines and bytes against its soft and hard caps.",
+        "Size an always-loaded index (MEMORY.md) in lines and bytes against its soft and hard caps, "
+        "and say what to compact it to.",
         EPILOG,
     )
     parser.add_argument(

@@ -21,13 +21,13 @@ KINDS = """\
   index-missing     create the index (init.py, or copy assets/MEMORY.md into the store)
   index-unreadable  make the index a readable UTF-8 file
   index-outside     make the index a file inside the store, not a symlink to a file outside it
-  index-over-cap    compact the index: one short pointer per note, detail in the notes, retired entries archived
+  index-over-cap    compact to under its target: one short pointer per note, detail in notes, retired entries archived
   index-content     move text out of the index into a note, and point to that note in one short line
   broken-pointer    fix the pointer's file name (letter case counts), or remove the line
   pointer-outside   point only at notes inside the store
   unreachable       add a pointer line for the note to the index, link it from a note that has one, or archive it
   unreadable        save the note as UTF-8 text
-  frontmatter       start the note with a frontmatter block: name, description, type, created, updated
+  frontmatter       start the note with frontmatter: name, description, metadata.type (or type, created, updated)
   missing-field     fill in the field
   bad-type          use one of the store's types
   name-mismatch     make name the file's name without .md (or rename the file); a name with spaces is a title
@@ -39,25 +39,48 @@ MAX_LISTED = 100
 EPILOG = f"""\
 A memory store is a folder: an index (MEMORY.md) that the agent host loads
 into every session, holding one pointer line per note
-("- [Title](note.md) — hook"), and one note per fact, with frontmatter name,
-description, type (user, feedback, project, reference), created and updated.
-Retired notes go to archive/ and need no pointer.  A name with spaces is a
-title (as Claude Code writes them); a name without spaces must be the file's
-name (letter case, "-", "_" and a type prefix such as "feedback_" aside).
+("- [Title](note.md) — hook"), and one note per fact, in either format:
+
+  Claude Code's current one      the older one (autograph, earlier Claude Code)
+  ---                            ---
+  name: short-kebab-case-slug    name: note-file-name
+  description: one-line summary  description: one-line summary
+  metadata:                      type: feedback
+    type: feedback               created: 2026-01-05
+  ---                            updated: 2026-02-01
+                                 ---
+
+Types: user, feedback, project, reference (the schema's "memory.types").
+A note is in Claude Code's format when its frontmatter has a "metadata"
+mapping and no top-level type.  Then name and description are required
+(missing-field says what to add), metadata.type must be one of the types
+(bad-type lists them), no date is required (created and updated, when
+present, must still be real dates, updated not before created), and name is
+the slug other notes link to, not the file's name (no name-mismatch).  In
+the older format, every field the type requires must be there (by default
+name, description, type, created, updated); a name with spaces is a title
+(as earlier Claude Code versions wrote them); a name without spaces must be
+the file's name (letter case, "-", "_" and a type prefix such as
+"feedback_" aside).  Retired notes go to archive/ and need no pointer.
 
 What counts as a store: a folder that holds the index ("memory.index",
 default MEMORY.md, in any letter case, or a symlink by that name), or,
 without one, whose live notes (*.md and *.MD outside archive/) are at least
 half, and at least one, memory notes: frontmatter with a name, a description
-and a type of the store's.  Any other folder (a documentation vault, an
-empty folder) is refused in one line with exit code 2.
+and a type (or metadata.type) of the store's.  Any other folder (a
+documentation vault, an empty folder) is refused in one line with exit
+code 2.
 
 STORE is the store, or a vault or project holding one: with a schema.json
 there (or --schema), "memory.folder" names the store's folder (default
 "memory"; used when it exists), "memory.types" its types and their required
 fields and labelled lines (feedback and project notes need "Why:" and
-"How to apply:" lines), "index" the caps.  The caps can be overridden with
-AUTOGRAPH_INDEX_HARD_LINES / _HARD_BYTES / _SOFT_LINES / _SOFT_BYTES.
+"How to apply:" lines), "index" the caps (hard 200 lines / 25,000 bytes,
+soft 160 / 20,000) and the target an index at a cap is to be compacted to
+(index.target_lines, index.target_bytes: 140 / 17,500; the index-over-cap
+and index-soft-cap messages name it).  The caps and the target can be
+overridden with AUTOGRAPH_INDEX_HARD_LINES / _HARD_BYTES / _SOFT_LINES /
+_SOFT_BYTES / _TARGET_LINES / _TARGET_BYTES.
 
 Pointers and links resolve as the host's file system opens them: exact
 letter case on a case-sensitive file system ([x](feedback_git.md) does not
@@ -66,11 +89,18 @@ optional; a symlink inside the store is followed to its note, one out of
 the store is refused (pointer-outside; an index that is such a symlink is
 index-outside and is not read).  A [[name]] opens name.md next to the
 index, or the note of that name elsewhere in the store when spelled exactly.
+In a note, a [[name]] that opens no file leads to the note whose name: is
+that slug (letter case, spaces, "_" and "-" alike), when the linking note or
+that note is in Claude Code's format (two notes of the older format connect
+by file name only, as before).
 
 Issues (each reported once, with file and line; exit code 1):
 {KINDS}
 Warnings (reported, exit code unaffected): index-soft-cap, duplicate-pointer,
 skipped (a file the walk left out, such as a symlink out of the store).
+Info (no problem, exit code unaffected): unwritten-link, a [[name]] in a note
+of Claude Code's format that names no memory yet (Claude Code writes these
+on purpose: a memory worth writing later); once per note and name.
 
 Secrets: every text file of the store is scanned, not only notes (.env,
 .txt, .yaml; a file with a NUL byte near its start is binary and skipped),
@@ -83,8 +113,10 @@ doctor.py writes nothing (--dry-run changes nothing).
 
 JSON keys (--json): store, index (null without one), notes (live notes),
 archived, index_size{{lines, bytes, loaded_lines, status, over[], near[]}} or
-null, caps{{soft{{lines, bytes}}, hard{{lines, bytes}}, sources{{}}}},
+null, caps{{soft{{lines, bytes}}, hard{{lines, bytes}}, target{{lines, bytes}},
+sources{{}}}},
 issues[{{kind, path, line, message}}], warnings[{{kind, path, line, message}}],
+info[{{kind, path, line, message}}] (unwritten-link findings, no problem),
 counts{{kind: number}} (issues found, listed or not), omitted{{kind: number}}
 (findings beyond the first {MAX_LISTED} of one kind in one file, counted but
 not listed).  Paths are store-relative with "/"; line is 1-based, or null
@@ -122,7 +154,8 @@ def _human(report: dict) -> str:
         f"store: {cli.printable(report['store'])} · {cli.plural(report['notes'], 'note')}, "
         f"{report['archived']} archived · {index}"
     ]
-    for title, rows in (("issues", report["issues"]), ("warnings", report["warnings"])):
+    sections = (("issues", report["issues"]), ("warnings", report["warnings"]), ("info", report["info"]))
+    for title, rows in sections:
         if rows:
             out += ["", f"{title} ({len(rows)}):"]
             out += [f"  {_where(r)}  {r['kind']}  {cli.printable(r['message'])}" for r in rows[:SHOWN]]

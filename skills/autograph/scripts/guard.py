@@ -34,18 +34,23 @@ is counted before it is built: an Edit or MultiEdit whose result would pass
 10 times the hard byte cap (or the current size, if larger) is denied
 without building it.
 
-Caps and index names: hard 200 lines / 25,000 bytes, soft 150 / 20,000
-(Claude Code loads the first 200 lines or 25KB of MEMORY.md and drops the
-rest), and MEMORY.md, unless the project's schema.json sets others in its
-"index" key (index.files) and "memory" key (memory.index).  The schema is
---schema PATH (init.py writes it into the hook command), else
-$CLAUDE_PROJECT_DIR/schema.json, else schema.json in the hook input's cwd.
+Caps and index names: hard 200 lines / 25,000 bytes, soft 160 / 20,000,
+and a compaction target of 140 lines / 17,500 bytes (Claude Code loads the
+first 200 lines or 25KB of MEMORY.md and drops the rest; from 160 lines or
+about 20,000 bytes it asks the model itself to compact to under 140 lines),
+and MEMORY.md, unless the project's schema.json sets others in its "index"
+key (index.files, index.soft, index.hard, index.target_lines,
+index.target_bytes) and "memory" key (memory.index).  A target above the
+soft cap is lowered to it.  The schema is --schema PATH (init.py writes it
+into the hook command), else $CLAUDE_PROJECT_DIR/schema.json, else
+schema.json in the hook input's cwd.
 A schema that is missing, not valid JSON or does not validate never blocks
 a write: the built-in names and caps are used and the output says so.
 The environment overrides both:
-  AUTOGRAPH_INDEX_HARD_LINES  AUTOGRAPH_INDEX_HARD_BYTES
-  AUTOGRAPH_INDEX_SOFT_LINES  AUTOGRAPH_INDEX_SOFT_BYTES
-  AUTOGRAPH_INDEX_FILES       index base names, comma-separated
+  AUTOGRAPH_INDEX_HARD_LINES    AUTOGRAPH_INDEX_HARD_BYTES
+  AUTOGRAPH_INDEX_SOFT_LINES    AUTOGRAPH_INDEX_SOFT_BYTES
+  AUTOGRAPH_INDEX_TARGET_LINES  AUTOGRAPH_INDEX_TARGET_BYTES
+  AUTOGRAPH_INDEX_FILES         index base names, comma-separated
 A variable that is not a positive whole number is ignored (and said).
 
 Output (the hook protocol, Claude Code 2.1.9+; always exit code 0):
@@ -56,12 +61,15 @@ Output (the hook protocol, Claude Code 2.1.9+; always exit code 0):
       "additionalContext": "..."}}
   permissionDecision and permissionDecisionReason only to deny: the reason
   says which cap (lines or bytes), the counts after the call and now, the
-  caps and how to compact.  additionalContext, which the model reads, only
-  when there is something to know: the index reached its soft cap with a
-  write that grows it, it stays over its hard cap (allowed: it does not
-  grow), its size could not be checked, or the schema could not be used.
-  It never answers "allow" (that would skip your permission rules).  The
-  same notes go to stderr, one per line.
+  caps, the target to compact to ("to under 140 lines / 17,500 bytes") and
+  how.  additionalContext, which the model reads, only when there is
+  something to know: the index reached its soft cap with a write that grows
+  it (with the target), it stays over its hard cap (allowed: it does not
+  grow; with the target), its size could not be checked, or the schema
+  could not be used.  It never answers "allow" (that would skip your
+  permission rules).  The same notes go to stderr, one per line.  Every
+  message (the reason, each additionalContext line, each stderr line)
+  starts "autograph guard:".
 Reads and other tools pass silently.  Input that is not JSON passes, with one
 line on stderr.  A missing index is sized as empty; an unreadable one never
 blocks, and one that is not a regular file (a FIFO, a device) is never
@@ -71,12 +79,11 @@ that is not a string, a replace_all that is not true or false (only the
 boolean true replaces every occurrence; "false", a string, is invalid), an
 insert_line that is not a line number of the file (NaN, Infinity, 1.5, -1,
 past the end).  The guard writes nothing (--dry-run changes nothing).
---defer-to-plugin: answer nothing while the autograph Claude Code plugin is
-enabled ("enabledPlugins": {"autograph@...": true} in the project's
-.claude/settings.local.json, .claude/settings.json or the user's
-settings.json, the first that names it deciding), because the plugin
-registers this guard too and one answer per call is enough.  init.py puts
-it on the hook it registers; the plugin's own hook does not carry it.
+--defer-to-plugin: accepted and ignored.  init.py of earlier versions put it
+on the hook it registered, to stay silent while the plugin was enabled; now
+the plugin's hooks step aside while init.py's install is present (and
+init.py installs no hooks while the plugin is enabled), so the hook that
+remains must always answer.
 Exit codes: 0 for every hook input; 2 bad usage (Claude Code treats exit 2
 as a block and shows the message, so a broken hook command is noticed).
 
@@ -97,7 +104,12 @@ def _options(argv: list[str]):
     before every write.)"""
     import argparse
 
-    parser = argparse.ArgumentParser(
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):  # the usage, then the guard's own prefix
+            self.print_usage(sys.stderr)
+            self.exit(2, f"autograph guard: error: {message}\n")
+
+    parser = Parser(
         prog="guard.py", description=DESCRIPTION, epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
@@ -109,7 +121,7 @@ def _options(argv: list[str]):
     parser.add_argument(
         "--defer-to-plugin",
         action="store_true",
-        help="answer nothing while the autograph Claude Code plugin (which runs this guard too) is enabled",
+        help="accepted and ignored (written by init.py of earlier versions; the guard that runs always answers)",
     )
     parser.add_argument("--dry-run", action="store_true", help="accepted for symmetry; the guard never writes")
     return parser.parse_args(argv)
@@ -128,24 +140,23 @@ def _load_index(path: str) -> tuple[list[str], dict]:
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     schema = None
-    defer = False
     if argv:
         args = _options(argv)
-        schema, defer = args.schema, args.defer_to_plugin
+        schema = args.schema
     if sys.stdin is None or sys.stdin.isatty():
-        print("guard.py: reads a Claude Code hook's JSON on stdin; see guard.py --help", file=sys.stderr)
+        print("autograph guard: reads a Claude Code hook's JSON on stdin; see guard.py --help", file=sys.stderr)
         return 2
     try:
         payload = sys.stdin.buffer.read()
     except OSError as exc:
-        print(f"guard: cannot read the hook input ({exc}); the call is allowed unchecked", file=sys.stderr)
+        print(f"autograph guard: cannot read the hook input ({exc}); the call is allowed unchecked", file=sys.stderr)
         return 0
     from autograph.hosts import caps
 
     try:
-        answer, notes = caps.review(payload, os.environ, schema=schema, load=_load_index, defer_to_plugin=defer)
+        answer, notes = caps.review(payload, os.environ, schema=schema, load=_load_index)
     except Exception as exc:  # a bug must not block writes; say so
-        answer, notes = "", [f"guard: internal error ({exc.__class__.__name__}: {exc}); the call is allowed"]
+        answer, notes = "", [f"autograph guard: internal error ({exc.__class__.__name__}: {exc}); the call is allowed"]
     for note in notes:
         print(note, file=sys.stderr)
     if answer:

@@ -10,10 +10,14 @@ This module holds everything the cap depends on, and nothing else, so that
   counts them (BR-35), and files opened so that a FIFO or a device never
   hangs the guard.
 * **Caps** (:class:`Caps`, :func:`caps_from`): soft and hard caps for lines
-  and bytes from the schema's ``index`` section, overridden by environment
-  variables (:data:`ENV`) for hosts that load more.  Hard: over when
-  *greater* than the cap (exactly 200 lines is loaded whole).  Soft: a warning
-  once the size *reaches* the cap.
+  and bytes, and the compaction target, from the schema's ``index`` section,
+  overridden by environment variables (:data:`ENV`) for hosts that load
+  more.  Hard: over when *greater* than the cap (exactly 200 lines is loaded
+  whole).  Soft: a warning once the size *reaches* the cap.  Target: the size
+  every warning and deny asks the model to compact to.  The defaults are
+  Claude Code's own (CLI 2.1.332): it loads 200 lines / 25KB, warns after a
+  write from 160 lines or about 20,000 bytes, and asks for "under 140 lines",
+  so the model gets one warning threshold and one target from both.
 * **The file after a tool call** (:func:`after_call`): ``Write``, ``Edit``
   and ``MultiEdit`` (Claude Code) and the ``create``, ``str_replace`` and
   ``insert`` commands of a text-editor tool, applied to the current bytes.
@@ -29,10 +33,10 @@ This module holds everything the cap depends on, and nothing else, so that
   dimension, so compaction in steps is always allowed.  What the model
   should know (a soft cap reached, an index still over its cap, a schema
   that could not be used) goes back as ``additionalContext``.
-* **Which guard answers** (:func:`find_schema`, :func:`plugin_enabled`):
-  the project's ``schema.json`` (given, else ``$CLAUDE_PROJECT_DIR``, else
-  the hook's ``cwd``), and whether the autograph plugin is enabled, for a
-  registration that defers to the plugin's.
+* **Where it runs** (:func:`find_schema`, :func:`plugin_enabled`): the
+  project's ``schema.json`` (given, else ``$CLAUDE_PROJECT_DIR``, else the
+  hook's ``cwd``), and whether the autograph plugin is enabled (init.py
+  then installs no hooks of its own).
 """
 
 from __future__ import annotations
@@ -56,8 +60,10 @@ __all__ = [
     "DEFAULT_FILES",
     "DEFAULT_HARD",
     "DEFAULT_SOFT",
+    "DEFAULT_TARGET",
     "ENV",
     "ENV_FILES",
+    "PREFIX",
     "UNREADABLE",
     "Caps",
     "CapsError",
@@ -80,9 +86,13 @@ __all__ = [
 
 # Claude Code's loader: 200 lines or 25 KB of MEMORY.md, whichever comes
 # first (code.claude.com/docs/en/memory).  25,000 bytes is the stricter
-# reading of "25KB"; the soft caps leave room to compact before the hard cap.
-DEFAULT_SOFT = {"lines": 150, "bytes": 20000}
+# reading of "25KB".  The soft caps and the target are Claude Code's own
+# (CLI 2.1.332): after a write to its memory index it says, from 160 lines or
+# about 20,000 bytes, "Compact it to under 140 lines now"; 17,500 bytes is
+# 140 lines' share of 20,000 bytes at 160 lines.
+DEFAULT_SOFT = {"lines": 160, "bytes": 20000}
 DEFAULT_HARD = {"lines": 200, "bytes": 25000}
+DEFAULT_TARGET = {"lines": 140, "bytes": 17500}
 DEFAULT_FILES = ["MEMORY.md"]
 
 # Environment variables that override the schema, for hosts that load more.
@@ -91,6 +101,8 @@ ENV = {
     ("soft", "bytes"): "AUTOGRAPH_INDEX_SOFT_BYTES",
     ("hard", "lines"): "AUTOGRAPH_INDEX_HARD_LINES",
     ("hard", "bytes"): "AUTOGRAPH_INDEX_HARD_BYTES",
+    ("target", "lines"): "AUTOGRAPH_INDEX_TARGET_LINES",
+    ("target", "bytes"): "AUTOGRAPH_INDEX_TARGET_BYTES",
 }
 # File names (base names, separated by commas) the guard treats as indexes.
 ENV_FILES = "AUTOGRAPH_INDEX_FILES"
@@ -108,11 +120,17 @@ SETTINGS_LIMIT = 16 << 20
 # denied without being built.
 SIMULATION_FACTOR = 10
 
+# Every line the guard writes (the deny reason, additionalContext, stderr)
+# starts with this, so the model and the user can tell it from the host's own
+# notes about the index.
+PREFIX = "autograph guard: "
+
 # The Claude Code plugin that registers this guard too (enabledPlugins
 # keys are "name@marketplace").
 PLUGIN_NAME = "autograph"
 
 DIMENSIONS = ("lines", "bytes")
+DEFAULTS = {"soft": DEFAULT_SOFT, "hard": DEFAULT_HARD, "target": DEFAULT_TARGET}
 
 
 class CapsError(ValueError):
@@ -124,18 +142,26 @@ class CapsError(ValueError):
 
 
 class Caps:
-    """Soft and hard caps in lines and bytes.
+    """Soft and hard caps and the compaction target, in lines and bytes.
 
-    ``over(size)`` names the dimensions over a hard cap (greater than it);
-    ``near(size)`` those at or over a soft cap.  A soft cap above its hard
-    cap is lowered to it.
+    ``soft``, ``hard``, ``target``: ``{"lines": int, "bytes": int}`` (bytes
+    are UTF-8 bytes on disk).  ``over(size)`` names the dimensions over a hard
+    cap (greater than it); ``near(size)`` those at or over a soft cap;
+    ``target`` is the size to compact to once a soft cap is reached (default
+    :data:`DEFAULT_TARGET`).  A soft cap above its hard cap is lowered to it,
+    and a target above its soft cap to that: always target <= soft <= hard.
+    ``sources`` maps ``"level.dimension"`` to the environment variable that
+    set it.  Raises KeyError for a mapping without ``lines`` or ``bytes``,
+    ValueError for a value that is not a whole number.
     """
 
-    __slots__ = ("soft", "hard", "sources")
+    __slots__ = ("soft", "hard", "target", "sources")
 
-    def __init__(self, soft: dict, hard: dict, sources: dict | None = None):
+    def __init__(self, soft: dict, hard: dict, sources: dict | None = None, target: dict | None = None):
+        target = DEFAULT_TARGET if target is None else target
         self.hard = {d: int(hard[d]) for d in DIMENSIONS}
         self.soft = {d: min(int(soft[d]), self.hard[d]) for d in DIMENSIONS}
+        self.target = {d: min(int(target[d]), self.soft[d]) for d in DIMENSIONS}
         self.sources = sources or {}
 
     def over(self, size: Size) -> list[str]:
@@ -144,16 +170,35 @@ class Caps:
     def near(self, size: Size) -> list[str]:
         return [d for d in DIMENSIONS if size.get(d) >= self.soft[d]]
 
+    def target_text(self) -> str:
+        """The target as the messages name it: ``"140 lines / 17,500 bytes"``."""
+        return _pair(self.target)
+
     def as_dict(self) -> dict:
-        """``{"soft": {"lines", "bytes"}, "hard": {...}, "sources": {...}}``;
-        sources name an environment variable per overridden cap."""
-        return {"soft": dict(self.soft), "hard": dict(self.hard), "sources": dict(self.sources)}
+        """``{"soft": {"lines", "bytes"}, "hard": {...}, "target": {...},
+        "sources": {...}}``; sources name an environment variable per
+        overridden cap or target (``"target.lines"``: ...)."""
+        return {
+            "soft": dict(self.soft),
+            "hard": dict(self.hard),
+            "target": dict(self.target),
+            "sources": dict(self.sources),
+        }
 
     def __repr__(self) -> str:
-        return f"Caps(soft={self.soft}, hard={self.hard})"
+        return f"Caps(soft={self.soft}, hard={self.hard}, target={self.target})"
 
 
-def _env_int(environ, name: str) -> int | None:
+def _pair(caps: dict) -> str:
+    """``{"lines": 140, "bytes": 17500}`` as ``"140 lines / 17,500 bytes"``."""
+    lines = caps["lines"]
+    return f"{lines:,} line{'' if lines == 1 else 's'} / {caps['bytes']:,} bytes"
+
+
+def _env_int(environ, name: str, example: int = 200) -> int | None:
+    """The positive whole number in ``environ[name]``; None when unset or
+    blank.  Raises :class:`CapsError` for anything else, suggesting
+    ``example``."""
     raw = environ.get(name)
     if raw is None or raw.strip() == "":
         return None
@@ -162,18 +207,23 @@ def _env_int(environ, name: str) -> int | None:
     except ValueError:
         value = 0
     if value <= 0:
-        raise CapsError(f"{name}={raw!r} is not a positive whole number; set it to a number such as 200, or unset it")
+        raise CapsError(
+            f"{name}={raw!r} is not a positive whole number; set it to a number such as {example}, or unset it"
+        )
     return value
 
 
 def caps_from(section: dict | None = None, environ=None, strict: bool = True) -> tuple[Caps, list[str]]:
     """The caps in force: the environment (:data:`ENV`) over ``section`` (the
-    schema's ``index`` object) over the defaults (soft 150 lines / 20,000
-    bytes, hard 200 / 25,000).
+    schema's ``index`` object: ``soft`` and ``hard`` objects of ``lines`` and
+    ``bytes``, and the flat ``target_lines`` and ``target_bytes``) over the
+    defaults (soft 160 lines / 20,000 bytes, hard 200 / 25,000, target 140 /
+    17,500).  A target above the soft cap is lowered to it (:class:`Caps`).
 
-    Returns ``(caps, warnings)``.  A variable that is set but not a positive
-    whole number raises :class:`CapsError` when ``strict``; otherwise it is
-    ignored and named in ``warnings`` (the guard never blocks on a typo).
+    Returns ``(caps, warnings)``, warnings a list of sentences.  A variable
+    that is set but not a positive whole number raises :class:`CapsError`
+    when ``strict``; otherwise it is ignored and named in ``warnings`` (the
+    guard never blocks on a typo).
     """
     environ = os.environ if environ is None else environ
     section = section or {}
@@ -181,11 +231,12 @@ def caps_from(section: dict | None = None, environ=None, strict: bool = True) ->
         level: {**defaults, **{d: v for d, v in (section.get(level) or {}).items() if d in DIMENSIONS}}
         for level, defaults in (("soft", DEFAULT_SOFT), ("hard", DEFAULT_HARD))
     }
+    values["target"] = {d: section.get(f"target_{d}", DEFAULT_TARGET[d]) for d in DIMENSIONS}
     sources: dict[str, str] = {}
     warnings: list[str] = []
     for (level, dimension), name in ENV.items():
         try:
-            value = _env_int(environ, name)
+            value = _env_int(environ, name, DEFAULTS[level][dimension])
         except CapsError as exc:
             if strict:
                 raise
@@ -194,7 +245,7 @@ def caps_from(section: dict | None = None, environ=None, strict: bool = True) ->
         if value is not None:
             values[level][dimension] = value
             sources[f"{level}.{dimension}"] = name
-    return Caps(values["soft"], values["hard"], sources), warnings
+    return Caps(values["soft"], values["hard"], sources, values["target"]), warnings
 
 
 def index_names(files: list[str] | None = None, environ=None) -> set[str]:
@@ -488,7 +539,14 @@ _HOW = (
     "keep one short line per entry (- [Title](note.md) — hook), move detail into the topic file, "
     "merge related entries, move retired ones to archive/"
 )
-_COMPACT = f"Compact it first: {_HOW}. Edits that shrink the index are always allowed, so compact in steps."
+
+
+def _compact(caps: Caps) -> str:
+    """How to compact, with the target (the deny's advice)."""
+    return (
+        f"Compact it first, to under {caps.target_text()}: {_HOW}. "
+        "Edits that shrink the index are always allowed, so compact in steps."
+    )
 
 
 def _now(before: Size) -> str:
@@ -500,25 +558,27 @@ def _now(before: Size) -> str:
 def _tail(name: str, caps: Caps) -> str:
     return (
         f"The host loads only the first {caps.hard['lines']:,} lines or {caps.hard['bytes']:,} bytes "
-        f"of this index and silently drops the rest. {_COMPACT} "
+        f"of this index and silently drops the rest. {_compact(caps)} "
         f'(If {name} is not an always-loaded index, list the index names in schema.json "index.files", '
         f"or set {ENV_FILES}.)"
     )
 
 
 def deny_reason(name: str, verdict: Verdict, caps: Caps) -> str:
-    """The reason shown to the agent: which cap (lines or bytes), the counts
-    after the call and now, the caps, and how to compact."""
+    """The reason shown to the agent, one line starting ``autograph guard:``:
+    which cap (lines or bytes), the counts after the call and now, the caps,
+    the target to compact to (:attr:`Caps.target`) and how."""
     parts = [f"{_amount(verdict.after, d)} (limit {caps.hard[d]:,})" for d in verdict.grown]
     verb = "have" if verdict.grown[0] == "lines" else "be"
-    return f"{name} would {verb} {' and '.join(parts)}; {_now(verdict.before)}. {_tail(name, caps)}"
+    return f"{PREFIX}{name} would {verb} {' and '.join(parts)}; {_now(verdict.before)}. {_tail(name, caps)}"
 
 
 def too_large_reason(name: str, error: TooLarge, before: Size, caps: Caps, operation: str) -> str:
-    """The reason for an edit denied without building its result."""
+    """The reason for an edit denied without building its result, one line
+    starting ``autograph guard:``."""
     where = f"edit {error.step} of this MultiEdit" if error.step else f"this {operation}"
     return (
-        f"{name} would be at least {error.size:,} bytes (limit {caps.hard['bytes']:,}) after {where}, "
+        f"{PREFIX}{name} would be at least {error.size:,} bytes (limit {caps.hard['bytes']:,}) after {where}, "
         f"more than {SIMULATION_FACTOR} times its byte cap; {_now(before)}. "
         f"Check the edits (a replace_all whose new text holds its old text grows on every run). "
         f"{_tail(name, caps)}"
@@ -580,15 +640,13 @@ def _answer(reason: str | None, context: list[str]) -> str:
         spec["permissionDecision"] = "deny"
         spec["permissionDecisionReason"] = reason
     if context:
-        spec["additionalContext"] = "\n".join(
-            "autograph " + note if note.startswith("guard: ") else note for note in context
-        )
+        spec["additionalContext"] = "\n".join(context)
     return json.dumps({"hookSpecificOutput": spec})
 
 
 def _invalid_note(name: str, tool: str, exc: InvalidCall) -> str:
     return (
-        f"guard: this {tool} call on {name} is not valid input ({exc}); the host rejects it without writing, "
+        f"{PREFIX}this {tool} call on {name} is not valid input ({exc}); the host rejects it without writing, "
         f"so it is allowed without a size check"
     )
 
@@ -606,7 +664,6 @@ def review(
     *,
     schema: str | None = None,
     load=None,
-    defer_to_plugin: bool = False,
 ) -> tuple[str, list[str]]:
     """Review one PreToolUse hook input (the JSON Claude Code writes to the
     hook's stdin) and return ``(stdout, stderr_lines)``.
@@ -624,6 +681,10 @@ def review(
     stays over its hard cap, a size that could not be checked, a schema that
     could not be used.  It never says ``allow`` (that would skip the user's
     own permission rules).  The stderr lines say the same for the user.
+    Every message (the deny reason, each line of ``additionalContext``, each
+    stderr line) is one line starting :data:`PREFIX` (``autograph guard:``);
+    the soft-cap note, the over-cap note and the deny name the target to
+    compact to (:attr:`Caps.target`).
 
     Reads, other tools and files that are not an index (base name, or the
     base name of what the path resolves to through symlinks and ``..``, in
@@ -636,31 +697,27 @@ def review(
     ``schema``, else the project's (:func:`find_schema`).  A schema that
     cannot be loaded never blocks: the built-in names and caps are used and
     the output says so.  Environment variables override them.
-    ``defer_to_plugin``: pass silently when the autograph plugin is enabled
-    (:func:`plugin_enabled`), whose own registration of the guard answers.
     """
     environ = os.environ if environ is None else environ
     notes: list[str] = []
     try:
         data = json.loads(payload.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        return "", [f"guard: hook input is not JSON ({exc.__class__.__name__}); the call is allowed unchecked"]
+        return "", [f"{PREFIX}hook input is not JSON ({exc.__class__.__name__}); the call is allowed unchecked"]
     if not isinstance(data, dict):
-        return "", ["guard: hook input is not a JSON object; the call is allowed unchecked"]
+        return "", [f"{PREFIX}hook input is not a JSON object; the call is allowed unchecked"]
     tool_input = data.get("tool_input")
     if not isinstance(tool_input, dict):
         if data.get("tool_name") in WRITE_TOOLS:
-            return "", ["guard: hook input has no tool_input object; the call is allowed unchecked"]
+            return "", [f"{PREFIX}hook input has no tool_input object; the call is allowed unchecked"]
         return "", []
     target = tool_target(data.get("tool_name"), tool_input)
     if target is None:
         return "", []
     path, operation = target
     if not path:
-        return "", [f"guard: {data.get('tool_name')} input names no file path; the call is allowed unchecked"]
+        return "", [f"{PREFIX}{data.get('tool_name')} input names no file path; the call is allowed unchecked"]
     cwd = data.get("cwd") if isinstance(data.get("cwd"), str) and data.get("cwd") else None
-    if defer_to_plugin and plugin_enabled(environ, cwd):
-        return "", []
     if files is None and section is None and load is not None:
         found = schema or find_schema(environ, cwd)
         if found:
@@ -668,7 +725,7 @@ def review(
                 files, section = load(found)
             except Exception as exc:  # any failure: the built-in caps, never a blocked write
                 notes.append(
-                    f"guard: the schema {found} cannot be used ({_one_line(exc)}); the index guard uses the "
+                    f"{PREFIX}the schema {found} cannot be used ({_one_line(exc)}); the index guard uses the "
                     f"built-in index names ({', '.join(DEFAULT_FILES)}) and caps ({DEFAULT_HARD['lines']} lines / "
                     f"{DEFAULT_HARD['bytes']:,} bytes) until it is fixed"
                 )
@@ -682,14 +739,14 @@ def review(
             return _answer(None, notes), notes
         name = f"{name} (the index {real_name})"
     caps, warnings = caps_from(section, environ, strict=False)
-    notes += [f"guard: {w}" for w in warnings]
+    notes += [PREFIX + w for w in warnings]
     whole = operation not in ("write", "create")
     tool = data.get("tool_name") if isinstance(data.get("tool_name"), str) else operation
     current = read_current(real, need_bytes=whole)
     if isinstance(current, _Unreadable):
         if whole:
             notes.append(
-                f"guard: {name} cannot be read ({current.reason}); the {operation} is allowed without checking "
+                f"{PREFIX}{name} cannot be read ({current.reason}); the {operation} is allowed without checking "
                 f"its size; run check.py on it"
             )
             return _answer(None, notes), notes
@@ -701,11 +758,11 @@ def review(
         verdict = judge(None, after, caps)
         if verdict.over:
             notes.append(
-                f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked, "
+                f"{PREFIX}{name} cannot be read ({current.reason}); the write is allowed unchecked, "
                 f"but its result is over the hard cap ({_amount(after, 'lines')}, {_amount(after, 'bytes')})"
             )
         elif current.special:
-            notes.append(f"guard: {name} cannot be read ({current.reason}); the write is allowed unchecked")
+            notes.append(f"{PREFIX}{name} cannot be read ({current.reason}); the write is allowed unchecked")
         return _answer(None, notes), notes
     before = current if isinstance(current, Size) else measure(current)
     limit = max(SIMULATION_FACTOR * caps.hard["bytes"], before.bytes)
@@ -722,15 +779,15 @@ def review(
     hard = f"{caps.hard['lines']:,} lines / {caps.hard['bytes']:,} bytes"
     if verdict.over:
         notes.append(
-            f"guard: {name} stays over its hard cap ({hard}) after this call, at {_amount(after, 'lines')} and "
+            f"{PREFIX}{name} stays over its hard cap ({hard}) after this call, at {_amount(after, 'lines')} and "
             f"{_amount(after, 'bytes')}: the host drops everything past the cap. Allowed because it does not "
-            f"grow; keep compacting until it is under the cap: {_HOW}."
+            f"grow; keep compacting, to under {caps.target_text()}: {_HOW}."
         )
     elif [d for d in verdict.near if after.get(d) > before.get(d)]:
         notes.append(
-            f"guard: {name} is at its soft cap after this call, at {_amount(after, 'lines')} and "
+            f"{PREFIX}{name} is at its soft cap after this call, at {_amount(after, 'lines')} and "
             f"{_amount(after, 'bytes')} (soft cap {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes, "
-            f"hard cap {hard}); compact it soon: {_HOW}."
+            f"hard cap {hard}); compact it to under {caps.target_text()} now: {_HOW}."
         )
     return _answer(None, notes), notes
 

@@ -2,18 +2,32 @@
 
 A store is a folder holding the index (``MEMORY.md``, always loaded by the
 agent host, so bounded by the caps of :mod:`caps`) and one Markdown note per
-fact, each with frontmatter ``name``, ``description``, ``type`` (``user``,
-``feedback``, ``project``, ``reference`` by default), ``created`` and
-``updated``.  Retired notes live in ``archive/`` and need no pointer.  Where
-the store is and which types it has come from the schema's ``memory`` key
+fact, in one of two formats:
+
+- Claude Code's current one: frontmatter ``name`` (a short kebab-case slug,
+  the name other notes link to as ``[[name]]``), ``description`` and a
+  ``metadata`` mapping holding ``type``; no dates.  A note is in this format
+  when its frontmatter has a ``metadata`` mapping and no top-level ``type``
+  (:func:`note_format`).
+- the older one (autograph's, and earlier Claude Code versions'):
+  ``name``, ``description``, a top-level ``type``, ``created`` and
+  ``updated``.
+
+The types are ``user``, ``feedback``, ``project``, ``reference`` by default.
+Retired notes live in ``archive/`` and need no pointer.  Where the store is
+and which types it has come from the schema's ``memory`` key
 (:attr:`model.Schema.memory`).  A folder is a store when it holds the index
 (any letter case, or a symlink named like it) or, without one, when at least
 half of its live notes (and at least one) carry memory frontmatter: a
-``name``, a ``description`` and a ``type`` of the store's types.
+``name``, a ``description`` and a ``type`` (or ``metadata.type``) of the
+store's types.
 
 :func:`doctor` reads a store and returns every problem, each reported once
 with a ``kind`` (:data:`ISSUES`, :data:`WARNINGS`), the store-relative
-``path``, a 1-based ``line`` (or None) and a message saying what to do.
+``path``, a 1-based ``line`` (or None) and a message saying what to do; and,
+as :data:`INFO` (never a problem), the ``[[name]]`` links of notes in Claude
+Code's format that name no memory yet: Claude Code asks for them, as marks
+of memories worth writing later.
 
 Secrets: every text file of the store is scanned (notes that are not UTF-8
 too, decoded with replacement), and a secret is named by file, line and kind
@@ -22,7 +36,11 @@ fragment (an index line, a type, a date, a name, a pointer) can print one.
 
 Pointers and links resolve as the host's file system opens them: exact
 letter case where the file system is case-sensitive, a symlink inside the
-store followed, one out of it refused.  Files are read as streams in blocks,
+store followed, one out of it refused.  A ``[[name]]`` in a note that opens
+no file resolves by the ``name:`` of a note (compared as slugs: letter case,
+spaces, ``_`` and ``-`` alike) when the linking note or the named one is in
+Claude Code's format; two notes of the older format never connect by name,
+so a store of the older format reads exactly as before.  Files are read as streams in blocks,
 so a runaway index costs time in proportion to its size and constant memory;
 at most :data:`MAX_LISTED` findings of one kind are listed per file (the
 rest are counted).
@@ -47,6 +65,7 @@ from ..read.vault import Vault, VaultError
 from . import caps as capsmod
 
 __all__ = [
+    "INFO",
     "ISSUES",
     "MAX_INDEX_LINE",
     "MAX_LISTED",
@@ -58,6 +77,7 @@ __all__ = [
     "index_files",
     "index_lines",
     "locate_store",
+    "note_format",
     "redact",
 ]
 
@@ -66,13 +86,15 @@ ISSUES = {
     "index-missing": "create the index (init.py, or copy assets/MEMORY.md into the store)",
     "index-unreadable": "make the index a readable UTF-8 file",
     "index-outside": "make the index a file inside the store, not a symlink to a file outside it",
-    "index-over-cap": "compact the index: one short pointer per note, detail in the notes, retired entries archived",
+    "index-over-cap": (
+        "compact to under its target: one short pointer per note, detail in notes, retired entries archived"
+    ),
     "index-content": "move text out of the index into a note, and point to that note in one short line",
     "broken-pointer": "fix the pointer's file name (letter case counts), or remove the line",
     "pointer-outside": "point only at notes inside the store",
     "unreachable": "add a pointer line for the note to the index, link it from a note that has one, or archive it",
     "unreadable": "save the note as UTF-8 text",
-    "frontmatter": "start the note with a frontmatter block: name, description, type, created, updated",
+    "frontmatter": "start the note with frontmatter: name, description, metadata.type (or type, created, updated)",
     "missing-field": "fill in the field",
     "bad-type": "use one of the store's types",
     "name-mismatch": "make name the file's name without .md (or rename the file); a name with spaces is a title",
@@ -81,9 +103,13 @@ ISSUES = {
     "secret": "delete the value; note only where it is kept (e.g. 'in the team password manager')",
 }
 WARNINGS = {
-    "index-soft-cap": "compact the index soon",
+    "index-soft-cap": "compact it to under its target (index.target_lines, index.target_bytes)",
     "duplicate-pointer": "keep one pointer per note",
     "skipped": "check the store's files",
+}
+# Findings that are no problem at all (reported, exit code unaffected)
+INFO = {
+    "unwritten-link": "nothing to fix: a [[name]] that names no memory yet marks one worth writing later",
 }
 
 # An index line longer than this is content, not a pointer; Claude Code's
@@ -777,72 +803,59 @@ def _empty(value) -> bool:
     )
 
 
-def check_note(note: Note, types: dict) -> list[dict]:
-    """Problems of one memory note: frontmatter, required fields, type,
-    name (only a name without spaces must be the file's name), dates and
-    labelled lines (see :data:`ISSUES`).  A note without a
-    valid frontmatter block gets that one finding and no field findings."""
-    path = note.path
-    block = note.frontmatter
-    if block is None:
-        return [
-            _finding(
-                "frontmatter",
-                path,
-                1,
-                "no frontmatter block: the note must start with '---', then "
-                "name, description, type, created, updated, then '---'",
-            )
-        ]
-    if not block.valid:
-        error = block.error
-        return [
-            _finding(
-                "frontmatter",
-                path,
-                error.line,
-                f"frontmatter does not parse: {error.reason} (column {error.column}); fix it there",
-            )
-        ]
-    props = block.properties
-    line_of = {entry.key: entry.start + 2 for entry in block.entries}
-    kind = props.get("type")
-    known = isinstance(kind, str) and kind in types
-    if known:
-        required = types[kind]["required"]
-    else:
-        required = list(dict.fromkeys(field for spec in types.values() for field in spec["required"]))
-    out: list[dict] = []
-    for field in required:
-        value = props.get(field)
-        if _empty(value):
-            what = "is empty" if field in props else "is missing"
-            out.append(_finding("missing-field", path, line_of.get(field, 1), f"{field} {what}"))
-    if not _empty(kind) and not known:
-        names = ", ".join(types)
-        hint = f"; write it as {kind.lower()!r}" if isinstance(kind, str) and kind.lower() in types else ""
-        out.append(
-            _finding(
-                "bad-type",
-                path,
-                line_of.get("type"),
-                f"type {_quote(str(kind))} is not one of the store's types ({names}){hint}",
-            )
-        )
-    description = props.get("description")
-    if not _empty(description) and not isinstance(description, str):
-        out.append(_finding("missing-field", path, line_of.get("description"), "description is not one line of text"))
-    name = props.get("name")
-    stem = _stem(path)
-    if not _empty(name) and not _is_title(str(name)) and not _name_matches(str(name), stem, types):
-        out.append(
-            _finding(
-                "name-mismatch",
-                path,
-                line_of.get("name"),
-                f"name {_quote(str(name))} does not match the file name {_quote(stem)}",
-            )
-        )
+# Claude Code's current format: what its system prompt asks each field to hold
+_CLAUDE_FIELDS = {
+    "name": "name: <short-kebab-case-slug>",
+    "description": "description: <one-line summary, used to decide relevance during recall>",
+}
+# Fields the older format requires and Claude Code's current one does not have
+# (its type is metadata.type; it writes no dates)
+_OLDER_ONLY = ("type", "created", "updated")
+
+
+def note_format(props: dict) -> str:
+    """Which of the two memory note formats ``props`` (a note's parsed
+    frontmatter) are in: ``"metadata"``, Claude Code's current format (a
+    ``metadata`` mapping, which holds the ``type``, and no top-level
+    ``type``), or ``"type"``, the older format (a top-level ``type`` and the
+    dates ``created`` and ``updated``).  Anything else, no frontmatter too,
+    is ``"type"``: it is checked as the older format always was."""
+    return "metadata" if "type" not in props and isinstance(props.get("metadata"), dict) else "type"
+
+
+def _type_of(props: dict):
+    """A note's type as written: ``metadata.type`` in Claude Code's current
+    format, the top-level ``type`` in the older one (None when absent)."""
+    return props["metadata"].get("type") if note_format(props) == "metadata" else props.get("type")
+
+
+def _child_line(note: Note, block, key: str, child: str) -> int | None:
+    """The 1-based line of ``child:`` in the block mapping under the
+    top-level ``key`` (the key's own line for a flow mapping, or when
+    ``child`` is not there); None when ``key`` has no line."""
+    entry = next((e for e in block.entries if e.key == key), None)
+    if entry is None:
+        return None
+    lines = note.text[block.start : block.end].split("\n")
+    pattern = re.compile(rf"""([ \t]+)["']?{re.escape(child)}["']?[ \t]*:""")
+    indent = None
+    for i in range(entry.start + 1, min(entry.end, len(lines))):
+        line = lines[i]
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if indent is None:  # the first child sets the mapping's indent
+            indent = len(line) - len(line.lstrip(" \t"))
+        match = pattern.match(line)
+        if match and len(match.group(1)) == indent:
+            return i + 2
+    return entry.start + 2
+
+
+def _date_findings(path: str, props: dict, line_of: dict) -> list[dict]:
+    """``bad-date`` findings for the ``created`` and ``updated`` a note has:
+    not a real date, or updated before created (a missing date is no finding
+    here)."""
+    out = []
     dates = {}
     for field in ("created", "updated"):
         value = props.get(field)
@@ -869,15 +882,153 @@ def check_note(note: Note, types: dict) -> list[dict]:
                 f"updated {dates['updated'][0]} is before created {dates['created'][0]}",
             )
         )
+    return out
+
+
+def _label_findings(note: Note, kind: str, types: dict) -> list[dict]:
+    """``missing-label`` findings: the labelled lines type ``kind`` asks for
+    that the note's body lacks."""
+    body = note.body
+    return [
+        _finding("missing-label", note.path, None, f"{kind} notes need a line '{label}: ...' in the body; none found")
+        for label in types[kind]["labels"]
+        if not _has_label(body, label)
+    ]
+
+
+def _bad_type(path: str, line: int | None, field: str, kind, types: dict) -> dict:
+    """The ``bad-type`` finding for ``field`` (``type`` or ``metadata.type``)
+    holding ``kind``, which is not one of ``types``: the allowed values, and
+    the right spelling when only the letter case is wrong."""
+    names = ", ".join(types)
+    hint = f"; write it as {kind.lower()!r}" if isinstance(kind, str) and kind.lower() in types else ""
+    message = f"{field} {_quote(str(kind))} is not one of the store's types ({names}){hint}"
+    return _finding("bad-type", path, line, message)
+
+
+def check_note(note: Note, types: dict) -> list[dict]:
+    """Problems of one memory note, as a list of ``{"kind", "path", "line",
+    "message"}`` (:data:`ISSUES` kinds; ``line`` 1-based or None).
+
+    ``types`` maps type names to ``{"required", "labels"}``
+    (:attr:`Schema.memory` ``["types"]``).  A note without a valid
+    frontmatter block gets that one finding and no field findings.  Which
+    fields are checked depends on the note's format (:func:`note_format`):
+
+    - Claude Code's current format: ``metadata.type`` is one of ``types``;
+      ``name`` and ``description`` are required (and any field the type
+      requires beyond the older format's own), the dates are not; a
+      ``name`` is the slug other notes link to, not the file's name, so it
+      need not match the file name.
+    - the older format: every field the type requires (by default name,
+      description, type, created, updated); a top-level ``type`` of
+      ``types``; a name without spaces must be the file's name (a name
+      with spaces is a title).
+
+    In both, dates present must be real (``YYYY-MM-DD``, an ISO time
+    allowed) with ``updated`` not before ``created``, and a known type's
+    labelled lines (``Why:``, ``How to apply:``) must be in the body.
+    """
+    path = note.path
+    block = note.frontmatter
+    if block is None:
+        return [
+            _finding(
+                "frontmatter",
+                path,
+                1,
+                "no frontmatter block: the note must start with '---', then name, description and "
+                "'metadata:' holding 'type:' (Claude Code's format; or type, created, updated), then '---'",
+            )
+        ]
+    if not block.valid:
+        error = block.error
+        return [
+            _finding(
+                "frontmatter",
+                path,
+                error.line,
+                f"frontmatter does not parse: {error.reason} (column {error.column}); fix it there",
+            )
+        ]
+    if note_format(block.properties) == "metadata":
+        return _check_metadata_note(note, types)
+    props = block.properties
+    line_of = {entry.key: entry.start + 2 for entry in block.entries}
+    kind = props.get("type")
+    known = isinstance(kind, str) and kind in types
     if known:
-        body = note.body
-        for label in types[kind]["labels"]:
-            if not _has_label(body, label):
-                out.append(
-                    _finding(
-                        "missing-label", path, None, f"{kind} notes need a line '{label}: ...' in the body; none found"
-                    )
-                )
+        required = types[kind]["required"]
+    else:
+        required = list(dict.fromkeys(field for spec in types.values() for field in spec["required"]))
+    out: list[dict] = []
+    for field in required:
+        value = props.get(field)
+        if _empty(value):
+            what = "is empty" if field in props else "is missing"
+            out.append(_finding("missing-field", path, line_of.get(field, 1), f"{field} {what}"))
+    if not _empty(kind) and not known:
+        out.append(_bad_type(path, line_of.get("type"), "type", kind, types))
+    description = props.get("description")
+    if not _empty(description) and not isinstance(description, str):
+        out.append(_finding("missing-field", path, line_of.get("description"), "description is not one line of text"))
+    name = props.get("name")
+    stem = _stem(path)
+    if not _empty(name) and not _is_title(str(name)) and not _name_matches(str(name), stem, types):
+        out.append(
+            _finding(
+                "name-mismatch",
+                path,
+                line_of.get("name"),
+                f"name {_quote(str(name))} does not match the file name {_quote(stem)}",
+            )
+        )
+    out += _date_findings(path, props, line_of)
+    if known:
+        out += _label_findings(note, kind, types)
+    return out
+
+
+def _check_metadata_note(note: Note, types: dict) -> list[dict]:
+    """:func:`check_note` for a note in Claude Code's current format."""
+    path = note.path
+    block = note.frontmatter
+    props = block.properties
+    line_of = {entry.key: entry.start + 2 for entry in block.entries}
+    metadata = props["metadata"]
+    kind = metadata.get("type")
+    known = isinstance(kind, str) and kind in types
+    specs = [types[kind]] if known else list(types.values())
+    extra = [field for spec in specs for field in spec["required"] if field not in (*_OLDER_ONLY, *_CLAUDE_FIELDS)]
+    out: list[dict] = []
+    for field in dict.fromkeys([*_CLAUDE_FIELDS, *extra]):
+        value = props.get(field)
+        if not _empty(value):
+            if isinstance(value, (list, dict)) or (field == "description" and not isinstance(value, str)):
+                out.append(_finding("missing-field", path, line_of.get(field), f"{field} is not one line of text"))
+            continue
+        what = "is empty" if field in props else "is missing"
+        if field in _CLAUDE_FIELDS:
+            what += f": {'write' if field in props else 'add'} '{_CLAUDE_FIELDS[field]}' to the frontmatter"
+            if field == "name":
+                what += " (the name other memories link to as [[name]])"
+        out.append(_finding("missing-field", path, line_of.get(field, 1), f"{field} {what}"))
+    type_line = _child_line(note, block, "metadata", "type")
+    if _empty(kind):
+        what = "is empty: write" if "type" in metadata else "is missing: add"
+        out.append(
+            _finding(
+                "missing-field",
+                path,
+                type_line,
+                f"metadata.type {what} 'type: <{' | '.join(types)}>', indented under 'metadata:'",
+            )
+        )
+    elif not known:
+        out.append(_bad_type(path, type_line, "metadata.type", kind, types))
+    out += _date_findings(path, props, line_of)
+    if known:
+        out += _label_findings(note, kind, types)
     return out
 
 
@@ -907,6 +1058,7 @@ class _Findings:
     def __init__(self) -> None:
         self.issues: list[dict] = []
         self.warnings: list[dict] = []
+        self.info: list[dict] = []
         self.total: dict[str, int] = {}
         self.omitted: dict[str, int] = {}
         self._listed: dict[tuple[str, str], int] = {}
@@ -920,10 +1072,11 @@ class _Findings:
             return
         self._listed[(path, kind)] = listed + 1
         text = message() if callable(message) else message
-        (self.warnings if kind in WARNINGS else self.issues).append(_finding(kind, path, line, text))
+        where = self.warnings if kind in WARNINGS else self.info if kind in INFO else self.issues
+        where.append(_finding(kind, path, line, text))
 
     def extend(self, other: _Findings) -> None:
-        for finding in other.issues + other.warnings:
+        for finding in other.issues + other.warnings + other.info:
             self.add(finding["kind"], finding["path"], finding["line"], finding["message"])
         for kind, number in other.omitted.items():
             self.total[kind] = self.total.get(kind, 0) + number
@@ -932,8 +1085,9 @@ class _Findings:
 
 def _memory_note(props: dict, types: dict) -> bool:
     """Whether properties are a memory note's: a name, a description and a
-    type of the store's (in any letter case)."""
-    kind = props.get("type")
+    type of the store's (in any letter case), top-level or, in Claude Code's
+    current format, ``metadata.type``."""
+    kind = _type_of(props)
     return (
         isinstance(kind, str)
         and kind.strip().lower() in {t.lower() for t in types}
@@ -958,7 +1112,8 @@ def _require_store(vault: Vault, live: list[str], index: str, types: dict) -> No
         return
     kinds = "|".join(types)
     held = (
-        f"fewer than half of its {len(live)} notes carry memory frontmatter (name, description, type: {kinds})"
+        f"fewer than half of its {len(live)} notes carry memory frontmatter "
+        f"(name, description, type or metadata.type: {kinds})"
         if live
         else "it holds no notes"
     )
@@ -1023,13 +1178,17 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
 
     ``memory`` is :attr:`Schema.memory` (index name, archive folder, types);
     ``caps`` the index caps.  Returns ``{"store", "index", "notes",
-    "archived", "index_size", "issues", "warnings", "counts", "omitted"}``:
+    "archived", "index_size", "issues", "warnings", "info", "counts",
+    "omitted"}``:
     ``notes`` and ``archived`` count live and archived notes (``*.md`` in
     any letter case); ``index_size`` is :func:`caps.check_file`'s result
     (None without a readable index); ``issues`` and ``warnings`` are lists
     of ``{"kind", "path", "line", "message"}`` (store-relative paths, 1-based
     lines, None when the whole file is meant) sorted by path and line, at
-    most :data:`MAX_LISTED` of one kind per file; ``counts`` maps each issue
+    most :data:`MAX_LISTED` of one kind per file; ``info`` is a list of the
+    same shape holding :data:`INFO` findings, which are no problem (the
+    ``[[name]]`` links of notes in Claude Code's format that name no memory
+    yet, one per note and name); ``counts`` maps each issue
     kind found to its number, listed or not; ``omitted`` maps each kind to
     the findings not listed.  Raises :class:`vault.VaultError` when
     ``store`` is not a folder and :class:`NotAStore` when it is not a store.
@@ -1092,13 +1251,16 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
             size = None
     indexes = {index_rel, canonical}
 
+    names = _Names()
     for path in notes:
         note = vault.note(path)
         if note.text is None:
             found.add("unreadable", path, None, f"cannot check the note: {note.error}")
-        elif not _archived(path, archive):
-            for finding in check_note(note, types):
-                found.add(finding["kind"], finding["path"], finding["line"], finding["message"])
+        else:
+            names.add(path, note.properties)
+            if not _archived(path, archive):
+                for finding in check_note(note, types):
+                    found.add(finding["kind"], finding["path"], finding["line"], finding["message"])
         if note.data:  # read already (not UTF-8 too): scan those bytes
             _scan_file(io.BytesIO(note.data), path, found, text_only=False)
     others = [p for p in vault.files if p not in indexes and not (p.lower().endswith(".md") and vault.note(p).data)]
@@ -1109,8 +1271,11 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
         except OSError:
             continue  # a file that cannot be read is reported by the note checks, or is not a note
 
+    for path in live:
+        if path in names.modern:
+            _unwritten_links(vault.note(path), opener, names, found)
     if readable:  # without a readable index, reachability is unknown: one finding says why
-        reached = _reachable(vault, opener, start, indexes)
+        reached = _reachable(vault, opener, start, indexes, names)
         for path in live:
             if path not in reached:
                 found.add(
@@ -1121,6 +1286,7 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
                 )
     issues = sorted(found.issues, key=lambda f: (f["path"], f["line"] or 0))
     warnings = sorted(found.warnings, key=lambda f: (f["path"], f["line"] or 0))
+    info = sorted(found.info, key=lambda f: (f["path"], f["line"] or 0))
     counts = {kind: found.total[kind] for kind in dict.fromkeys(f["kind"] for f in issues)}
     return {
         "store": root,
@@ -1130,6 +1296,7 @@ def doctor(store: str | os.PathLike, memory: dict, caps: capsmod.Caps) -> dict:
         "index_size": size,
         "issues": issues,
         "warnings": warnings,
+        "info": info,
         "counts": counts,
         "omitted": dict(sorted(found.omitted.items())),
     }
@@ -1150,11 +1317,11 @@ def _check_index(
             index_rel,
             None,
             f"the index has {dims}; the host loads only its first {size['loaded_lines']} "
-            f"lines and silently drops the other {dropped}",
+            f"lines and silently drops the other {dropped}; compact it to under {caps.target_text()}",
         )
     elif size["near"]:
         dims = " and ".join(f"{size[d]:,} {d} (soft cap {caps.soft[d]:,})" for d in size["near"])
-        found.add("index-soft-cap", index_rel, None, f"the index has {dims}")
+        found.add("index-soft-cap", index_rel, None, f"the index has {dims}; compact it to under {caps.target_text()}")
     lines = _Findings()  # what the lines say; dropped if the index is not UTF-8
     seen: dict[str, int] = {}
     resolved: dict[tuple[str, bool], tuple[str, str | None]] = {}
@@ -1308,9 +1475,74 @@ def _check_index(
     return True
 
 
-def _reachable(vault: Vault, opener: _Opener, start: set[str], indexes: set) -> set[str]:
+class _Names:
+    """The ``name:`` of every note of the store (archived too), by slug, and
+    which notes are in Claude Code's current format (:func:`note_format`):
+    where a ``[[name]]`` that opens no file leads."""
+
+    def __init__(self) -> None:
+        self.by_slug: dict[str, list[str]] = {}
+        self.modern: set[str] = set()
+
+    def add(self, path: str, props: dict) -> None:
+        """Record the note at ``path`` with parsed frontmatter ``props``."""
+        if note_format(props) == "metadata":
+            self.modern.add(path)
+        name = props.get("name")
+        if isinstance(name, (str, int, float)) and not isinstance(name, bool):
+            slug = _slug(str(name))
+            if slug:
+                self.by_slug.setdefault(slug, []).append(path)
+
+    def resolve(self, target: str, source: str) -> list[str]:
+        """The notes a ``[[target]]`` written in ``source`` names: those whose
+        ``name:`` has the slug of ``target`` (alias, heading and a ``.md``
+        ending dropped), when ``source`` or the named note is in Claude
+        Code's format (two notes of the older format never connect by name)."""
+        if not self.modern:
+            return []
+        name = target.split("|", 1)[0].split("#", 1)[0].strip()
+        if name.lower().endswith(".md"):
+            name = name[:-3]
+        paths = self.by_slug.get(_slug(name), []) if name else []
+        if source in self.modern:
+            return list(paths)
+        return [path for path in paths if path in self.modern]
+
+
+def _unwritten_links(note: Note, opener: _Opener, names: _Names, found: _Findings) -> None:
+    """Add an ``unwritten-link`` (:data:`INFO`) for each ``[[name]]`` in the
+    body of ``note`` (a note in Claude Code's format) that opens no file and
+    names no note: once per name, at its first line."""
+    if note.text is None:
+        return
+    seen: set[str] = set()
+    for link in note_links(note):
+        if link.kind != "wikilink" or link.embed or not link.target.strip():
+            continue
+        slug = _slug(link.target)
+        if slug in seen:
+            continue
+        status, _ = opener.link(link, note.path)
+        if status != "missing" or names.resolve(link.target, note.path):
+            continue
+        seen.add(slug)
+        target = link.target.strip()
+        shown = target if len(target) <= 60 else target[:60] + "..."
+        found.add(
+            "unwritten-link",
+            note.path,
+            link.line,
+            f"[[{shown}]] names no memory yet (no note has that file name or name:): "
+            "a memory worth writing later, not a problem",
+        )
+
+
+def _reachable(vault: Vault, opener: _Opener, start: set[str], indexes: set, names: _Names | None = None) -> set[str]:
     """Notes reachable from ``start`` by following links (wikilinks, Markdown
-    links, links in properties) from note to note, as the host opens them."""
+    links, links in properties) from note to note, as the host opens them;
+    a wikilink that opens no file leads to the notes ``names`` resolves it
+    to (:meth:`_Names.resolve`)."""
     reached: set[str] = set()
     queue = sorted(path for path in start if path.lower().endswith(".md"))
     while queue:
@@ -1323,14 +1555,13 @@ def _reachable(vault: Vault, opener: _Opener, start: set[str], indexes: set) -> 
             continue
         for link in note_links(note):
             status, target = opener.link(link, path)
-            if (
-                status == "note"
-                and target is not None
-                and target.lower().endswith(".md")
-                and target not in reached
-                and target not in indexes
-            ):
-                queue.append(target)
+            if status == "missing" and link.kind != "markdown" and names is not None:
+                targets = names.resolve(link.target, path)
+            else:
+                targets = [target] if status == "note" and target is not None else []
+            for target in targets:
+                if target.lower().endswith(".md") and target not in reached and target not in indexes:
+                    queue.append(target)
     return reached
 
 

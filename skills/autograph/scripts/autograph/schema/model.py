@@ -68,8 +68,15 @@ DEFAULTS: dict = {
         "type_rates": {},
         "store_relevance": False,
     },
-    # Claude Code loads the first 200 lines or 25KB of MEMORY.md (code.claude.com/docs/en/memory)
-    "index": {"files": ["MEMORY.md"], "soft": {"lines": 150, "bytes": 20000}, "hard": {"lines": 200, "bytes": 25000}},
+    # Claude Code loads the first 200 lines or 25KB of MEMORY.md (code.claude.com/docs/en/memory); from 160
+    # lines or about 20,000 bytes it asks for "under 140 lines" (CLI 2.1.332): the soft caps and the target
+    "index": {
+        "files": ["MEMORY.md"],
+        "soft": {"lines": 160, "bytes": 20000},
+        "hard": {"lines": 200, "bytes": 25000},
+        "target_lines": 140,
+        "target_bytes": 17500,
+    },
     "memory": {"folder": "memory", "index": "MEMORY.md", "archive": "archive"},
     "journal": {"keep_days": 30, "max_mb": 200},
 }
@@ -415,6 +422,21 @@ def _check_journal(value, path: str, problems: list[str]) -> None:
             problems.append(f"{path}.{key}: expected a number, 0 or more")
 
 
+def _check_session(value, path: str, problems: list[str]) -> None:
+    """``session``: what ``session.py start`` tells a session; ``budget_tokens``
+    a whole number of tokens, 1 or more (default 150)."""
+    if not isinstance(value, dict):
+        problems.append(f'{path}: expected an object like {{"budget_tokens": 150}}')
+        return
+    for key, item in value.items():
+        if key.startswith("_"):
+            continue
+        if key != "budget_tokens":
+            problems.append(f"{path}.{key}: unknown key; known keys are budget_tokens")
+        elif not isinstance(item, int) or isinstance(item, bool) or item < 1:
+            problems.append(f"{path}.{key}: expected a whole number of tokens, 1 or more (default 150)")
+
+
 def _check_field_fixes(value, path: str, problems: list[str]) -> None:
     if not isinstance(value, dict) or not all(_is_str_map(v) for k, v in value.items() if not k.startswith("_")):
         problems.append(
@@ -462,8 +484,14 @@ def _file_problem(name: str) -> str | None:
     return None
 
 
+_INDEX_TARGETS = {"target_lines": "lines", "target_bytes": "bytes"}
+
+
 def _check_index(value, path: str, problems: list[str]) -> None:
-    """``index``: the always-loaded index files and their caps."""
+    """``index``: the always-loaded index files, their caps (``soft`` and
+    ``hard`` objects of ``lines`` and ``bytes``) and the compaction target
+    (the flat ``target_lines`` and ``target_bytes``: positive whole numbers;
+    a target above the soft cap is lowered to it where the caps are used)."""
     if not isinstance(value, dict):
         problems.append(
             f'{path}: expected an object like {{"files": ["MEMORY.md"], "hard": {{"lines": 200, "bytes": 25000}}}}'
@@ -491,8 +519,13 @@ def _check_index(value, path: str, problems: list[str]) -> None:
                     problems.append(f"{where}.{dim}: unknown key; known keys are bytes, lines")
                 elif not isinstance(number, int) or isinstance(number, bool) or number <= 0:
                     problems.append(f"{where}.{dim}: expected a positive whole number of {dim}")
+        elif key in _INDEX_TARGETS:
+            if not isinstance(item, int) or isinstance(item, bool) or item <= 0:
+                problems.append(
+                    f"{where}: expected a positive whole number of {_INDEX_TARGETS[key]} to compact the index to"
+                )
         else:
-            problems.append(f"{where}: unknown key; known keys are files, hard, soft")
+            problems.append(f"{where}: unknown key; known keys are files, hard, soft, target_bytes, target_lines")
     soft, hard = value.get("soft"), value.get("hard")
     for dim in ("lines", "bytes") if isinstance(soft, dict) and isinstance(hard, dict) else ():
         low, high = soft.get(dim), hard.get(dim)
@@ -672,6 +705,7 @@ _TOP_LEVEL = {
     "index": _check_index,
     "memory": _check_memory,
     "moc": _check_moc,
+    "session": _check_session,
 }
 
 
