@@ -46,6 +46,7 @@ SUBCOMMANDS = {
     "daily.py": ["extract", "mark"],
     "enrich.py": ["tags", "links"],
     "undo.py": ["list", "show", "undo", "recover"],
+    "session.py": ["start", "stop"],
 }
 HELPS = [[name, "--help"] for name in ALL_SCRIPTS] + [
     [name, command, "--help"] for name, commands in SUBCOMMANDS.items() for command in commands
