@@ -236,6 +236,8 @@ def test_with_both_installed_one_guard_and_one_session_start_answer(host, first)
     if first == "plugin":
         assert len(listed) == 1, listed
     else:  # init's skill is listed beside the plugin's until init runs again, which then steps aside
+        context = seen(requests[0])
+        assert "installed twice" in context and "init.py claude --project" in context, context[:3000]
         host.init()
         _, requests = host.drive(lambda body, turn: [text("done")])
         listed = [line for line in seen(requests[0]).splitlines() if re.match(r"- (autograph(:autograph)?): ", line)]

@@ -727,3 +727,17 @@ def test_start_costs_at_most_three_times_a_bare_python(tmp_path):
         if result["ratio"] <= 3:
             break
     assert min(r["ratio"] for r in tries) <= 3, tries
+
+
+def test_init_s_start_says_when_the_plugin_is_enabled_too(vault, tmp_path):
+    """The plugin's hooks step aside for init.py's, but Claude Code lists
+    both skills: init's session start says how to keep one install."""
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(vault)}
+    assert "installed twice" not in context(run_session("start", stdin=start_input(vault), env=env))
+    (home / ".claude" / "settings.json").write_text('{"enabledPlugins": {"autograph@autograph": true}}')
+    told = context(run_session("start", stdin=start_input(vault, sid="s-2"), env=env))
+    assert "installed twice" in told and "init.py claude --user" in told  # these scripts are not in the vault
+    plugin = {**env, "CLAUDE_PLUGIN_ROOT": str(tmp_path)}  # the plugin's own hook never says so
+    assert "installed twice" not in context(run_session("start", stdin=start_input(vault, sid="s-3"), env=plugin))

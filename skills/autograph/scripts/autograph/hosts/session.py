@@ -482,13 +482,32 @@ def _health_line(root: str | None) -> tuple[int, str] | None:
     return 4, text + ("; " + ", ".join(counts) if counts else "")
 
 
-def context_lines(place: Place, scripts: str, exported: bool, environ=None) -> list[tuple[int, str]]:
+def _twice_line(scripts: str, environ, cwd: str) -> tuple[int, str] | None:
+    """When this is init.py's hook (not the plugin's: no
+    ``$CLAUDE_PLUGIN_ROOT``) and the autograph plugin is enabled too, the
+    line that says how to leave one install: the plugin's hooks step aside
+    for init's, but Claude Code lists both skills."""
+    if environ.get("CLAUDE_PLUGIN_ROOT") or not capsmod.plugin_enabled(environ, cwd):
+        return None
+    project = environ.get("CLAUDE_PROJECT_DIR") or cwd
+    inside = bool(project) and os.path.abspath(scripts).startswith(os.path.join(os.path.abspath(project), ""))
+    where = f"--project {shell_quote(project)}" if inside else "--user"
+    init = shell_quote(os.path.join(scripts, "init.py"))
+    return (
+        1,
+        "autograph: installed twice (the plugin and init.py), so the skill is listed twice; to keep the "
+        f"plugin's alone, run: python3 {init} claude {where}",
+    )
+
+
+def context_lines(place: Place, scripts: str, exported: bool, environ=None, cwd: str = "") -> list[tuple[int, str]]:
     """The lines a session starts with, in the order shown, each with its
     importance for :func:`fit` (lower is kept longer): the rule to look a
-    subject up (0), an index at or over a cap or that cannot be sized (1),
-    the vault (2), the index's headroom (3), the last health run (4).
-    ``scripts``: the scripts folder (``card.py``'s); ``exported``: whether
-    ``AUTOGRAPH_VAULT`` reaches the session's shell commands."""
+    subject up (0), an index at or over a cap or that cannot be sized, and
+    a second install beside the plugin (1), the vault (2), the index's
+    headroom (3), the last health run (4).  ``scripts``: the scripts folder
+    (``card.py``'s); ``exported``: whether ``AUTOGRAPH_VAULT`` reaches the
+    session's shell commands; ``cwd``: the hook's."""
     environ = os.environ if environ is None else environ
     lines: list[tuple[int, str]] = []
     if place.vault is not None:
@@ -505,6 +524,9 @@ def context_lines(place: Place, scripts: str, exported: bool, environ=None) -> l
     card = shell_quote(os.path.join(scripts, "card.py"))
     rule = f"autograph: look a subject up before writing: python3 {card} remember TYPE TITLE field=value"
     lines.append((0, rule))
+    twice = _twice_line(scripts, environ, cwd)
+    if twice is not None:
+        lines.append(twice)
     return lines
 
 
@@ -737,7 +759,7 @@ def start(
     sid, problem = session_id(data, environ)
     if problem:
         place.notes.append(problem)
-    lines = fit(context_lines(place, scripts, exported, environ), place.budget * BYTES_PER_TOKEN)
+    lines = fit(context_lines(place, scripts, exported, environ, _cwd(data)), place.budget * BYTES_PER_TOKEN)
     if sid is not None:
         _record_start(place, sid, data.get("source"))
     if not lines:
