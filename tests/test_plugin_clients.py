@@ -151,6 +151,8 @@ def test_claude_installs_the_plugin_from_the_marketplace(clone, tmp_path):
     always_on = int(re.search(r"Always-on:\s+~?([\d,]+) tok", details)[1].replace(",", ""))
     print(f"plugin details: always-on cost ~{always_on} tokens")
     assert 0 < always_on <= ALWAYS_ON_BUDGET, details
+    for doc in ("README.md", "skills/autograph/references/install.md"):  # the cost the docs quote is this one
+        assert f"~{always_on} tokens" in (REPO / doc).read_text(encoding="utf-8"), f"{doc} quotes another cost"
 
     # installing enabled it in the user's settings: init.py's hook now defers
     settings = json.loads((home / ".claude" / "settings.json").read_text(encoding="utf-8"))
