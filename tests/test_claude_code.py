@@ -243,6 +243,10 @@ def test_with_both_installed_one_guard_and_one_session_start_answer(host, first)
         listed = [line for line in seen(requests[0]).splitlines() if re.match(r"- (autograph(:autograph)?): ", line)]
         assert len(listed) == 1, listed
         assert len(host.hook_runs("session.py start")) == 1, host.log.read_text()
+    # no vault here: the plugin's session start still names the store Claude Code loads (autoMemoryDirectory)
+    start = seen(requests[0])
+    start = start[start.index("SessionStart hook additional context:") :].split("\n\n", 1)[0]
+    assert "MEMORY.md" in start and str(host.project / "memory") in start, start
 
 
 # ---------------------------------------------------------------------------

@@ -198,3 +198,88 @@ def test_run_again_after_the_plugin_was_enabled_init_steps_aside(home, project):
     (skill / "references" / "memory.md").unlink()
     ok(home, "--project", project)
     assert set(events(project)) == {"PreToolUse", "SessionStart"}
+
+
+def test_hooks_already_in_init_s_own_form_are_taken_back_out(home, project, tmp_path):
+    """A settings.json copied from an earlier install (or written by a
+    second init running at the same time) already holds init's commands:
+    they run the scripts init installs, so they are init's and uninstall
+    takes them out with the skill (a hook left behind would fail, and block,
+    every write)."""
+    ok(home, "--project", project, "--checkpoint")
+    copied = (project / ".claude" / "settings.json").read_bytes()
+    ok(home, "--project", project, "--uninstall")
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_bytes(copied)
+    ok(home, "--project", project, "--checkpoint")
+    ok(home, "--project", project, "--uninstall")
+    assert (
+        not (project / ".claude" / "settings.json").exists()
+        or "autograph" not in (project / ".claude" / "settings.json").read_text()
+    )
+
+
+def test_run_again_without_checkpoint_takes_the_stop_hook_out(home, project):
+    ok(home, "--project", project, "--checkpoint")
+    assert "Stop" in events(project)
+    report = ok(home, "--project", project)
+    assert report["checkpoint"] is False and set(events(project)) == {"PreToolUse", "SessionStart"}
+
+
+def test_a_person_s_spelling_of_the_same_folder_is_kept(home, project):
+    local = project / ".claude" / "settings.local.json"
+    local.parent.mkdir()
+    for spelling in ("~/mem", "~/mem/", str(home / "mem") + "/"):
+        local.write_text(json.dumps({"autoMemoryDirectory": spelling}))
+        ok(home, "--project", project, "--store", home / "mem")
+        assert json.loads(local.read_text()) == {"autoMemoryDirectory": spelling}
+        ok(home, "--project", project, "--uninstall")
+        assert json.loads(local.read_text()) == {"autoMemoryDirectory": spelling}
+
+
+def test_host_store_refuses_when_a_setting_moves_claude_code_s_memory(home, project):
+    (home / ".claude").mkdir()
+    (home / ".claude" / "settings.json").write_text('{"autoMemoryDirectory": "~/elsewhere"}')
+    proc = init(home, "--project", project, "--host-store")
+    assert proc.returncode == 2 and "autoMemoryDirectory" in proc.stderr and "--store" in proc.stderr
+    assert not (project / ".claude").exists()
+
+
+def test_host_store_of_a_linked_worktree_is_the_main_repository_s(home, tmp_path):
+    main = tmp_path / "repo with space"
+    subprocess.run(["git", "init", "-q", str(main)], check=True)
+    subprocess.run(["git", "-C", str(main), "commit", "-q", "--allow-empty", "-m", "x"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b", "GIT_COMMITTER_NAME": "a",
+                        "GIT_COMMITTER_EMAIL": "a@b"})  # fmt: skip
+    subprocess.run(["git", "-C", str(main), "worktree", "add", "-q", str(tmp_path / "wt")], check=True)
+    report = ok(home, "--project", tmp_path / "wt", "--host-store")
+    assert Path(report["store"]) == home / ".claude" / "projects" / claude_memory.project_key(str(main)) / "memory"
+
+
+@pytest.mark.parametrize("value", ["relative/home", "./home"])
+def test_a_user_install_needs_an_absolute_home(tmp_path, value):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}
+    proc = subprocess.run(
+        [sys.executable, str(INIT), "claude", "--user", "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**env, "HOME": value},
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2 and "HOME" in proc.stderr
+
+
+def test_a_dangling_link_at_the_local_settings_is_refused_before_anything_is_written(home, project):
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").symlink_to(project / "nowhere" / "settings.local.json")
+    before = tree(project)
+    proc = init(home, "--project", project)
+    assert proc.returncode == 2 and "settings.local.json" in proc.stderr
+    assert tree(project) == before
+
+
+def test_checkpoint_with_the_plugin_enabled_points_at_its_option(home, project):
+    enable_plugin(home)
+    proc = init(home, "--project", project, "--checkpoint")
+    assert proc.returncode == 0 and "checkpoint" in proc.stderr and json.loads(proc.stdout)["checkpoint"] is False

@@ -217,6 +217,12 @@ def cmd_init(args) -> int:
         cli.print_json(report)
     else:
         print(_human(report, args.dry_run))
+    if args.checkpoint and layout.plugin and not args.uninstall:
+        print(
+            "init.py: --checkpoint not registered: the autograph plugin is enabled and has its own; turn on its "
+            '"checkpoint" option (/plugin, autograph, configure)',
+            file=sys.stderr,
+        )
     if skipped:
         print(
             f"init.py: {cli.plural(len(skipped), 'planned write')} skipped "

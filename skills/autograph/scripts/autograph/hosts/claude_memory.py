@@ -62,12 +62,32 @@ def project_key(path: str) -> str:
 
 
 def repository_root(folder: Path) -> Path:
-    """The nearest folder at or above ``folder`` holding ``.git`` (a folder,
-    or a file as in a worktree or submodule), else ``folder`` itself."""
+    """The nearest folder at or above ``folder`` holding ``.git``, else
+    ``folder`` itself; for a linked worktree (``.git`` a file naming a
+    ``gitdir`` that has a ``commondir``) the main working tree's folder, as
+    Claude Code shares one memory among a repository's worktrees (measured
+    with the pinned CLI)."""
     for candidate in [folder, *folder.parents]:
-        if os.path.lexists(candidate / ".git"):
-            return candidate
+        dot_git = candidate / ".git"
+        if not os.path.lexists(dot_git):
+            continue
+        main = _main_worktree(dot_git) if dot_git.is_file() else None
+        return main or candidate
     return folder
+
+
+def _main_worktree(dot_git: Path) -> Path | None:
+    """The main working tree of the linked worktree whose ``.git`` file is
+    ``dot_git``; None when it is not one (a submodule) or cannot be read."""
+    try:
+        line = dot_git.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+        if not line.startswith("gitdir:"):
+            return None
+        gitdir = dot_git.parent / line[len("gitdir:") :].strip()
+        common = (gitdir / (gitdir / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except (OSError, IndexError):
+        return None
+    return common.parent if common.name == ".git" else None
 
 
 def project_memory_dir(project: str | os.PathLike, environ=None) -> Path:

@@ -81,6 +81,7 @@ _TAIL_LIMIT = 1 << 20  # and never more than this
 _SCAN_LIMIT = 1000  # at most this many new journal runs are read at a stop
 _SHOWN = 5  # paths named in the checkpoint's reason
 _CUT = " …"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class HookInputError(ValueError):
@@ -174,9 +175,10 @@ class Place:
         return self.vault or self.store
 
     def shown(self, path: str) -> str:
-        """``path`` relative to the vault when inside it, else as it is."""
-        if self.vault:
-            rel = os.path.relpath(path, self.vault)
+        """``path`` relative to the vault (else the store) when inside it,
+        else as it is."""
+        if self.root:
+            rel = os.path.relpath(path, self.root)
             if rel != ".." and not rel.startswith(".." + os.sep):
                 return rel.replace(os.sep, "/")
         return path
@@ -277,6 +279,46 @@ def _memory(section, notes: list[str]) -> tuple[str, str]:
     return folder, index
 
 
+def _auto_memory_setting(environ, project: str) -> str | None:
+    """``autoMemoryDirectory`` as Claude Code reads it: the project's
+    ``.claude/settings.local.json``, else the user's ``settings.json``
+    (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``); an absolute (or ``~``) path,
+    else None."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    paths = [os.path.join(project, ".claude", "settings.local.json")] if project else []
+    paths.append(os.path.join(environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "settings.json"))
+    for path in paths:
+        try:
+            data = json.loads(read_regular(path, _SMALL).decode("utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
+        if isinstance(value, str) and (value.startswith("/") or value.startswith("~/")):
+            return os.path.abspath(home + value[1:] if value.startswith("~/") else value)
+    return None
+
+
+def _claude_store(environ, cwd: str, own: str | None, index: str) -> str | None:
+    """The memory store when none is named: the folder Claude Code loads
+    its memory from (``autoMemoryDirectory``, which init.py writes), else
+    the vault's own store when it holds its index, else Claude Code's own
+    folder for the project when that holds one, else the vault's (None
+    without a vault)."""
+    project = environ.get("CLAUDE_PROJECT_DIR") or cwd
+    setting = _auto_memory_setting(environ, project)
+    if setting is not None and os.path.isdir(setting):
+        return setting
+    if own is not None and os.path.exists(os.path.join(own, index)):
+        return own
+    if project and os.path.isabs(project):
+        from .claude_memory import project_memory_dir
+
+        claude = str(project_memory_dir(project, environ))
+        if os.path.exists(os.path.join(claude, index)):
+            return claude
+    return own
+
+
 def locate(
     vault: str | None = None,
     store: str | None = None,
@@ -313,8 +355,9 @@ def locate(
     folder, index = _memory(data.get("memory"), place.notes)
     if store is not None:
         place.store, place.store_named = _folder(store), True
-    elif place.vault is not None:
-        place.store = os.path.join(place.vault, folder) if folder else place.vault
+    else:
+        own = None if place.vault is None else os.path.join(place.vault, folder) if folder else place.vault
+        place.store = _claude_store(environ, cwd, own, index)
     if place.store is not None:
         place.index = os.path.join(place.store, index)
     place.section = _index_section(data.get("index"))
@@ -366,6 +409,10 @@ def _number(value: int) -> str:
     return f"{value:,}"
 
 
+def _lines(value: int) -> str:
+    return f"{value:,} line" + ("" if value == 1 else "s")
+
+
 def _index_line(place: Place, environ) -> tuple[int, str] | None:
     """``(importance, line)`` of the index's headroom, or None when there is
     no index to speak of (no store given and the store's folder absent)."""
@@ -380,7 +427,7 @@ def _index_line(place: Place, environ) -> tuple[int, str] | None:
     name = place.shown(place.index)
     soft, hard = caps.soft, caps.hard
     target = getattr(caps, "target", None) or soft
-    compact = f"compact it to {_number(target['lines'])} lines / {_number(target['bytes'])} bytes"
+    compact = f"compact it to under {_lines(target['lines'])} / {_number(target['bytes'])} bytes"
     try:
         row = capsmod.check_file(place.index, caps)
     except FileNotFoundError:
@@ -389,7 +436,7 @@ def _index_line(place: Place, environ) -> tuple[int, str] | None:
         return 3, f"autograph: index {name} does not exist yet (soft cap {_number(soft['lines'])} lines)"
     except (OSError, ValueError) as exc:
         return 1, f"autograph: index {name} cannot be sized ({_reason(exc)})"
-    now = f"{_number(row['lines'])} lines / {_number(row['bytes'])} bytes"
+    now = f"{_lines(row['lines'])} / {_number(row['bytes'])} bytes"
     hard_text = f"hard {_number(hard['lines'])} / {_number(hard['bytes'])}"
     soft_text = f"soft {_number(soft['lines'])} / {_number(soft['bytes'])}"
     if row["status"] == "over":
@@ -398,7 +445,7 @@ def _index_line(place: Place, environ) -> tuple[int, str] | None:
     if row["status"] == "soft":
         return 1, f"autograph: index {name} reached its soft cap: {now} ({soft_text}, {hard_text}); {compact}"
     goal = f"{_number(target['lines'])} / {_number(target['bytes'])}"
-    return 3, f"autograph: index {name}: {now} ({soft_text}, {hard_text}, compact to {goal})"
+    return 3, f"autograph: index {name}: {now} ({soft_text}, {hard_text}, compact to under {goal})"
 
 
 def _finite(value) -> bool:
@@ -512,9 +559,9 @@ def context_lines(place: Place, scripts: str, exported: bool, environ=None, cwd:
     lines: list[tuple[int, str]] = []
     if place.vault is not None:
         tail = f"set as {ENVIRONMENT} in your shell" if exported else "pass it to scripts as --vault"
-        lines.append((2, f"autograph: vault {place.vault} ({tail})"))
+        lines.append((2, f"autograph: vault {shell_quote(place.vault)} ({tail})"))
     elif place.store is not None:
-        lines.append((2, f"autograph: memory store {place.store} (no vault)"))
+        lines.append((2, f"autograph: memory store {shell_quote(place.store)} (no vault)"))
     index = _index_line(place, environ)
     if index is not None:
         lines.append(index)
@@ -527,7 +574,8 @@ def context_lines(place: Place, scripts: str, exported: bool, environ=None, cwd:
     twice = _twice_line(scripts, environ, cwd)
     if twice is not None:
         lines.append(twice)
-    return lines
+    # a path holding a newline must not start a line of its own: control characters are shown escaped
+    return [(rank, _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", line)) for rank, line in lines]
 
 
 # ---------------------------------------------------------------------------
@@ -847,7 +895,7 @@ def stop(
     ``$CLAUDE_PLUGIN_OPTION_CHECKPOINT`` is ``true`` or ``1`` (the plugin's
     user option)."""
     environ = os.environ if environ is None else environ
-    if plugin and environ.get(PLUGIN_OPTION, "").strip().lower() not in ("true", "1"):
+    if plugin and environ.get(PLUGIN_OPTION) not in ("true", "1"):  # as hooks/unless-init.sh reads it
         return "", []
     try:
         data = hook_input(payload)

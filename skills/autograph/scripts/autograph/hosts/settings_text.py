@@ -348,14 +348,16 @@ def settings_without_hook(text: str, where: Path, ours=()) -> str:
             return text
 
 
-def settings_with_key(text: str | None, key: str, value, where: Path, ours=()) -> str:
+def settings_with_key(text: str | None, key: str, value, where: Path, ours=(), same=None) -> str:
     """``settings.json`` text whose top-level ``key`` is ``value``: unchanged
     when it is already; the value replaced in place when the one there is
     ours (``ours``: values, or a test of a value: what an earlier install
     wrote); else, when absent, a member appended.  A value init did not
-    write is the person's: HostError naming it, nothing changed."""
+    write is the person's: HostError naming it, nothing changed, unless
+    ``same(current, value)`` says it means the same (it then stays as
+    written)."""
     if text is not None and text.startswith(BOM_CHAR):
-        return BOM_CHAR + settings_with_key(text[1:], key, value, where, ours)
+        return BOM_CHAR + settings_with_key(text[1:], key, value, where, ours, same)
     if text is None or not text.strip():
         return json.dumps({key: value}, indent=2, ensure_ascii=False) + "\n"
     top, _ = _locate(text, where)
@@ -363,7 +365,7 @@ def settings_with_key(text: str | None, key: str, value, where: Path, ours=()) -
     if found is not None:
         node = found[1]
         current = json.loads(text[node.start : node.end])
-        if current == value:
+        if current == value or (same is not None and same(current, value)):
             return text
         if not _as_test(ours)(current):
             raise HostError(

@@ -210,6 +210,11 @@ def layout(
     (:func:`caps.plugin_enabled`).  Raises HostError for ``host_store`` with
     ``store_dir``, with ``user`` or for another host."""
     environ = os.environ if environ is None else environ
+    if user and not os.path.isabs(environ.get("HOME") or str(Path.home())):
+        raise HostError(
+            f"HOME is {environ.get('HOME')!r}, not an absolute folder; --user installs into the home folder: "
+            f"set HOME to it, or use --project"
+        )
     if host_store and (host != "claude" or user or store_dir):
         raise HostError(
             "--host-store names the folder Claude Code keeps a project's memory in: use it with claude and "
@@ -247,7 +252,31 @@ def layout(
         out.memory_dir = str(store_path) if store_path is not None and not host_store else None
         out.plugin = caps.plugin_enabled({**environ, "CLAUDE_PROJECT_DIR": ""}, None if user else str(root))
         out.checkpoint = checkpoint
+        if host_store:
+            _host_store_problem(out, environ)
     return out
+
+
+def _host_store_problem(layout: Layout, environ) -> None:
+    """Raise HostError when an ``autoMemoryDirectory`` the project's local
+    settings or the user's set moves Claude Code's memory away from its own
+    folder: ``--host-store`` would then guard a folder Claude Code never
+    loads."""
+    home = Path(environ.get("HOME") or Path.home())
+    user = Path(environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "settings.json"
+    written = _load_record(layout.skill).get("memory_dir")  # an earlier install's: taken back out
+    for path in (layout.memory_settings, user):
+        try:
+            data = json.loads(jsonfile.read_bytes(path).decode("utf-8-sig"))
+        except (OSError, ValueError, RecursionError):
+            continue
+        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
+        if isinstance(value, str) and value and not (path == layout.memory_settings and value == written):
+            raise HostError(
+                f"{path}: autoMemoryDirectory is {value!r}, so Claude Code keeps memory there, not in its own "
+                f"folder; pass --store {shlex.quote(os.path.expanduser(value))} instead of --host-store (or "
+                f"remove that setting)"
+            )
 
 
 def _ref(path: Path, root: Path) -> str:
@@ -518,7 +547,12 @@ def _config_problem(layout: Layout) -> None:
     link whose target's folder does not exist (init never creates folders
     where a link points), or a link that does not resolve on the way to
     the file or to the skill folder."""
-    config = layout.config
+    for config in {layout.config, layout.memory_settings or layout.config}:
+        _link_problem(layout, config)
+
+
+def _link_problem(layout: Layout, config: Path) -> None:
+    """:func:`_config_problem` for one settings or rules file."""
     for path in (layout.skill, config.parent):
         for folder in [*reversed(path.parents), path]:
             if os.path.islink(folder) and not os.path.exists(folder):
@@ -811,20 +845,21 @@ def _claude_changes(
         mine_dir = lambda value: value == layout.memory_dir  # noqa: E731
 
     def hooks_change(text):
-        if not wanted:
-            return settings_without_hook(text, layout.config, ours) if text is not None else None
-        before = {c for _, c in hook_commands(text, layout.config)}
-        owned = {c for c in [*(record.get("hooks") or []), record.get("hook")] if isinstance(c, str)}
+        if text is None and not wanted:
+            return None
         for event, matcher, command in wanted:
             text = settings_with_hook(text, command, layout.config, ours, event, matcher)
-            if hooks is not None and (command not in before or command in owned or before & owned):
-                hooks.append(command)
+        # ours that are not wanted now (the checkpoint turned off, the plugin enabled) go
+        text = settings_without_hook(text, layout.config, lambda found: ours(found) and found not in commands)
+        if hooks is not None:  # a command init writes runs the scripts it installs and removes: ours
+            present = {command for _, command in hook_commands(text, layout.config)}
+            hooks.extend(command for command in commands if command in present)
         return text
 
     def memory_change(text):
         path = layout.memory_settings
         if installing and layout.memory_dir is not None:
-            after = settings_with_key(text, "autoMemoryDirectory", layout.memory_dir, path, mine_dir)
+            after = settings_with_key(text, "autoMemoryDirectory", layout.memory_dir, path, mine_dir, same=_same_folder)
             if owned is not None and (after != text or recorded_dir is not None):
                 owned["memory_dir"] = layout.memory_dir
             return after
@@ -839,6 +874,14 @@ def _claude_changes(
         return
     yield layout.config, "hooks in settings.json", _keep_absent(hooks_change)
     yield layout.memory_settings, "autoMemoryDirectory in settings.local.json", _keep_absent(memory_change)
+
+
+def _same_folder(written: str, wanted: str) -> bool:
+    """A folder setting names ``wanted`` however it is spelled (``~/``, a
+    trailing slash, ``..``): the person's spelling is then kept."""
+    if not isinstance(written, str):
+        return False
+    return os.path.normpath(os.path.expanduser(written)) == os.path.normpath(wanted)
 
 
 def _keep_absent(change):
