@@ -11,42 +11,18 @@ working exactly as before.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from autograph.hosts import caps, store_doctor
 from autograph.read.note import Note
 from autograph.schema.model import load_schema
-from conftest import SCRIPTS
+from test_doctor_stores import both, doctor, found
 
-DOCTOR = SCRIPTS / "doctor.py"
 SETTINGS = load_schema(None).memory
 TYPES = SETTINGS["types"]
 CAPS, _ = caps.caps_from(None, {})
 # The keys doctor.py --json had before this format was accepted: they stay.
 KEYS = {"store", "index", "notes", "archived", "index_size", "caps", "issues", "warnings", "counts", "omitted"}
-
-
-def doctor(*args) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AUTOGRAPH_INDEX_")}
-    return subprocess.run(
-        [sys.executable, str(DOCTOR), *map(str, args)], capture_output=True, text=True, timeout=120, env=env
-    )
-
-
-def both(store: Path, *args) -> tuple[subprocess.CompletedProcess, dict]:
-    """The human report and the JSON report of one store."""
-    human = doctor(store, *args)
-    proc = doctor(store, "--json", *args)
-    assert proc.returncode == human.returncode, (proc.stderr, human.stderr)
-    return human, json.loads(proc.stdout)
-
-
-def found(report: dict) -> list[tuple[str, str]]:
-    return sorted((f["kind"], f["path"]) for f in report["issues"])
 
 
 def claude(name: str | None, kind: str | None, body: str, description: str | None = "default") -> str:
