@@ -474,7 +474,7 @@ def test_human_report(project):
 @pytest.mark.parametrize(
     "args",
     [
-        ("cursor",),
+        ("vscode",),
         ("claude", "--project", "X", "--user"),
         ("claude", "--project", "missing-folder"),
         ("claude", "--usr"),

@@ -47,21 +47,73 @@ What it installs:
           is run again (or uninstalled).
   codex   the skill in .agents/skills/autograph/ and a block of memory rules
           in AGENTS.md, between <!-- autograph:begin --> and
-          <!-- autograph:end --> lines; the rest of the file is kept.
+          <!-- autograph:end --> lines; the rest of the file is kept.  And
+          two hooks in .codex/hooks.json (merged like settings.json): guard.py
+          as a PreToolUse hook (matcher apply_patch|Edit|Write: Codex names
+          its file edits apply_patch) and session.py start as a SessionStart
+          hook (matcher startup|resume|clear), each by absolute path; and
+          "hooks = true" under [features] in .codex/config.toml unless the
+          file sets that flag (or codex_hooks) already: a "false" there is
+          yours and is kept (hooks then stay off; the report says so).  Codex
+          loads a project's .codex/ only in a trusted project, and runs a new
+          hook only once you trust it (/hooks).
+          (developers.openai.com/codex/hooks, /guides/agents-md, /skills)
+  gemini  the skill in .gemini/skills/autograph/, the rules block in
+          GEMINI.md (~/.gemini/GEMINI.md with --user).
+          (geminicli.com/docs/cli/gemini-md, /docs/cli/using-agent-skills)
+  opencode  the skill in .opencode/skills/autograph/, the rules block in
+          AGENTS.md (~/.config/opencode/AGENTS.md, or $XDG_CONFIG_HOME, with
+          --user).  Codex reads the same AGENTS.md: install one of the two in
+          a project.  (opencode.ai/docs/rules, /docs/skills)
+  cursor (unverified)  the skill in .cursor/skills/autograph/, the rules in
+          .cursor/rules/autograph.mdc (alwaysApply: true).  No --user: Cursor
+          keeps User Rules in its settings, not in a file.
+          (cursor.com/docs/context/rules, /docs/context/skills)
+  windsurf (unverified)  the skill in .windsurf/skills/autograph/, the rules
+          in .windsurf/rules/autograph.md (trigger: always_on); with --user
+          ~/.codeium/windsurf/skills/ and a rules block in
+          ~/.codeium/windsurf/memories/global_rules.md.
+          (docs.windsurf.com/windsurf/cascade/memories, /cascade/skills)
+  kiro (unverified)  the skill in .kiro/skills/autograph/, the rules in
+          .kiro/steering/autograph.md (inclusion: always); ~/.kiro/ with
+          --user.  (kiro.dev/docs/steering, /docs/skills)
+  cline (unverified)  the skill in .cline/skills/autograph/, the rules in
+          .clinerules/autograph.md; ~/.cline/skills/ and
+          ~/Documents/Cline/Rules/autograph.md with --user.
+          (docs.cline.bot/customization/cline-rules, /customization/skills)
+  The rules name the store and its index, say to read the index first, to
+  look a subject up before writing (card.py remember), the index's caps
+  (from 160 lines / 20,000 bytes compact to under 140 / 17,500; never past
+  200 / 25,000) and to run check.py after each index write.  Only claude and
+  codex get a guard hook: the other hosts' hooks take input guard.py does
+  not read (Gemini CLI's BeforeTool names write_file and replace), so they
+  get "check after write" (the rung, in --json).  "unverified": checked
+  against the host's documented layout only, not a run of the host.
   --user  puts them in the home folder instead: ~/.claude/ (or
           $CLAUDE_CONFIG_DIR) for claude, autoMemoryDirectory (with --store
-          only) in its settings.json; ~/.agents/skills/ and ~/.codex/AGENTS.md
-          (or $CODEX_HOME) for codex.
-  Both create the store's index from assets/MEMORY.md when it has none: the
-  store is --store, else PROJECT/<memory.folder of PROJECT/schema.json>
-  (default PROJECT/memory); with --user only when --store is given.
+          only) in its settings.json; ~/.agents/skills/ and ~/.codex/AGENTS.md,
+          hooks.json and config.toml (or $CODEX_HOME) for codex; the others
+          as above.
+  --reader --store DIR  for a host that reads a store another agent
+          writes: the skill and rules that say the store is read-only for it
+          (read the index, open notes, never write; tell the user a fact
+          instead); no index is created and no hook registered (a codex
+          install's hooks are taken back out).  For claude the rules go to
+          .claude/rules/autograph.md and settings.json is not touched.
+  Each creates the store's index from assets/MEMORY.md when it has none
+  (never with --reader): the store is --store, else
+  PROJECT/<memory.folder of PROJECT/schema.json> (default PROJECT/memory);
+  with --user only when --store is given.
 
 Running it again changes nothing.  What it wrote is recorded in
 <skill>/.autograph-install.json; --uninstall removes exactly that: skill files
 not changed since (changed ones are kept and named), the hook groups,
-autoMemoryDirectory or the rules block (settings.json, settings.local.json
-and AGENTS.md come back byte for byte when nobody edited them since; a file
-init created is removed), and folders it created once empty.  It never touches the
+autoMemoryDirectory, the rules block or rules file, Codex's hooks and flag
+(settings.json, settings.local.json, AGENTS.md, GEMINI.md, hooks.json and
+config.toml come back byte for byte when nobody edited them since; a file
+init created is removed; a rules file of its own edited since is kept), and
+folders it created once empty.  Uninstall with the options you installed
+with (--reader included).  It never touches the
 store: the index and the notes stay.  Writes are atomic; --dry-run shows the
 plan and writes nothing.
 
@@ -69,7 +121,11 @@ It never overwrites or removes what it did not write, and refuses (exit 2,
 nothing written, the message names each file) when the skill folder holds
 a file that differs from autograph's and that no install record names (your
 own file, another skill called autograph, an installed file you edited), or
-a symbolic link (it never writes or removes through one there); when
+a symbolic link (it never writes or removes through one there); when a
+rules file of its own (.cursor/rules/autograph.mdc...) is there and init did
+not write it (or it was edited since); when a file stands where a folder
+goes (a legacy .clinerules file); when config.toml is not valid TOML or
+writes [features] inline; when
 settings.json already runs an autograph guard.py or session.py it did not
 write; or when settings.json
 holds a key twice (Claude Code reads only the last one) or is nested too
@@ -87,7 +143,9 @@ JSON keys (--json): host, scope ("project" or "user"), root, skill, config
 (settings.json or AGENTS.md), store (null without one), auto_memory (the
 autoMemoryDirectory init writes, or null), plugin (the settings file that
 enables the autograph plugin, or null), checkpoint (true when the Stop hook
-is registered), schema (the schema the hook names, or null), uninstall, dry_run, actions[{path, action, what,
+is registered), schema (the schema the hook names, or null), uninstall, dry_run, reader (true with
+--reader), rung ("hook", "check after write" or "rules only"), hooks_config (Codex's hooks.json, or null),
+unverified (true for a host checked against its documented layout only), actions[{path, action, what,
 note}], conflicts[{path, error}] (files changed while it ran, left as they
 were), failed[{path, error}] (files it could not write: permissions, I/O).
 action is create, update, restore, remove, unchanged or kept; paths are
@@ -107,6 +165,8 @@ Examples:
   init.py claude --project ~/code/app
   init.py claude --project ~/vault --schema ~/vault/schema.json
   init.py codex --project ~/vault --store ~/vault/.memory
+  init.py gemini --project ~/code/app
+  init.py cursor --project ~/code/app --reader --store ~/vault/memory
   init.py claude --project ~/code/app --host-store --checkpoint
   init.py claude --user --dry-run
   init.py claude --project ~/code/app --uninstall
@@ -171,6 +231,8 @@ def cmd_init(args) -> int:
             folder = load_schema(project).memory["folder"]
     if args.host != "claude" and (args.checkpoint or args.host_store):
         raise cli.UsageError("--checkpoint and --host-store are for claude (Claude Code's hooks and memory folder)")
+    if args.reader and args.checkpoint:
+        raise cli.UsageError("--checkpoint asks a writer to report what it wrote; a --reader writes nothing")
     try:
         layout = wiring.layout(
             args.host,
@@ -180,6 +242,7 @@ def cmd_init(args) -> int:
             folder,
             host_store=args.host_store,
             checkpoint=args.checkpoint,
+            reader=args.reader,
         )
         if args.uninstall:
             cleanup = wiring.removable_dirs(layout)
@@ -194,6 +257,13 @@ def cmd_init(args) -> int:
     conflicts = [a for a in skipped if a.conflict]
     failed = [a for a in skipped if not a.conflict]
     root = layout.root
+    spec = wiring.HOSTS.get(args.host)
+    if args.reader:
+        rung = "rules only"
+    elif args.host == "claude" or (spec is not None and spec.rung == "hook"):
+        rung = "hook"
+    else:
+        rung = "check after write"
     report = {
         "host": args.host,
         "scope": layout.scope,
@@ -204,9 +274,13 @@ def cmd_init(args) -> int:
         "auto_memory": layout.memory_dir,
         "plugin": layout.plugin,
         "checkpoint": bool(layout.checkpoint and not layout.plugin),
-        "schema": _shown(schema_file, root) if schema_file and args.host == "claude" else None,
+        "schema": _shown(schema_file, root) if schema_file and args.host in ("claude", "codex") else None,
         "uninstall": bool(args.uninstall),
         "dry_run": bool(args.dry_run),
+        "reader": bool(args.reader),
+        "rung": rung,
+        "hooks_config": _shown(layout.hooks_file, root) if layout.hooks_file and not args.reader else None,
+        "unverified": bool(spec is not None and not spec.verified),
         "actions": [
             {"path": _shown(a.path, root), "action": a.action, "what": a.what, "note": a.note} for a in actions
         ],
@@ -237,11 +311,16 @@ def cmd_init(args) -> int:
 def build_parser():
     parser = cli.make_parser(
         "init.py",
-        "Install autograph into an agent host: the skill, the index guard hook (claude) or the memory "
-        "rules in AGENTS.md (codex), and an index for the memory store; or --uninstall it.",
+        "Install autograph into an agent host: the skill, the index guard hook (claude, codex) and the memory "
+        "rules the host loads (AGENTS.md, GEMINI.md, a rules file of its own), and an index for the memory "
+        "store; or --uninstall it.",
         EPILOG,
     )
-    parser.add_argument("host", choices=["claude", "codex"], help="the agent host")
+    parser.add_argument(
+        "host",
+        choices=["claude", "codex", "gemini", "opencode", "cursor", "windsurf", "kiro", "cline"],
+        help="the agent host (cursor, windsurf, kiro and cline: unverified, see below)",
+    )
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--project",
@@ -269,6 +348,12 @@ def build_parser():
     )
     parser.add_argument(
         "--python", metavar="CMD", default="python3", help="the interpreter the hook runs (default: python3)"
+    )
+    parser.add_argument(
+        "--reader",
+        action="store_true",
+        help="the host reads a store another agent writes (needs --store): rules that say the store is read-only "
+        "for it; no index created, no guard hook",
     )
     parser.add_argument("--uninstall", action="store_true", help="remove what init wrote (never the store)")
     cli.add_common(parser, vault=False, dry_run_help="show what would change and write nothing")

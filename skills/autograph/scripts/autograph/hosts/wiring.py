@@ -77,6 +77,7 @@ from ..write import replace
 from ..write.confine import TargetError
 from ..write.replace import Conflict
 from . import caps, claude_memory
+from .rules_hosts import BEGIN, END, HOSTS, rules_text
 from .settings_text import (
     BOM_CHAR,
     HostError,
@@ -86,6 +87,7 @@ from .settings_text import (
     settings_without_hook,
     settings_without_key,
 )
+from .toml_text import feature_state, toml_with_flag, toml_without_flag
 
 __all__ = [
     "Action",
@@ -95,6 +97,7 @@ __all__ = [
     "END",
     "guard_command",
     "GUARD_MARK",
+    "HOSTS",
     "HostError",
     "Layout",
     "layout",
@@ -107,8 +110,6 @@ __all__ = [
     "settings_without_hook",
 ]
 
-BEGIN = "<!-- autograph:begin -->"
-END = "<!-- autograph:end -->"
 GUARD_MARK = "autograph/scripts/guard.py"  # a hook command holding this runs an autograph guard
 DEFER_FLAG = "--defer-to-plugin"  # the guard stays silent while the autograph plugin is enabled
 RECORD = ".autograph-install.json"
@@ -140,6 +141,15 @@ class Layout:
     # not enabled); the plugin then provides the skill and the hooks
     plugin: str | None = None
     checkpoint: bool = False  # claude only: register session.py stop (the completion checkpoint)
+    # --reader: the host reads a store another agent writes (no index created, no guard, read-only rules)
+    reader: bool = False
+    # the rules: "block" (a marked block in a shared file) or "file" (a file of ours, ``frontmatter`` first);
+    # None for claude's settings.json
+    rules_kind: str | None = None
+    frontmatter: str = ""
+    # codex only: its hooks file (hooks.json) and the config.toml whose [features] turn hooks on
+    hooks_file: Path | None = None
+    features_file: Path | None = None
 
 
 @dataclass
@@ -197,37 +207,59 @@ def layout(
     *,
     host_store: bool = False,
     checkpoint: bool = False,
+    reader: bool = False,
 ) -> Layout:
-    """The :class:`Layout` for ``host`` (``claude``/``codex``) in ``project``
-    or, with ``user``, the home folder.  ``store_dir`` overrides the store
-    (default: ``project/<memory_folder>``; none for ``--user``);
-    ``host_store`` (claude, a project) makes it the folder Claude Code itself
-    uses for the project (:func:`claude_memory.project_memory_dir`).  For
-    claude, ``autoMemoryDirectory`` is the store (absolute), written to the
+    """The :class:`Layout` for ``host`` (``claude`` or one of :data:`HOSTS`)
+    in ``project`` or, with ``user``, the home folder.  ``store_dir``
+    overrides the store (default: ``project/<memory_folder>``; none for
+    ``--user``); ``host_store`` (claude, a project) makes it the folder
+    Claude Code itself uses for the project
+    (:func:`claude_memory.project_memory_dir`).  For claude,
+    ``autoMemoryDirectory`` is the store (absolute), written to the
     project's ``.claude/settings.local.json`` or, with ``user``, the user's
     ``settings.json`` (Claude Code reads it only from the user's, the local
     and policy settings); and the plugin's state is read
-    (:func:`caps.plugin_enabled`).  Raises HostError for ``host_store`` with
-    ``store_dir``, with ``user`` or for another host."""
+    (:func:`caps.plugin_enabled`).  ``reader`` (needs ``store_dir``): the
+    host only reads the store, so its rules say so and nothing else is
+    wired (claude's rules then go to ``.claude/rules/autograph.md``).
+    Raises HostError for ``host_store`` with ``store_dir``, with ``user`` or
+    for another host, for ``reader`` without a store, and for ``user`` with
+    a host that keeps no rules file for the user (Cursor)."""
     environ = os.environ if environ is None else environ
+    spec = HOSTS.get(host)
+    if host != "claude" and spec is None:
+        raise HostError(f"{host}: not a host init knows (claude, {', '.join(HOSTS)})")
     if user and not os.path.isabs(environ.get("HOME") or str(Path.home())):
         raise HostError(
             f"HOME is {environ.get('HOME')!r}, not an absolute folder; --user installs into the home folder: "
             f"set HOME to it, or use --project"
         )
-    if host_store and (host != "claude" or user or store_dir):
+    if host_store and (host != "claude" or user or store_dir or reader):
         raise HostError(
             "--host-store names the folder Claude Code keeps a project's memory in: use it with claude and "
-            "--project, without --store or --user"
+            "--project, without --store, --user or --reader"
         )
+    if reader and not store_dir:
+        raise HostError("--reader needs --store: the folder of the store another agent writes, which this one reads")
     home = Path(environ.get("HOME") or Path.home())
+    kind, frontmatter, hooks_file, features_file = None, "", None, None
     if user:
         if host == "claude":
             base = Path(environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
             skill, config = base / "skills" / "autograph", base / "settings.json"
+            if reader:
+                config, kind = base / "rules" / "autograph.md", "file"
         else:
-            skill = home / ".agents" / "skills" / "autograph"
-            config = Path(environ.get("CODEX_HOME") or home / ".codex") / "AGENTS.md"
+            if spec.user_rules is None:
+                raise HostError(
+                    f"{spec.title} keeps no rules file for the user (its User Rules live in its settings); "
+                    f"install into a project with --project"
+                )
+            skill, config, kind = spec.user_skill(environ), spec.user_rules(environ), spec.user_rules_kind
+            frontmatter = spec.frontmatter if kind == "file" else ""
+            if spec.hooks:  # a reader's install registers none, and takes back a writer's
+                codex_home = Path(environ.get("CODEX_HOME") or home / ".codex")
+                hooks_file, features_file = codex_home / "hooks.json", codex_home / "config.toml"
         root = home
         store_path = Path(store_dir).absolute() if store_dir else None
         skill_ref = str(skill)
@@ -238,8 +270,13 @@ def layout(
             raise HostError(f"{project}: not a folder; give the project's folder with --project")
         if host == "claude":
             skill, config = root / ".claude" / "skills" / "autograph", root / ".claude" / "settings.json"
+            if reader:
+                config, kind = root / ".claude" / "rules" / "autograph.md", "file"
         else:
-            skill, config = root / ".agents" / "skills" / "autograph", root / "AGENTS.md"
+            skill, config, kind = root / spec.project_skill, root / spec.project_rules, spec.rules
+            frontmatter = spec.frontmatter if kind == "file" else ""
+            if spec.hooks:
+                hooks_file, features_file = root / ".codex" / "hooks.json", root / ".codex" / "config.toml"
         if host_store:
             store_path = claude_memory.project_memory_dir(root, environ)
         else:
@@ -247,7 +284,9 @@ def layout(
         skill_ref = os.path.relpath(skill, root).replace(os.sep, "/")
         store_ref = _ref(store_path, root)
     out = Layout(host, "user" if user else "project", root, skill, config, store_path, skill_ref, store_ref)
-    if host == "claude":
+    out.reader, out.rules_kind, out.frontmatter = reader, kind, frontmatter
+    out.hooks_file, out.features_file = hooks_file, features_file
+    if host == "claude" and not reader:
         out.memory_settings = config if user else config.parent / "settings.local.json"
         out.memory_dir = str(store_path) if store_path is not None and not host_store else None
         out.plugin = caps.plugin_enabled({**environ, "CLAUDE_PROJECT_DIR": ""}, None if user else str(root))
@@ -323,35 +362,15 @@ def _block_span(text: str, where: Path) -> tuple[int, int] | None:
 
 def rules_block(layout: Layout, python: str = "python3") -> str:
     """The text between and including the markers (``\\n`` line ends);
-    ``python`` is the interpreter command the rules tell the agent to use."""
-    skill = layout.skill_ref
-    if layout.store_ref:
-        index = f"{layout.store_ref}/MEMORY.md" if layout.store_ref != "." else "MEMORY.md"
-        where = (
-            f"Long-term memory lives in `{layout.store_ref}/`: one fact per note, and `{index}`, the index, "
-            f"holds one pointer line per note."
-        )
-    else:
-        index = "MEMORY.md"
-        where = (
-            "Long-term memory lives in a project's memory store (its `memory/` folder): one fact per note, "
-            "and `MEMORY.md` in it, the index, holds one pointer line per note."
-        )
-    lines = [
-        BEGIN,
-        "## Memory (autograph)",
-        "",
-        where,
-        f'How to keep it: `{skill}/SKILL.md`, section "Memory"; details in `{skill}/references/memory.md`.',
-        "",
-        f"- At the start of a task, read `{index}`; open a note only when its hook matters to the task.",
-        "- Before writing a note, look for one that already holds the fact and update it instead.",
-        f"- After every change to the index, run `{python} {skill}/scripts/check.py {index}`; on exit code 1",
-        "  the index is over its cap (the host would drop the rest): compact it before anything else.",
-        "- Never write secrets (keys, tokens, passwords) into memory; note only where they are kept.",
-        END,
-    ]
-    return "\n".join(lines)
+    ``python`` is the interpreter command the rules tell the agent to use
+    (:func:`rules_hosts.rules_text`)."""
+    return rules_text(layout.skill_ref, layout.store_ref, python, reader=layout.reader)
+
+
+def rules_file(layout: Layout, python: str = "python3") -> bytes:
+    """The bytes of a rules file of our own (``rules_kind`` "file"): the
+    host's frontmatter, then the rules block."""
+    return (layout.frontmatter + rules_block(layout, python) + "\n").encode("utf-8")
 
 
 def rules_with_block(text: str | None, block: str, where: Path) -> str:
@@ -435,9 +454,11 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def _creatable_dirs(layout: Layout) -> list[Path]:
     """The folders outside the skill folder an install may create: those on
-    the way to the skill folder and to the settings or rules file."""
+    the way to the skill folder, to the settings or rules file and to
+    Codex's hooks and config files."""
     out: list[Path] = []
-    for start in (layout.skill, layout.config.parent):
+    extra = [path.parent for path in (layout.hooks_file, layout.features_file) if path is not None]
+    for start in (layout.skill, layout.config.parent, *extra):
         for folder in [start, *start.parents]:
             if folder == layout.root or folder == folder.parent:
                 break
@@ -547,7 +568,9 @@ def _config_problem(layout: Layout) -> None:
     link whose target's folder does not exist (init never creates folders
     where a link points), or a link that does not resolve on the way to
     the file or to the skill folder."""
-    for config in {layout.config, layout.memory_settings or layout.config}:
+    configs = {layout.config, layout.memory_settings or layout.config}
+    configs |= {path for path in (layout.hooks_file, layout.features_file) if path is not None}
+    for config in configs:
         _link_problem(layout, config)
 
 
@@ -755,16 +778,20 @@ def plan_install(
     edits = dict(record.get("edits") or {})
     hooks: list[str] = []
     owned: dict = {}
-    if layout.host == "claude":
+    if layout.host == "claude" and not layout.reader:
         changes = _claude_changes(layout, python, schema, record, installing=True, hooks=hooks, owned=owned)
         for path, what, change in changes:
             actions.append(_config_action(layout, path, what, change, edits, created_dirs))
-    else:
+    elif layout.rules_kind == "block":
         block = rules_block(layout, python)
         change = lambda text: rules_with_block(text, block, layout.config)  # noqa: E731
-        actions.append(_config_action(layout, layout.config, "rules block in AGENTS.md", change, edits, created_dirs))
+        actions.append(_config_action(layout, layout.config, _rules_what(layout), change, edits, created_dirs))
+    else:
+        actions.append(_file_rules_action(layout, python, edits, created_dirs))
+    if layout.hooks_file is not None:
+        actions += _codex_actions(layout, python, schema, record, edits, created_dirs, hooks)
     index_ref = record.get("index") if isinstance(record.get("index"), str) else None  # created by us earlier
-    if layout.store is not None:
+    if layout.store is not None and not layout.reader:
         index = layout.store / "MEMORY.md"
         if os.path.lexists(index):
             actions.append(Action(index, "kept", "index", note="the store already has an index"))
@@ -900,6 +927,151 @@ def _umask() -> int:
     return umask
 
 
+def _rules_what(layout: Layout) -> str:
+    """How a report names the rules init writes for ``layout``."""
+    name = layout.config.name
+    return f"rules block in {name}" if layout.rules_kind == "block" else f"rules in {name}"
+
+
+def _folder_problem(layout: Layout, path: Path) -> None:
+    """Raise HostError when something that is not a folder stands on the
+    way to ``path`` (a legacy ``.clinerules`` file where the folder goes)."""
+    for folder in reversed(path.parents):
+        if folder == layout.root or layout.root in folder.parents or folder in layout.root.parents:
+            if os.path.lexists(folder) and not folder.is_dir():
+                raise HostError(
+                    f"{folder}: is a file where init puts a folder ({_ref(path, layout.root)} goes in it); move "
+                    f"that file's rules into the folder (or move it away), then run init again"
+                )
+
+
+def _file_rules_action(layout: Layout, python: str, edits: dict, created_dirs: set) -> Action:
+    """The action that writes the rules file of our own: created when
+    absent, unchanged when as it should be, updated when it holds what an
+    earlier install wrote; a file there that init did not write (or that
+    was edited since) is refused (HostError), never overwritten."""
+    path = layout.config
+    _folder_problem(layout, path)
+    after = rules_file(layout, python)
+    before = _read(path)
+    key = _ref(path, layout.root)
+    edit = edits.get(key) if isinstance(edits.get(key), dict) else None
+    if before is not None and before != after and not (edit and edit.get("written") == _sha(before)):
+        why = "changed since init wrote it" if edit else "a file init did not write"
+        raise HostError(
+            f"{path}: {why}, where init puts the autograph rules; init never overwrites it: move it away (or "
+            f"merge it elsewhere), then run init again"
+        )
+    for folder in _missing_dirs(path.parent, layout.root):
+        created_dirs.add(_ref(folder, layout.root))
+    edits[key] = {"original": None, "written": _sha(after)}
+    kind = "unchanged" if before == after else "create" if before is None else "update"
+    return Action(path, kind, _rules_what(layout), before, after, 0o644 & ~_umask(), follow=True)
+
+
+def _file_rules_removal(layout: Layout, python: str, record: dict) -> list[Action]:
+    """Remove the rules file of our own when it holds what init wrote (the
+    record's digest, or the bytes init would write now); else keep it."""
+    path = layout.config
+    before = _read(path)
+    if before is None:
+        return []
+    edit = (record.get("edits") or {}).get(_ref(path, layout.root))
+    if (isinstance(edit, dict) and edit.get("written") == _sha(before)) or before == rules_file(layout, python):
+        return [Action(path, "remove", _rules_what(layout), before, None, follow=True)]
+    note = "changed since init wrote it" if isinstance(edit, dict) else "not written by init"
+    return [Action(path, "kept", _rules_what(layout), before, None, note=note)]
+
+
+CODEX_MATCHER = "apply_patch|Edit|Write"  # Codex names its file edits apply_patch (Edit, Write: aliases)
+CODEX_SESSION_MATCHER = "startup|resume|clear"
+
+
+def codex_hooks(
+    layout: Layout, python: str, schema: str | os.PathLike | None = None
+) -> list[tuple[str, str | None, str]]:
+    """``(event, matcher, command)`` of the hooks init registers for Codex:
+    the guard before ``apply_patch`` and ``session.py start`` at session
+    start, each naming its script, the schema and the store by absolute
+    path (Codex sets no project variable for hook commands); none for a
+    reader."""
+    if layout.reader:
+        return []
+    scripts = layout.skill / "scripts"
+    guard = f"{python} {shlex.quote(str(scripts / 'guard.py'))}"
+    session = f"{python} {shlex.quote(str(scripts / 'session.py'))} start"
+    if layout.store is not None:
+        session += f" --store {shlex.quote(str(layout.store))}"
+    if schema is not None:
+        named = shlex.quote(str(Path(schema).absolute()))
+        guard += f" --schema {named}"
+        session += f" --schema {named}"
+    return [("PreToolUse", CODEX_MATCHER, guard), ("SessionStart", CODEX_SESSION_MATCHER, session)]
+
+
+def _codex_actions(
+    layout: Layout, python: str, schema, record: dict, edits: dict, created_dirs: set, hooks: list[str]
+) -> list[Action]:
+    """The edits of Codex's hooks file (our two hook groups; a reader's
+    install takes them back) and of its ``config.toml`` (``[features]
+    hooks = true`` where the file does not set the flag; a ``false`` there
+    is the person's and is kept, with a note)."""
+    wanted = codex_hooks(layout, python, schema)
+    commands = [command for _, _, command in wanted]
+    ours = _hook_test(record, layout, commands, installing=True)
+    where = layout.hooks_file
+
+    def hooks_change(text):
+        if text is None and not wanted:
+            return None
+        for event, matcher, command in wanted:
+            text = settings_with_hook(text, command, where, ours, event, matcher)
+        text = settings_without_hook(text, where, lambda found: ours(found) and found not in commands)
+        present = {command for _, command in hook_commands(text, where)}
+        hooks.extend(command for command in commands if command in present)
+        return text
+
+    what = f"hooks in {_ref(where, layout.root)}"
+    if layout.reader:  # a reader runs no guard: a writer's install before it is taken back
+        return _codex_removals(layout, python, schema, record, features=False)
+    actions = [_config_action(layout, where, what, _keep_absent(hooks_change), edits, created_dirs)]
+    config = layout.features_file
+    what = f"hooks feature in {_ref(config, layout.root)}"
+    if feature_state(_text(_read(config), config), config) is False:
+        note = "it sets hooks = false: Codex runs no hooks (guard, session start) until that is true"
+        actions.append(Action(config, "kept", what, note=note))
+    else:
+        change = lambda text: toml_with_flag(text, config)  # noqa: E731
+        actions.append(_config_action(layout, config, what, change, edits, created_dirs))
+    return actions
+
+
+def _codex_removals(layout: Layout, python: str, schema, record: dict, features: bool = True) -> list[Action]:
+    """Take our hooks out of Codex's hooks file and, with ``features``, our
+    flag out of its ``config.toml`` (each file restored byte for byte when
+    nobody changed it since)."""
+    writer = Layout(**{**vars(layout), "reader": False})
+    current = [command for _, _, command in codex_hooks(writer, python, schema)]
+    ours = _hook_test(record, layout, current, installing=False)
+    where = layout.hooks_file
+    change = lambda text: settings_without_hook(text, where, ours)  # noqa: E731
+    actions = _config_removal(layout, where, f"hooks in {_ref(where, layout.root)}", change, record)
+    if not features:
+        return actions
+    config = layout.features_file
+    edit = (record.get("edits") or {}).get(_ref(config, layout.root))
+    if isinstance(edit, dict):
+        original = edit.get("original")
+        drop = original is None or not any(
+            line.strip().replace(" ", "") == "[features]" for line in original.split("\n")
+        )
+        change = lambda text: toml_without_flag(text, config, drop_table=drop)  # noqa: E731
+    else:
+        change = lambda text: text  # noqa: E731
+    actions += _config_removal(layout, config, f"hooks feature in {_ref(config, layout.root)}", change, record)
+    return actions
+
+
 def _skill_removals(layout: Layout, recorded: dict) -> list[Action]:
     """Remove the skill files ``recorded`` (path -> SHA-256) names that are
     unchanged since; changed ones, links and what is not a regular file are
@@ -945,12 +1117,16 @@ def plan_uninstall(
     if recorded is None:  # no record: our files are the ones equal to the source's
         recorded = {} if same_skill else {rel: _sha(p.read_bytes()) for rel, p in _skill_files(source).items()}
     actions += _skill_removals(layout, recorded)
-    if layout.host == "claude":
+    if layout.host == "claude" and not layout.reader:
         for path, what, change in _claude_changes(layout, python, schema, record, installing=False):
             actions += _config_removal(layout, path, what, change, record)
-    else:
+    elif layout.rules_kind == "block":
         change = lambda text: rules_without_block(text, layout.config)  # noqa: E731
-        actions += _config_removal(layout, layout.config, "rules block in AGENTS.md", change, record)
+        actions += _config_removal(layout, layout.config, _rules_what(layout), change, record)
+    else:
+        actions += _file_rules_removal(layout, python, record)
+    if layout.hooks_file is not None:
+        actions += _codex_removals(layout, python, schema, record)
     record_path = layout.skill / RECORD
     if os.path.lexists(record_path):
         link = _link_at(layout.skill, record_path)
