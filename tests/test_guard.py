@@ -495,6 +495,12 @@ def test_schema_option_gives_names_and_caps(memory, tmp_path):
     assert decision(run_guard(write_input(memory / "MEMORY.md", lines(201)), "--schema", schema)) == "allow"
 
 
+def test_help_documents_codex_apply_patch_and_its_source():
+    out = run_guard(b"", "--help").stdout.decode()
+    for words in ("apply_patch", "tool_input.command", "codex-rs/hooks", "codex-rs/apply-patch", "Move to", "0.171"):
+        assert words in out, words
+
+
 def test_help_and_usage_errors():
     proc = run_guard(b"", "--help")
     assert proc.returncode == 0

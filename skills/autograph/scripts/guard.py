@@ -3,7 +3,7 @@
 # requires-python = ">=3.11"
 # dependencies = []
 # ///
-"""guard.py: a Claude Code PreToolUse hook that stops an index growing past its cap."""
+"""guard.py: a Claude Code and Codex PreToolUse hook that stops an index growing past its cap."""
 
 from __future__ import annotations
 
@@ -16,13 +16,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # once there is a hook call to check, so --help imports nothing of autograph.
 
 DESCRIPTION = (
-    "A Claude Code PreToolUse hook: reads the hook's JSON on stdin and denies a "
-    "write that would grow an always-loaded index (MEMORY.md) past its hard cap."
+    "A PreToolUse hook for Claude Code and Codex: reads the hook's JSON on stdin and denies a "
+    "write or patch that would grow an always-loaded index (MEMORY.md) past its hard cap."
 )
 
 EPILOG = """\
 What it checks: Write, Edit and MultiEdit calls (and the create, str_replace
-and insert commands of a text-editor tool) whose file is an index: its base
+and insert commands of a text-editor tool; Codex's apply_patch, below)
+whose file is an index: its base
 name, or the base name of the file it resolves to (through symlinks and
 "..", relative paths taken from the hook's cwd), is an index name
 (case-insensitive; default MEMORY.md).  It computes the file as it would be
@@ -33,6 +34,30 @@ CRLF counts once); bytes are UTF-8 bytes on disk.  Each edit's result size
 is counted before it is built: an Edit or MultiEdit whose result would pass
 10 times the hard byte cap (or the current size, if larger) is denied
 without building it.
+
+Codex's apply_patch (@openai/codex 0.171): Codex runs a plugin's hooks for
+its patch tool with the hook input of Claude Code's shape (codex-rs/hooks,
+PreToolUseCommandInput: session_id, turn_id, transcript_path, cwd,
+hook_event_name, model, permission_mode, tool_name, tool_input,
+tool_use_id), tool_name "apply_patch" and the patch text, a string, in
+tool_input.command (a matcher "Write" or "Edit" selects it too: Codex keeps
+those names as aliases).  A Bash command "apply_patch <<'EOF' ... EOF"
+(optionally "cd DIR && " first) is a patch too: Codex applies it.  The
+patch ("*** Begin Patch", then "*** Add File: P" with "+" lines, "*** Delete
+File: P", "*** Update File: P" [+ "*** Move to: Q"] with "@@" hunks of " ",
+"-", "+" lines, "*** End Patch") is parsed and applied as Codex does
+(codex-rs/apply-patch: hunks found exactly, then ignoring trailing
+whitespace, then trimmed; CRLF kept; checked against 0.171's own
+apply_patch), paths taken from the hook's cwd, and every index it would
+leave is judged: grown past a hard cap by an Update, an Add or a file moved
+onto it (against the index there now), denied; shrunk, kept or deleted,
+allowed; a patch that touches no index passes silently.  A patch Codex
+rejects (it does not parse, a hunk is not in its file) passes with a note.
+Results are sized before they are built (10 times the byte cap, as for
+edits) and hunk searches are bounded: past either, the patch is denied.
+Codex honours the same deny object (hookSpecificOutput, permissionDecision
+"deny" with a permissionDecisionReason; additionalContext), and rejects an
+"allow" without updatedInput, so the answer has one shape for both hosts.
 
 Caps and index names: hard 200 lines / 25,000 bytes, soft 160 / 20,000,
 and a compaction target of 140 lines / 17,500 bytes (Claude Code loads the
@@ -53,7 +78,7 @@ The environment overrides both:
   AUTOGRAPH_INDEX_FILES         index base names, comma-separated
 A variable that is not a positive whole number is ignored (and said).
 
-Output (the hook protocol, Claude Code 2.1.9+; always exit code 0):
+Output (the hook protocol, Claude Code 2.1.9+ and Codex; always exit code 0):
   allowed, nothing to say: nothing on stdout.
   otherwise one JSON object on stdout:
     {"hookSpecificOutput": {"hookEventName": "PreToolUse",

@@ -28,6 +28,13 @@ This module holds everything the cap depends on, and nothing else, so that
   an ``insert_line`` that is not a line of the file, text that is not a
   string) raises :class:`InvalidCall`: the guard lets such a call through
   with a note, since it fails in the host anyway.
+* **Codex's apply_patch**: a patch that may add, update, move and delete
+  several files in one call; :mod:`patch` (imported only when such a call
+  is seen) parses and applies it as Codex does, and the guard judges every
+  index the patch would leave.  Codex's hook protocol is Claude Code's
+  (same input fields, ``tool_name`` ``"apply_patch"`` with the patch text
+  in ``tool_input.command``; it honours the same deny object), so there is
+  one answer shape for both.
 * **The decision** (:func:`judge`, :func:`review`): deny only when the
   result is over a hard cap **and** larger than the current file in that
   dimension, so compaction in steps is always allowed.  What the model
@@ -263,6 +270,11 @@ def index_names(files: list[str] | None = None, environ=None) -> set[str]:
 
 WRITE_TOOLS = ("Write", "Edit", "MultiEdit")
 EDITOR_COMMANDS = ("create", "str_replace", "insert")
+# Codex: its patch tool, and its shell tools (all "Bash" in hook input), which
+# it runs as a patch when the command is ``apply_patch <<'EOF' ... EOF``
+# (codex-rs/core/src/tools/hook_names.rs, codex-rs/apply-patch/src/lib.rs).
+PATCH_TOOLS = ("apply_patch",)
+SHELL_TOOLS = ("Bash",)
 
 
 def tool_target(tool_name, tool_input) -> tuple[str, str] | None:
@@ -274,9 +286,23 @@ def tool_target(tool_name, tool_input) -> tuple[str, str] | None:
     one of those ``command``\\ s and a ``path``).  Reads (``view``), undo and
     every other tool give None.  A write tool without a text path gives
     ``("", operation)``.
+
+    ``("", "apply_patch")``: Codex's ``apply_patch`` tool (the patch text in
+    ``tool_input.command``; the files are in the patch), or a ``Bash``
+    command that runs ``apply_patch``/``applypatch`` on a ``*** Begin
+    Patch`` text (Codex applies it as a patch); :mod:`patch` reads it.
     """
     if not isinstance(tool_input, dict):
         return None
+    if tool_name in PATCH_TOOLS:
+        return ("", "apply_patch")
+    if tool_name in SHELL_TOOLS:
+        command = tool_input.get("command")
+        if isinstance(command, list):
+            command = " ".join(part for part in command if isinstance(part, str))
+        if isinstance(command, str) and "*** Begin Patch" in command and "apply" in command:
+            if "apply_patch" in command or "applypatch" in command:
+                return ("", "apply_patch")
     if tool_name in WRITE_TOOLS:
         path = tool_input.get("file_path")
         return (path if isinstance(path, str) else "", tool_name.lower())
@@ -715,29 +741,18 @@ def review(
     if target is None:
         return "", []
     path, operation = target
+    cwd = data.get("cwd") if isinstance(data.get("cwd"), str) and data.get("cwd") else None
+    if operation == "apply_patch":
+        files, section = _index_settings(files, section, environ, cwd, schema, load, notes)
+        return _review_patch(data, tool_input, cwd, files, section, environ, notes)
     if not path:
         return "", [f"{PREFIX}{data.get('tool_name')} input names no file path; the call is allowed unchecked"]
-    cwd = data.get("cwd") if isinstance(data.get("cwd"), str) and data.get("cwd") else None
-    if files is None and section is None and load is not None:
-        found = schema or find_schema(environ, cwd)
-        if found:
-            try:
-                files, section = load(found)
-            except Exception as exc:  # any failure: the built-in caps, never a blocked write
-                notes.append(
-                    f"{PREFIX}the schema {found} cannot be used ({_one_line(exc)}); the index guard uses the "
-                    f"built-in index names ({', '.join(DEFAULT_FILES)}) and caps ({DEFAULT_HARD['lines']} lines / "
-                    f"{DEFAULT_HARD['bytes']:,} bytes) until it is fixed"
-                )
+    files, section = _index_settings(files, section, environ, cwd, schema, load, notes)
     full = path if os.path.isabs(path) else os.path.join(cwd or os.getcwd(), path)
-    names = index_names(files, environ)
-    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
     real = os.path.realpath(full)
-    real_name = os.path.basename(real)
-    if name.lower() not in names:
-        if real_name.lower() not in names:
-            return _answer(None, notes), notes
-        name = f"{name} (the index {real_name})"
+    name = _index_display(path, real, index_names(files, environ))
+    if name is None:
+        return _answer(None, notes), notes
     caps, warnings = caps_from(section, environ, strict=False)
     notes += [PREFIX + w for w in warnings]
     whole = operation not in ("write", "create")
@@ -776,19 +791,200 @@ def review(
     verdict = judge(before, after, caps)
     if verdict.deny:
         return _answer(deny_reason(name, verdict, caps), notes), notes
+    notes += _allowed_notes(name, verdict, caps)
+    return _answer(None, notes), notes
+
+
+def _index_settings(files, section, environ, cwd, schema, load, notes: list[str]):
+    """The index names and ``index`` section in force: ``files``/``section``
+    when given, else the schema's (through ``load``), else the built-in
+    ones; a schema that cannot be used adds a note (never blocks)."""
+    if files is None and section is None and load is not None:
+        found = schema or find_schema(environ, cwd)
+        if found:
+            try:
+                files, section = load(found)
+            except Exception as exc:  # any failure: the built-in caps, never a blocked write
+                notes.append(
+                    f"{PREFIX}the schema {found} cannot be used ({_one_line(exc)}); the index guard uses the "
+                    f"built-in index names ({', '.join(DEFAULT_FILES)}) and caps ({DEFAULT_HARD['lines']} lines / "
+                    f"{DEFAULT_HARD['bytes']:,} bytes) until it is fixed"
+                )
+    return files, section
+
+
+def _index_display(path: str, real: str, names: set[str], as_written: bool = False) -> str | None:
+    """How the messages name the file at ``path`` (resolved to ``real``)
+    when it is an index (its base name, or the base name of what it
+    resolves to, in ``names``), else None.  The base name, or with
+    ``as_written`` the path as the call wrote it (a patch may name two
+    indexes of one name)."""
+    name = path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+    shown = path if as_written else name
+    if name.lower() in names:
+        return shown
+    real_name = os.path.basename(real)
+    if real_name.lower() in names:
+        return f"{shown} (the index {real_name})"
+    return None
+
+
+def _allowed_notes(name: str, verdict: Verdict, caps: Caps) -> list[str]:
+    """What the model should know about an allowed call: the index stays
+    over its hard cap, or it grew to its soft cap."""
+    after, before = verdict.after, verdict.before
     hard = f"{caps.hard['lines']:,} lines / {caps.hard['bytes']:,} bytes"
     if verdict.over:
-        notes.append(
+        return [
             f"{PREFIX}{name} stays over its hard cap ({hard}) after this call, at {_amount(after, 'lines')} and "
             f"{_amount(after, 'bytes')}: the host drops everything past the cap. Allowed because it does not "
             f"grow; keep compacting, to under {caps.target_text()}: {_HOW}."
-        )
-    elif [d for d in verdict.near if after.get(d) > before.get(d)]:
-        notes.append(
+        ]
+    if [d for d in verdict.near if after.get(d) > before.get(d)]:
+        return [
             f"{PREFIX}{name} is at its soft cap after this call, at {_amount(after, 'lines')} and "
             f"{_amount(after, 'bytes')} (soft cap {caps.soft['lines']:,} lines / {caps.soft['bytes']:,} bytes, "
             f"hard cap {hard}); compact it to under {caps.target_text()} now: {_HOW}."
+        ]
+    return []
+
+
+# ---------------------------------------------------------------------------
+# Codex's apply_patch
+
+
+class _Unchecked(Exception):
+    """A file the patch needs cannot be read: the call passes unchecked."""
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(reason)
+        self.name = name
+        self.reason = reason
+
+
+def _rejected_note(error: Exception) -> str:
+    return (
+        f"{PREFIX}this apply_patch call cannot be applied ({_one_line(error)}); the host rejects it without "
+        "writing, so it is allowed without a size check"
+    )
+
+
+def _review_patch(data: dict, tool_input: dict, cwd, files, section, environ, notes: list[str]):
+    """Judge every index a Codex ``apply_patch`` call would leave
+    (:func:`review`'s answer for it): an index grown past a hard cap (by an
+    Update, an Add, or a file moved onto it, judged against the index there
+    now) is denied; one that shrinks, stays or is deleted passes; a patch
+    that touches no index passes silently; a patch Codex rejects (it does
+    not parse, a hunk is not in its file) passes with a note unless what
+    comes before the failing operation already grows an index past its cap.
+    Results are sized before they are built (:data:`SIMULATION_FACTOR`) and
+    hunk searches are bounded (:class:`patch.Budget`): past either, deny."""
+    from . import patch  # only when an apply_patch call is seen: the guard stays light
+
+    found = patch.invocation(data.get("tool_name"), tool_input)
+    if found is None:  # a shell command that is not a patch after all
+        return _answer(None, notes), notes
+    text, workdir = found
+    names = index_names(files, environ)
+    try:
+        ops = patch.parse(text)
+    except patch.PatchError as exc:
+        if not text.strip() or any(name in text.lower() for name in names):  # no text, or it may name an index
+            notes.append(_rejected_note(exc))
+        return _answer(None, notes), notes
+    base = cwd or os.getcwd()
+    if workdir:
+        base = os.path.join(base, workdir)
+    keys: dict[str, str] = {}
+    shown: dict[str, str] = {}  # resolved path of each index the patch touches -> its name in messages
+
+    def key(path: str) -> str:
+        if path not in keys:
+            full = path if os.path.isabs(path) else os.path.join(base, path)
+            keys[path] = real = os.path.realpath(full)
+            display = _index_display(path, real, names, as_written=True)
+            if display is not None:
+                shown.setdefault(real, display)
+        return keys[path]
+
+    for op in ops:
+        key(op.path)
+        if op.move_to is not None:
+            key(op.move_to)
+    if not shown:
+        return _answer(None, notes), notes
+    caps, warnings = caps_from(section, environ, strict=False)
+    notes += [PREFIX + w for w in warnings]
+    disk: dict[str, bytes | _Unreadable | None] = {}
+
+    def load(k: str):
+        if k not in disk:
+            disk[k] = read_current(k, need_bytes=True) if os.path.exists(k) else None
+        return disk[k]
+
+    def read(k: str) -> str | None:
+        raw = load(k)
+        if isinstance(raw, _Unreadable):
+            raise _Unchecked(shown.get(k, k), raw.reason)
+        if raw is None:
+            return None
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise patch.PatchError(f"{shown.get(k, k)} is not UTF-8 text, which the host cannot update") from None
+
+    def limit() -> int:
+        sizes = [len(raw) for raw in disk.values() if isinstance(raw, bytes)]
+        return max([SIMULATION_FACTOR * caps.hard["bytes"], *sizes])
+
+    def before_of(k: str) -> Size | None:
+        raw = disk[k] if k in disk else (read_current(k, need_bytes=False) if os.path.exists(k) else b"")
+        if isinstance(raw, _Unreadable):
+            return None
+        return raw if isinstance(raw, Size) else measure(raw or b"")
+
+    try:
+        after, error = patch.simulate(ops, key, shown.__contains__, read, limit)
+    except _Unchecked as exc:
+        notes.append(
+            f"{PREFIX}{exc.name} cannot be read ({exc.reason}); the apply_patch is allowed without checking its "
+            "size; run check.py on it"
         )
+        return _answer(None, notes), notes
+    except patch.Oversize as exc:
+        k = key(exc.path)
+        name = shown.get(k, exc.path)
+        too_large = TooLarge(exc.size)
+        return _answer(too_large_reason(name, too_large, before_of(k) or Size(0, 0), caps, "apply_patch"), notes), notes
+    except patch.TooCostly as exc:
+        name = shown.get(key(exc.path), exc.path)
+        reason = (
+            f"{PREFIX}this apply_patch call on {name} is too costly to check: {exc}. The guard denies it rather "
+            "than let it through unchecked; send the change as smaller patches, each hunk with a few lines of "
+            f"context. {_tail(name, caps)}"
+        )
+        return _answer(reason, notes), notes
+    reasons = []
+    for k, new in after.items():
+        if new is None:  # deleted, or moved away: nothing is loaded from it any more
+            continue
+        name, before = shown[k], before_of(k)
+        result = measure(_encode(new))
+        verdict = judge(before, result, caps)
+        if verdict.deny:
+            reasons.append(deny_reason(name, verdict, caps))
+        elif before is None:
+            if verdict.over:
+                notes.append(
+                    f"{PREFIX}{name} cannot be read now; the apply_patch is allowed unchecked, but its result is over "
+                    f"the hard cap ({_amount(result, 'lines')}, {_amount(result, 'bytes')})"
+                )
+        else:
+            notes += _allowed_notes(name, verdict, caps)
+    if reasons:
+        return _answer(" ".join(reasons), notes), notes
+    if error is not None:
+        notes.append(_rejected_note(error))
     return _answer(None, notes), notes
 
 
