@@ -183,7 +183,8 @@ def test_the_plugin_hooks_match_init_s_registration():
 
     hooks = plugin_hooks()
     assert all(h["type"] == "command" and h["timeout"] == wiring.HOOK_TIMEOUT for h in hooks.values())
-    assert hooks["PreToolUse"]["matcher"] == wiring.MATCHER
+    # Claude Code's write tools, and Codex's apply_patch (the plugin runs in both)
+    assert hooks["PreToolUse"]["matcher"].split("|") == [*wiring.MATCHER.split("|"), "apply_patch"]
     assert hooks["SessionStart"]["matcher"] == wiring.SESSION_MATCHER and hooks["Stop"]["matcher"] is None
     runner = 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/unless-init.sh"'
     assert hooks["PreToolUse"]["command"] == f"{runner} guard.py"
