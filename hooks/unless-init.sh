@@ -4,11 +4,21 @@
 # looks (the project's .claude/ or the user's): they answer the same calls,
 # and one answer per call is enough.  exec: one process either way.
 #   unless-init.sh guard.py [ARGS...]    unless-init.sh session.py start
-for installed in "$CLAUDE_PROJECT_DIR/.claude/skills/autograph" "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/skills/autograph"; do
-  if [ -f "$installed/.autograph-install.json" ] && [ -f "$installed/scripts/guard.py" ]; then
-    exit 0
-  fi
-done
+if [ "$CLAUDECODE" = 1 ]; then
+  # Claude Code: init.py claude's install (its record and scripts) in the project or the user's folder
+  for installed in "$CLAUDE_PROJECT_DIR/.claude/skills/autograph" "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/skills/autograph"; do
+    if [ -f "$installed/.autograph-install.json" ] && [ -f "$installed/scripts/guard.py" ]; then
+      exit 0
+    fi
+  done
+else
+  # Codex (which runs this plugin's hooks too, in the session's folder): init.py codex's hooks file
+  for hooks in "$PWD/.codex/hooks.json" "${CODEX_HOME:-$HOME/.codex}/hooks.json"; do
+    if grep -qs "autograph/scripts/guard.py" "$hooks"; then
+      exit 0
+    fi
+  done
+fi
 script=$1
 shift
 # the completion checkpoint is a plugin option, off unless the user turned it on

@@ -31,6 +31,7 @@ and skips elsewhere.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -328,3 +329,34 @@ def test_opencode_rules_from_init_reach_the_model(clone, tmp_path):
     assert_rules_reached(rules_block(report), received, "memory")
     assert f"Instructions from: {project / 'AGENTS.md'}" in received  # loaded as the project's AGENTS.md
     assert f"<location>{project / report['skill'] / 'SKILL.md'}</location>" in received  # and the skill listed
+
+
+def test_codex_with_the_plugin_and_init_s_hooks_runs_one_guard(clone, tmp_path):
+    """init.py codex registers the guard and session start in the project's
+    .codex/hooks.json (listed by Codex once the project is trusted); with
+    the plugin installed too, the plugin's hooks step aside: one guard per
+    call, whose deny reaches the model."""
+    host = Codex(tmp_path)
+    log = tmp_path / "python3.log"
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "python3").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{sys.executable}" "$@"\n')
+    (shim / "python3").chmod(0o755)
+    host.env["PATH"] = f"{shim}{os.pathsep}{host.env['PATH']}"
+    host.plugin(clone)
+    init(clone, "codex", host.project, host.env)
+    config = host.home / ".codex" / "config.toml"
+    config.write_text(config.read_text() + f'\n[projects."{host.project}"]\ntrust_level = "trusted"\n')
+    listed = {(hook["eventName"], hook["source"]) for hook in host.hooks()}
+    assert {("preToolUse", "project"), ("sessionStart", "project")} <= listed, listed
+    index = host.project / "memory" / "MEMORY.md"
+    before = index.read_text(encoding="utf-8")
+    patch = "\n".join(["*** Begin Patch", "*** Add File: memory/NOTES.md", "+x", "*** Update File: memory/MEMORY.md"])
+    patch += "\n@@\n" + "\n".join("+" + line for line in index_lines(0, 210)) + "\n*** End Patch"
+    call = custom_tool_call("apply_patch", patch)
+    log.write_text("")
+    _, requests = host.exec(lambda body, turn: [call] if turn == 0 else [message("done")])
+    assert "autograph guard:" in tool_output(requests[1], call["call_id"])
+    assert index.read_text(encoding="utf-8") == before
+    guards = [line for line in log.read_text().splitlines() if "/guard.py" in line]
+    assert len(guards) == 1, log.read_text()

@@ -248,7 +248,8 @@ def test_with_init_s_install_the_plugin_s_hooks_step_aside(tmp_path):
     (project / "memory").mkdir(parents=True)
     home = tmp_path / "home"
     home.mkdir()
-    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(project), "CLAUDE_PLUGIN_ROOT": str(REPO)}
+    # as Claude Code runs hooks: CLAUDECODE=1 (Codex, which sets no such variable, is tests/test_host_clients.py's)
+    env = {"HOME": str(home), "CLAUDE_PROJECT_DIR": str(project), "CLAUDE_PLUGIN_ROOT": str(REPO), "CLAUDECODE": "1"}
     clean = {k: v for k, v in os.environ.items() if not k.startswith("CLAUDE")}
 
     def init(*args) -> dict:
