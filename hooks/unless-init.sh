@@ -25,4 +25,17 @@ shift
 if [ "$script $1" = "session.py stop" ] && [ "$CLAUDE_PLUGIN_OPTION_CHECKPOINT" != true ] && [ "$CLAUDE_PLUGIN_OPTION_CHECKPOINT" != 1 ]; then
   exit 0
 fi
-exec python3 "$(dirname "$0")/../skills/autograph/scripts/$script" "$@"
+here=$(dirname "$0")
+if [ "$script" = guard.py ]; then
+  # the guard sees shell calls too (Codex applies `apply_patch <<'EOF'` run there); one without
+  # apply_patch in it is passed here, without starting Python
+  input=$(cat)
+  case "$input" in
+    *'"tool_name":"Bash"'* | *'"tool_name": "Bash"'*)
+      case "$input" in *apply_patch* | *applypatch*) ;; *) exit 0 ;; esac
+      ;;
+  esac
+  printf '%s\n' "$input" | python3 "$here/../skills/autograph/scripts/guard.py" "$@"
+  exit $?
+fi
+exec python3 "$here/../skills/autograph/scripts/$script" "$@"

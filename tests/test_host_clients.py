@@ -42,7 +42,7 @@ import pytest
 from conftest import REPO
 from helpers.fake_gemini import FakeGemini
 from helpers.fake_gemini import seen as gemini_seen
-from helpers.fake_openai import FakeOpenAI, custom_tool_call, message, seen
+from helpers.fake_openai import FakeOpenAI, custom_tool_call, function_call, message, seen
 from test_plugin_clients import NODE_BIN, need, ok, quiet_env, run
 
 CODEX = NODE_BIN / "codex"
@@ -360,3 +360,33 @@ def test_codex_with_the_plugin_and_init_s_hooks_runs_one_guard(clone, tmp_path):
     assert index.read_text(encoding="utf-8") == before
     guards = [line for line in log.read_text().splitlines() if "/guard.py" in line]
     assert len(guards) == 1, log.read_text()
+
+
+@pytest.mark.parametrize("how", ["init", "plugin"])
+def test_codex_guards_an_apply_patch_heredoc_run_in_its_shell(clone, tmp_path, how):
+    """Codex applies `apply_patch <<'EOF' … EOF` run through its shell tool,
+    which reaches hooks as Bash: the guard's matcher covers it (init's
+    .codex/hooks.json, the plugin's hooks.json) and the deny reaches the
+    model; a shell call without apply_patch starts no guard."""
+    host = Codex(tmp_path)
+    if how == "plugin":
+        host.plugin(clone)
+        index = host.project / "memory" / "MEMORY.md"
+        index.parent.mkdir()
+    else:
+        init(clone, "codex", host.project, host.env)
+        config = host.home / ".codex" / "config.toml"
+        config.write_text(config.read_text() + f'\n[projects."{host.project}"]\ntrust_level = "trusted"\n')
+        index = host.project / "memory" / "MEMORY.md"
+    before = "".join(line + "\n" for line in index_lines(0, 195))
+    index.write_text(before, encoding="utf-8")
+    patch = "\n".join(
+        ["*** Begin Patch", "*** Update File: memory/MEMORY.md", "@@", " " + index_lines(194, 195)[0]]
+        + ["+" + line for line in index_lines(195, 215)]
+        + ["*** End Patch"]
+    )
+    call = function_call("exec_command", {"cmd": f"apply_patch <<'EOF'\n{patch}\nEOF\n"})
+    _, requests = host.exec(lambda body, turn: [call] if turn == 0 else [message("done")])
+    reply = tool_output(requests[1], call["call_id"])
+    assert "autograph guard:" in reply and "215 lines" in reply, reply[:2000]
+    assert index.read_text(encoding="utf-8") == before

@@ -364,3 +364,30 @@ def test_feature_flag_insert_and_remove_are_inverse(text):
     added = toml_with_flag(text, Path("config.toml"))
     assert "hooks = true" in added
     assert toml_without_flag(added, Path("config.toml"), drop_table="[features]" not in text) == text
+
+
+def test_two_hosts_that_read_one_agents_md_are_not_installed_twice(tmp_path):
+    """Codex and OpenCode both read the project's AGENTS.md: the second
+    install is refused (nothing written) rather than taking the first's
+    block for its own, so uninstalling one never strips the other's rules."""
+    import subprocess
+    import sys
+
+    from conftest import SCRIPTS
+
+    project = tmp_path / "p"
+    project.mkdir()
+    env = {**os.environ, "HOME": str(tmp_path / "home")}
+
+    def init(*args):
+        argv = [sys.executable, str(SCRIPTS / "init.py"), *args, "--project", str(project)]
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60, env=env)
+
+    assert init("codex").returncode == 0
+    agents = (project / "AGENTS.md").read_bytes()
+    refused = init("opencode")
+    assert refused.returncode == 2 and "AGENTS.md" in refused.stderr and "uninstall the other" in refused.stderr
+    assert (project / "AGENTS.md").read_bytes() == agents and not (project / ".opencode").exists()
+    assert init("codex").returncode == 0  # its own block: a reinstall is fine
+    assert init("codex", "--uninstall").returncode == 0
+    assert init("opencode").returncode == 0

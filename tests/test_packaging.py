@@ -184,7 +184,7 @@ def test_the_plugin_hooks_match_init_s_registration():
     hooks = plugin_hooks()
     assert all(h["type"] == "command" and h["timeout"] == wiring.HOOK_TIMEOUT for h in hooks.values())
     # Claude Code's write tools, and Codex's apply_patch (the plugin runs in both)
-    assert hooks["PreToolUse"]["matcher"].split("|") == [*wiring.MATCHER.split("|"), "apply_patch"]
+    assert hooks["PreToolUse"]["matcher"].split("|") == [*wiring.MATCHER.split("|"), "apply_patch", "Bash"]
     assert hooks["SessionStart"]["matcher"] == wiring.SESSION_MATCHER and hooks["Stop"]["matcher"] is None
     runner = 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/unless-init.sh"'
     assert hooks["PreToolUse"]["command"] == f"{runner} guard.py"
@@ -391,3 +391,26 @@ def test_the_agent_skills_reference_reads_the_whole_skill_frontmatter():
     assert found.description == expected["description"]
     assert found.license == expected["license"] and found.compatibility == expected["compatibility"]
     assert found.description.endswith("and whenever you write to a memory index or store.")
+
+
+def test_the_plugin_s_guard_passes_shell_calls_without_apply_patch_before_python(tmp_path):
+    """The plugin's guard matcher names Bash (Codex applies an apply_patch
+    heredoc run in its shell): a shell call without apply_patch is passed by
+    the wrapper before Python starts; one with it is judged."""
+    project = tmp_path / "project"
+    (project / "memory").mkdir(parents=True)
+    index = project / "memory" / "MEMORY.md"
+    index.write_text("".join(f"- [T{i}](t{i}.md) — x\n" for i in range(195)))
+    log = tmp_path / "python3.log"
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "python3").write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{sys.executable}" "$@"\n')
+    (shim / "python3").chmod(0o755)
+    env = {"HOME": str(tmp_path), "CLAUDE_PLUGIN_ROOT": str(REPO), "PATH": f"{shim}:{os.environ['PATH']}"}
+    command = plugin_hook()["command"]
+    ls = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": str(project)}
+    assert decision(run_hook(command, ls, env)) == "allow" and not log.exists()
+    patch = "*** Begin Patch\n*** Update File: memory/MEMORY.md\n@@\n" + "+- [N](n.md) — n\n" * 20 + "*** End Patch"
+    heredoc = {**ls, "tool_input": {"command": f"apply_patch <<'EOF'\n{patch}\nEOF\n"}}
+    assert decision(run_hook(command, heredoc, env)) == "deny"
+    assert "guard.py" in log.read_text()

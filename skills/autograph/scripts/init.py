@@ -49,8 +49,9 @@ What it installs:
           in AGENTS.md, between <!-- autograph:begin --> and
           <!-- autograph:end --> lines; the rest of the file is kept.  And
           two hooks in .codex/hooks.json (merged like settings.json): guard.py
-          as a PreToolUse hook (matcher apply_patch|Edit|Write: Codex names
-          its file edits apply_patch) and session.py start as a SessionStart
+          as a PreToolUse hook (matcher apply_patch|Edit|Write|Bash: Codex names
+          its file edits apply_patch, and applies `apply_patch <<'EOF'` run in
+          its shell too) and session.py start as a SessionStart
           hook (matcher startup|resume|clear), each by absolute path; and
           "hooks = true" under [features] in .codex/config.toml unless the
           file sets that flag (or codex_hooks) already: a "false" there is

@@ -60,7 +60,7 @@ def feature_state(text: str | None, where: Path) -> bool | None:
 def _header_line(text: str) -> int | None:
     """The index of the ``[features]`` header line, else None."""
     for number, line in enumerate(text.split("\n")):
-        if _HEADER.match(line.rstrip("\r")):
+        if _HEADER.match(line.rstrip("\r").lstrip(BOM_CHAR) if number == 0 else line.rstrip("\r")):
             return number
     return None
 
@@ -98,8 +98,9 @@ def toml_with_flag(text: str | None, where: Path) -> str:
             after = "\n".join(lines)
         elif "features" in _parse(base, where):
             raise HostError(
-                f"{where}: [features] is written as an inline table or dotted keys; add hooks = true to it by "
-                f"hand (Codex runs hooks only while that feature is on), then run init again"
+                f"{where}: features is not written as a plain [features] table (an inline table, dotted keys, "
+                f"a quoted or nested header); add hooks = true to it by hand (Codex runs hooks only while that "
+                f"feature is on), then run init again"
             )
         else:
             after = base + ("" if base.endswith("\n") else newline) + newline + table

@@ -722,6 +722,27 @@ def _refuse(layout: Layout, problems: list[str]) -> None:
     )
 
 
+def _shared_block_problem(layout: Layout, record: dict) -> None:
+    """Raise HostError when the rules file already holds an autograph block
+    this host's install did not write: two hosts that read one file (Codex
+    and OpenCode both read ``AGENTS.md``) would each take the other's block
+    for their own, and uninstalling one would silently leave the other
+    without rules."""
+    key = _ref(layout.config, layout.root)
+    if key in (record.get("edits") or {}):
+        return
+    try:
+        text = _text(_read(layout.config), layout.config)
+    except HostError:
+        return  # refused, with its own reason, when it is edited
+    if text is not None and _block_span(text, layout.config) is not None:
+        raise HostError(
+            f"{layout.config}: holds autograph's rules block already, from another host's install (or a copy); "
+            f"hosts that read this one file share it, so one install is enough: uninstall the other first, "
+            f"or remove the block, then run init again"
+        )
+
+
 def plan_install(
     layout: Layout,
     source: Path,
@@ -783,6 +804,7 @@ def plan_install(
         for path, what, change in changes:
             actions.append(_config_action(layout, path, what, change, edits, created_dirs))
     elif layout.rules_kind == "block":
+        _shared_block_problem(layout, record)
         block = rules_block(layout, python)
         change = lambda text: rules_with_block(text, block, layout.config)  # noqa: E731
         actions.append(_config_action(layout, layout.config, _rules_what(layout), change, edits, created_dirs))
@@ -983,7 +1005,9 @@ def _file_rules_removal(layout: Layout, python: str, record: dict) -> list[Actio
     return [Action(path, "kept", _rules_what(layout), before, None, note=note)]
 
 
-CODEX_MATCHER = "apply_patch|Edit|Write"  # Codex names its file edits apply_patch (Edit, Write: aliases)
+# Codex names its file edits apply_patch (Edit, Write: aliases); its shell tool reaches hooks as Bash, and a
+# heredoc `apply_patch <<'EOF'` run there is applied as a patch too
+CODEX_MATCHER = "apply_patch|Edit|Write|Bash"
 CODEX_SESSION_MATCHER = "startup|resume|clear"
 
 
