@@ -61,25 +61,49 @@ def fold(name: str) -> str:
     space."""
     if name.isascii():
         return " ".join(name.lower().split())
+    name = _without_format(name)
     text = re.sub(MARKS, "", unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold()))
     text = text.translate(_STROKES)
     return unicodedata.normalize("NFC", " ".join(text.split()))
 
 
+# Names Windows reserves for devices, with any extension ("CON", "nul.md",
+# "Com1.report"): a vault synced to Windows cannot hold such a file
+# (learn.microsoft.com/windows/win32/fileio/naming-a-file).
+WINDOWS_RESERVED = frozenset(
+    ["CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(1, 10)), *(f"LPT{n}" for n in range(1, 10))]
+)
+
+
+def _without_format(text: str) -> str:
+    """``text`` without format characters (Unicode category Cf: zero-width
+    spaces and joiners, bidirectional overrides, a byte order mark), which
+    make two names that look the same differ."""
+    if text.isascii():
+        return text
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
 def file_name(title: str) -> str:
     """The file name (without ``.md``) of a card titled ``title``: NFC, the
     characters Obsidian forbids (:data:`FORBIDDEN`) and control characters
-    replaced by a space, runs of white space made one space, dots and
-    spaces trimmed at the ends (a leading dot would hide the note), cut to
+    replaced by a space, format characters (zero-width, bidi) dropped, runs
+    of white space made one space, dots and spaces trimmed at the ends (a
+    leading dot would hide the note; Windows drops trailing ones), a name
+    Windows reserves (:data:`WINDOWS_RESERVED`, before its first dot, any
+    case) given a ``_`` (``CON`` is ``CON_``), cut to
     :data:`MAX_NAME_BYTES` bytes of UTF-8.  Raises :class:`BadRequest` when
     nothing is left."""
-    text = unicodedata.normalize("NFC", title)
+    text = _without_format(unicodedata.normalize("NFC", title))
     text = "".join(" " if ch in FORBIDDEN or ord(ch) < 32 or ch == "\x7f" else ch for ch in text)
     text = " ".join(text.split()).strip(". ")
     while len(text.encode("utf-8")) > MAX_NAME_BYTES:
         text = text[:-1].rstrip(". ")
     if not text:
         raise BadRequest(f"{title!r} leaves no file name; give a title with letters or digits")
+    stem, dot, rest = text.partition(".")
+    if stem.rstrip(" ").upper() in WINDOWS_RESERVED:
+        text = stem.rstrip(" ") + "_" + dot + rest
     return text
 
 
