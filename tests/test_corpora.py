@@ -54,6 +54,7 @@ HEALTH_KEYS = {
     "description_coverage",
     "invalid_frontmatter",
     "unreadable",
+    "case_collisions",
     "warnings",
     "previous",
     "stale_share",

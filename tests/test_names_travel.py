@@ -64,3 +64,30 @@ def test_card_new_makes_a_windows_file_and_finds_it_by_its_title(tmp_path):
     run(root, "new", "person", "Dana Reyes", "description=x", "status=active")
     code, report, _ = run(root, "new", "person", "Dana Reyes\u200d", "description=x", "status=active")
     assert code == 1 and "Dana Reyes.md" in str(report), report
+
+
+def test_health_reports_paths_that_differ_only_in_case(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    from conftest import SCRIPTS
+
+    root = tmp_path / "vault"
+    (root / ".obsidian").mkdir(parents=True)
+    (root / "foo.md").write_text("# foo\n")
+    try:
+        (root / "FOO.md").write_text("# FOO\n")
+    except OSError:
+        pytest.skip("this file system folds case")
+    if len(list(root.glob("*.md"))) < 2:
+        pytest.skip("this file system folds case")
+    (root / "img").mkdir()
+    (root / "img" / "a.png").write_bytes(b"x")
+    (root / "img" / "A.PNG").write_bytes(b"y")
+    (root / "other.md").write_text("# other\n")
+    graph = [sys.executable, str(SCRIPTS / "graph.py"), "health", str(root)]
+    report = json.loads(subprocess.run([*graph, "--json"], capture_output=True, text=True, timeout=60).stdout)
+    assert report["case_collisions"] == [["FOO.md", "foo.md"], ["img/A.PNG", "img/a.png"]]
+    human = subprocess.run(graph, capture_output=True, text=True, timeout=60).stdout
+    assert "differ only in case" in human and "FOO.md  foo.md" in human

@@ -53,6 +53,7 @@ __all__ = [
     "HISTORY",
     "SCORE_FORMULA",
     "append_history",
+    "case_collisions",
     "health_report",
     "health_text",
     "hubs",
@@ -127,6 +128,17 @@ def hubs(vault: Vault, schema: Schema, index: NoteIndex) -> list[str]:
         if schema.is_hub(summary.stem, summary.properties):
             found.append(path)
     return found
+
+
+def case_collisions(paths: list[str]) -> list[list[str]]:
+    """Groups of vault paths (notes and attachments) that differ only in
+    letter case, each sorted, in path order: ``foo.md`` beside ``FOO.md``.
+    A checkout on macOS or Windows (case-insensitive file systems) keeps one
+    of each group and loses the rest."""
+    groups: dict[str, list[str]] = {}
+    for path in paths:
+        groups.setdefault(path.casefold(), []).append(path)
+    return sorted(sorted(group) for group in groups.values() if len(group) > 1)
 
 
 def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, today=None) -> dict:
@@ -207,6 +219,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         "description_coverage": round(described / len(cards), 4) if cards else 1.0,
         "invalid_frontmatter": invalid,
         "unreadable": unreadable,
+        "case_collisions": case_collisions(vault.files),
         "warnings": list(vault.warnings),
         **recall,
         "memory": memory,
@@ -409,6 +422,10 @@ def health_text(report: dict) -> str:
             [f"{r['path']}:{r['line']}:{r['column']}  {r['error']}" for r in report["invalid_frontmatter"]],
         ),
         ("Unreadable", [f"{r['path']}  {r['error']}" for r in report["unreadable"]]),
+        (
+            "Paths that differ only in case (a macOS or Windows checkout keeps one)",
+            ["  ".join(group) for group in report.get("case_collisions", [])],
+        ),
         ("Orphans", report["orphans"]),
         ("Dead ends", report["dead_ends"]),
         (
