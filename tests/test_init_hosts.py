@@ -18,37 +18,16 @@ import pytest
 from autograph.hosts import rules_hosts, wiring
 from autograph.hosts.toml_text import toml_with_flag, toml_without_flag
 from conftest import SCRIPTS
+from test_init import content, init, ok
+from test_init import snapshot as snapshot_with_times
 
 INIT = SCRIPTS / "init.py"
 HOSTS = ["gemini", "opencode", "cursor", "windsurf", "kiro", "cline"]
 
 
-def init(*args, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(INIT), *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, **(env or {})},
-    )
-
-
-def ok(*args, **kwargs) -> dict:
-    proc = init(*args, "--json", **kwargs)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
-
-
 def snapshot(root: Path) -> dict:
     """Every file and folder under ``root``: the bytes and mode of files."""
-    out = {}
-    for folder, dirs, files in os.walk(root):
-        for name in dirs:
-            out[os.path.relpath(os.path.join(folder, name), root)] = "dir"
-        for name in files:
-            path = Path(folder) / name
-            out[os.path.relpath(path, root)] = (path.read_bytes(), path.stat().st_mode & 0o777)
-    return out
+    return content(snapshot_with_times(root))
 
 
 def without_store(snap: dict) -> dict:
@@ -371,7 +350,6 @@ def test_two_hosts_that_read_one_agents_md_are_not_installed_twice(tmp_path):
     install is refused (nothing written) rather than taking the first's
     block for its own, so uninstalling one never strips the other's rules."""
     import subprocess
-    import sys
 
     from conftest import SCRIPTS
 

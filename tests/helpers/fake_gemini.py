@@ -1,7 +1,9 @@
 """A fake Gemini API on 127.0.0.1, for driving the real Gemini CLI headless.
 
-Gemini CLI (``gemini -p``) is pointed at it with ``GOOGLE_GEMINI_BASE_URL``
-(which also selects its "gateway" auth, so no key or login is needed).  Every
+Gemini CLI (``gemini -p``) is pointed at it with ``GOOGLE_GEMINI_BASE_URL``,
+with API-key auth selected in its settings and a placeholder key (alone, the
+variable selects a "gateway" auth headless mode rejects; see
+``tests/test_host_clients.py``).  Every
 ``POST .../models/<model>:streamGenerateContent`` (server-sent events, with
 ``?alt=sse``) and ``:generateContent`` (one JSON answer) is recorded (its JSON
 body) and answered by ``script``: a function from the request body (and the
@@ -22,8 +24,8 @@ and :meth:`FakeGemini.close` shuts it down.
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from helpers.fake_server import FakeServer, end_stream, send_json, start_stream
 
 __all__ = ["FakeGemini", "text", "function_call", "seen"]
 
@@ -57,99 +59,37 @@ def seen(body: dict) -> str:
 _USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
 
 
-class FakeGemini:
+class FakeGemini(FakeServer):
     """The server.  ``url`` for GOOGLE_GEMINI_BASE_URL, ``requests`` the model
     request bodies, ``side_requests`` the JSON-mode ones, ``paths`` every path
     asked for."""
 
     def __init__(self, script, max_requests: int = 8, json_answer: dict | None = None):
-        self.script = script
-        self.max_requests = max_requests
         self.json_answer = json_answer or {"reasoning": "fake", "next_speaker": "user"}
-        self.requests: list[dict] = []
         self.side_requests: list[dict] = []
-        self.paths: list[str] = []
-        self.turns = 0
-        self._lock = threading.Lock()
-        owner = self
+        super().__init__(script, max_requests)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def _body(self) -> dict:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    return json.loads(raw or b"{}")
-                except ValueError:
-                    return {}
-
-            def _json(self, data: dict, status: int = 200) -> None:
-                payload = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_GET(self):  # noqa: N802
-                owner.paths.append("GET " + self.path)
-                self._json({})
-
-            def do_POST(self):  # noqa: N802
-                body = self._body()
-                path = self.path.split("?", 1)[0]
-                owner.paths.append("POST " + self.path)
-                method = path.rsplit(":", 1)[-1] if ":" in path else ""
-                if method == "countTokens":
-                    self._json({"totalTokens": 100})
-                    return
-                if method not in ("generateContent", "streamGenerateContent"):
-                    self._json({})
-                    return
-                config = body.get("generationConfig") or {}
-                if config.get("responseMimeType") == "application/json":
-                    owner.side_requests.append(body)
-                    parts = [text(json.dumps(owner.json_answer))]
-                else:
-                    with owner._lock:
-                        owner.requests.append(body)
-                        turn = owner.turns
-                        owner.turns += 1
-                    parts = owner.script(body, turn) if turn < owner.max_requests else None
-                    parts = parts or [text("done")]
-                answer = {
-                    "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
-                    "usageMetadata": _USAGE,
-                    "modelVersion": path.rsplit("/", 1)[-1].split(":", 1)[0],
-                }
-                if method == "generateContent":
-                    self._json(answer)
-                    return
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
-                self.end_headers()
-                self.wfile.write(f"data: {json.dumps(answer)}\r\n\r\n".encode())
-                self.wfile.flush()
-                self.close_connection = True
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    def post(self, handler, path: str, body: dict) -> None:
+        method = path.rsplit(":", 1)[-1] if ":" in path else ""
+        if method == "countTokens":
+            send_json(handler, {"totalTokens": 100})
+            return
+        if method not in ("generateContent", "streamGenerateContent"):
+            send_json(handler, {})
+            return
+        config = body.get("generationConfig") or {}
+        if config.get("responseMimeType") == "application/json":
+            self.side_requests.append(body)
+            parts = [text(json.dumps(self.json_answer))]
+        else:
+            parts = self.turn(body, [text("done")])
+        answer = {
+            "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": _USAGE,
+            "modelVersion": path.rsplit("/", 1)[-1].split(":", 1)[0],
+        }
+        if method == "generateContent":
+            send_json(handler, answer)
+            return
+        start_stream(handler)
+        end_stream(handler, f"data: {json.dumps(answer)}\r\n\r\n".encode())

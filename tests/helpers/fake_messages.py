@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from helpers.fake_server import FakeServer, end_stream, send_json, start_stream
 
 __all__ = ["FakeMessages", "text", "tool_use", "last_user_text", "tool_results"]
 
@@ -72,135 +72,52 @@ def _sse(event: str, data: dict) -> bytes:
     return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
 
 
-class FakeMessages:
+class FakeMessages(FakeServer):
     """The server.  ``url`` for ANTHROPIC_BASE_URL, ``requests`` the bodies
     received (model requests only), ``paths`` every path asked for."""
 
+    get_answer = {"data": [], "has_more": False}
+
     def __init__(self, script, max_requests: int = 12):
-        self.script = script
-        self.max_requests = max_requests
-        self.requests: list[dict] = []
-        self.paths: list[str] = []
-        self.turns = 0
-        self._lock = threading.Lock()
-        owner = self
+        super().__init__(script, max_requests)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):  # quiet
-                pass
-
-            def _body(self) -> dict:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    return json.loads(raw or b"{}")
-                except ValueError:
-                    return {}
-
-            def _json(self, data: dict, status: int = 200) -> None:
-                payload = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_GET(self):  # noqa: N802
-                owner.paths.append("GET " + self.path)
-                self._json({"data": [], "has_more": False})
-
-            def do_HEAD(self):  # noqa: N802
-                owner.paths.append("HEAD " + self.path)
-                self.send_response(200)
-                self.send_header("content-length", "0")
-                self.end_headers()
-
-            def do_POST(self):  # noqa: N802
-                body = self._body()
-                path = self.path.split("?", 1)[0]
-                owner.paths.append("POST " + self.path)
-                if path.endswith("/count_tokens"):
-                    self._json({"input_tokens": 100})
-                    return
-                if not path.endswith("/v1/messages"):
-                    self._json({})
-                    return
-                with owner._lock:
-                    owner.requests.append(body)
-                    turn = owner.turns
-                    owner.turns += 1
-                blocks = owner.script(body, turn) if turn < owner.max_requests else None
-                blocks = blocks or [text("done")]
-                self._answer(body, blocks)
-
-            def _answer(self, body: dict, blocks: list[dict]) -> None:
-                model = body.get("model", "claude-fake")
-                stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
-                message = {
-                    "id": f"msg_fake{next(_ids):04d}",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": {"input_tokens": 10, "output_tokens": 1},
-                }
-                if not body.get("stream"):
-                    self._json({**message, "content": blocks, "stop_reason": stop})
-                    return
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
-                self.end_headers()
-                out = [_sse("message_start", {"type": "message_start", "message": message})]
-                for index, block in enumerate(blocks):
-                    if block["type"] == "text":
-                        start = {"type": "text", "text": ""}
-                        delta = {"type": "text_delta", "text": block["text"]}
-                    else:
-                        start = {**block, "input": {}}
-                        delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-                    out.append(
-                        _sse(
-                            "content_block_start",
-                            {"type": "content_block_start", "index": index, "content_block": start},
-                        )
-                    )
-                    out.append(
-                        _sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
-                    )
-                    out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
-                out.append(
-                    _sse(
-                        "message_delta",
-                        {
-                            "type": "message_delta",
-                            "delta": {"stop_reason": stop, "stop_sequence": None},
-                            "usage": {"output_tokens": 5},
-                        },
-                    )
-                )
-                out.append(_sse("message_stop", {"type": "message_stop"}))
-                self.wfile.write(b"".join(out))
-                self.wfile.flush()
-                self.close_connection = True
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    def post(self, handler, path: str, body: dict) -> None:
+        if path.endswith("/count_tokens"):
+            send_json(handler, {"input_tokens": 100})
+            return
+        if not path.endswith("/v1/messages"):
+            send_json(handler, {})
+            return
+        blocks = self.turn(body, [text("done")])
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+        message = {
+            "id": f"msg_fake{next(_ids):04d}",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model", "claude-fake"),
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 10, "output_tokens": 1},
+        }
+        if not body.get("stream"):
+            send_json(handler, {**message, "content": blocks, "stop_reason": stop})
+            return
+        start_stream(handler)
+        out = [_sse("message_start", {"type": "message_start", "message": message})]
+        for index, block in enumerate(blocks):
+            if block["type"] == "text":
+                start = {"type": "text", "text": ""}
+                delta = {"type": "text_delta", "text": block["text"]}
+            else:
+                start = {**block, "input": {}}
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            out.append(
+                _sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start})
+            )
+            out.append(_sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+            out.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
+        delta = {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}}
+        out.append(_sse("message_delta", {**delta, "usage": {"output_tokens": 5}}))
+        out.append(_sse("message_stop", {"type": "message_stop"}))
+        end_stream(handler, b"".join(out))

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from helpers.fake_server import FakeServer, end_stream, send_json, start_stream
 
 __all__ = ["FakeOpenAI", "message", "function_call", "custom_tool_call", "seen"]
 
@@ -103,151 +103,84 @@ def _usage() -> dict:
     }
 
 
-class FakeOpenAI:
+class FakeOpenAI(FakeServer):
     """The server.  ``url`` is its root (``base_url`` is ``url + "/v1"``),
     ``requests`` the model request bodies, ``paths`` every path asked for."""
 
+    get_answer = {"object": "list", "data": [], "models": []}
+
     def __init__(self, script, max_requests: int = 8):
-        self.script = script
-        self.max_requests = max_requests
-        self.requests: list[dict] = []
-        self.paths: list[str] = []
-        self.turns = 0
-        self._lock = threading.Lock()
-        owner = self
+        super().__init__(script, max_requests)
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
+    def post(self, handler, path: str, body: dict) -> None:
+        kind = "responses" if path.endswith("/responses") else None
+        kind = "chat" if path.endswith("/chat/completions") else kind
+        if kind is None:
+            send_json(handler, {})
+            return
+        items = self.turn(body, [message("done")])
+        if kind == "responses":
+            self._responses(handler, body, items)
+        else:
+            self._chat(handler, body, items)
 
-            def log_message(self, *args):  # quiet
-                pass
+    def _responses(self, handler, body: dict, items: list[dict]) -> None:
+        rid = f"resp_fake{next(_ids):04d}"
+        base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": body.get("model")}
+        done = {**base, "status": "completed", "output": items, "usage": _usage()}
+        if not body.get("stream"):
+            send_json(handler, done)
+            return
+        start_stream(handler)
+        out = [_sse({"type": "response.created", "response": {**base, "status": "in_progress"}})]
+        for index, item in enumerate(items):
+            out.append(_sse({"type": "response.output_item.added", "output_index": index, "item": item}))
+            if item["type"] == "message":
+                text = item["content"][0]["text"]
+                out.append(
+                    _sse(
+                        {
+                            "type": "response.output_text.delta",
+                            "item_id": item["id"],
+                            "output_index": index,
+                            "content_index": 0,
+                            "delta": text,
+                        }
+                    )
+                )
+            out.append(_sse({"type": "response.output_item.done", "output_index": index, "item": item}))
+        out.append(_sse({"type": "response.completed", "response": done}))
+        end_stream(handler, b"".join(out))
 
-            def _body(self) -> dict:
-                length = int(self.headers.get("content-length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                if self.headers.get("content-encoding") == "zstd":
-                    return {"undecoded": True}
-                try:
-                    return json.loads(raw or b"{}")
-                except ValueError:
-                    return {}
-
-            def _json(self, data, status: int = 200) -> None:
-                payload = json.dumps(data).encode()
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_GET(self):  # noqa: N802
-                owner.paths.append("GET " + self.path)
-                self._json({"object": "list", "data": [], "models": []})
-
-            def do_POST(self):  # noqa: N802
-                body = self._body()
-                path = self.path.split("?", 1)[0]
-                owner.paths.append("POST " + self.path)
-                kind = "responses" if path.endswith("/responses") else None
-                kind = "chat" if path.endswith("/chat/completions") else kind
-                if kind is None:
-                    self._json({})
-                    return
-                with owner._lock:
-                    owner.requests.append(body)
-                    turn = owner.turns
-                    owner.turns += 1
-                items = owner.script(body, turn) if turn < owner.max_requests else None
-                items = items or [message("done")]
-                if kind == "responses":
-                    self._responses(body, items)
-                else:
-                    self._chat(body, items)
-
-            def _stream_head(self) -> None:
-                self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
-                self.send_header("cache-control", "no-cache")
-                self.send_header("connection", "close")
-                self.end_headers()
-
-            def _responses(self, body: dict, items: list[dict]) -> None:
-                rid = f"resp_fake{next(_ids):04d}"
-                base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": body.get("model")}
-                done = {**base, "status": "completed", "output": items, "usage": _usage()}
-                if not body.get("stream"):
-                    self._json(done)
-                    return
-                self._stream_head()
-                out = [_sse({"type": "response.created", "response": {**base, "status": "in_progress"}})]
-                for index, item in enumerate(items):
-                    out.append(_sse({"type": "response.output_item.added", "output_index": index, "item": item}))
-                    if item["type"] == "message":
-                        text = item["content"][0]["text"]
-                        out.append(
-                            _sse(
-                                {
-                                    "type": "response.output_text.delta",
-                                    "item_id": item["id"],
-                                    "output_index": index,
-                                    "content_index": 0,
-                                    "delta": text,
-                                }
-                            )
-                        )
-                    out.append(_sse({"type": "response.output_item.done", "output_index": index, "item": item}))
-                out.append(_sse({"type": "response.completed", "response": done}))
-                self.wfile.write(b"".join(out))
-                self.wfile.flush()
-                self.close_connection = True
-
-            def _chat(self, body: dict, items: list[dict]) -> None:
-                text = "".join(i["content"][0]["text"] for i in items if i["type"] == "message")
-                calls = [
-                    {
-                        "id": i["call_id"],
-                        "type": "function",
-                        "function": {"name": i["name"], "arguments": i.get("arguments", i.get("input", ""))},
-                    }
-                    for i in items
-                    if i["type"] != "message"
-                ]
-                finish = "tool_calls" if calls else "stop"
-                cid = f"chatcmpl-fake{next(_ids):04d}"
-                head = {"id": cid, "created": int(time.time()), "model": body.get("model", "fake")}
-                usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-                if not body.get("stream"):
-                    msg = {"role": "assistant", "content": text or None}
-                    if calls:
-                        msg["tool_calls"] = calls
-                    choice = {"index": 0, "message": msg, "finish_reason": finish}
-                    self._json({**head, "object": "chat.completion", "choices": [choice], "usage": usage})
-                    return
-                self._stream_head()
-                chunk = {**head, "object": "chat.completion.chunk"}
-                delta: dict = {"role": "assistant", "content": text}
-                if calls:
-                    delta["tool_calls"] = [{"index": n, **c} for n, c in enumerate(calls)]
-                out = [
-                    _sse({**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}),
-                    _sse({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage}),
-                ]
-                self.wfile.write(b"".join(out) + b"data: [DONE]\n\n")
-                self.wfile.flush()
-                self.close_connection = True
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
+    def _chat(self, handler, body: dict, items: list[dict]) -> None:
+        text = "".join(i["content"][0]["text"] for i in items if i["type"] == "message")
+        calls = [
+            {
+                "id": i["call_id"],
+                "type": "function",
+                "function": {"name": i["name"], "arguments": i.get("arguments", i.get("input", ""))},
+            }
+            for i in items
+            if i["type"] != "message"
+        ]
+        finish = "tool_calls" if calls else "stop"
+        cid = f"chatcmpl-fake{next(_ids):04d}"
+        head = {"id": cid, "created": int(time.time()), "model": body.get("model", "fake")}
+        usage = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+        if not body.get("stream"):
+            msg = {"role": "assistant", "content": text or None}
+            if calls:
+                msg["tool_calls"] = calls
+            choice = {"index": 0, "message": msg, "finish_reason": finish}
+            send_json(handler, {**head, "object": "chat.completion", "choices": [choice], "usage": usage})
+            return
+        start_stream(handler)
+        chunk = {**head, "object": "chat.completion.chunk"}
+        delta: dict = {"role": "assistant", "content": text}
+        if calls:
+            delta["tool_calls"] = [{"index": n, **c} for n, c in enumerate(calls)]
+        out = [
+            _sse({**chunk, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}),
+            _sse({**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage}),
+        ]
+        end_stream(handler, b"".join(out) + b"data: [DONE]\n\n")

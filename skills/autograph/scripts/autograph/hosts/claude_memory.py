@@ -15,10 +15,13 @@ policy settings only) moves it elsewhere.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
-__all__ = ["MAX_KEY", "project_key", "project_memory_dir", "repository_root"]
+from ..read.size import read_regular
+
+__all__ = ["MAX_KEY", "auto_memory_settings", "project_key", "project_memory_dir", "repository_root"]
 
 MAX_KEY = 200
 
@@ -99,3 +102,30 @@ def project_memory_dir(project: str | os.PathLike, environ=None) -> Path:
     config = Path(environ.get("CLAUDE_CONFIG_DIR") or home / ".claude")
     root = repository_root(Path(os.path.abspath(project)))
     return config / "projects" / project_key(str(root)) / "memory"
+
+
+SETTINGS_LIMIT = 1 << 20  # the most read of one settings file
+
+
+def auto_memory_settings(environ, project: str | None) -> list[tuple[str, str]]:
+    """``(settings file, folder)`` for each settings file that sets
+    ``autoMemoryDirectory`` as Claude Code honours it (measured with the
+    pinned CLI: an absolute path or one under ``~/``, expanded with
+    ``$HOME``; a relative one is ignored), in the order Claude Code prefers
+    them: the project's ``.claude/settings.local.json``, then the user's
+    ``settings.json`` (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``).  Files that
+    cannot be read (and a FIFO or device there, never waited on) are passed
+    over."""
+    home = environ.get("HOME") or os.path.expanduser("~")
+    paths = [os.path.join(project, ".claude", "settings.local.json")] if project else []
+    paths.append(os.path.join(environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "settings.json"))
+    out = []
+    for path in paths:
+        try:
+            data = json.loads(read_regular(path, SETTINGS_LIMIT).decode("utf-8-sig"))
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+            continue
+        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
+        if isinstance(value, str) and value.startswith(("/", "~/")):
+            out.append((path, os.path.abspath(home + value[1:] if value.startswith("~/") else value)))
+    return out

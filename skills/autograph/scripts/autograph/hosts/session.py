@@ -279,40 +279,21 @@ def _memory(section, notes: list[str]) -> tuple[str, str]:
     return folder, index
 
 
-def _auto_memory_setting(environ, project: str) -> str | None:
-    """``autoMemoryDirectory`` as Claude Code reads it: the project's
-    ``.claude/settings.local.json``, else the user's ``settings.json``
-    (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``); an absolute (or ``~``) path,
-    else None."""
-    home = environ.get("HOME") or os.path.expanduser("~")
-    paths = [os.path.join(project, ".claude", "settings.local.json")] if project else []
-    paths.append(os.path.join(environ.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude"), "settings.json"))
-    for path in paths:
-        try:
-            data = json.loads(read_regular(path, _SMALL).decode("utf-8-sig"))
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-            continue
-        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
-        if isinstance(value, str) and (value.startswith("/") or value.startswith("~/")):
-            return os.path.abspath(home + value[1:] if value.startswith("~/") else value)
-    return None
-
-
 def _claude_store(environ, cwd: str, own: str | None, index: str) -> str | None:
     """The memory store when none is named: the folder Claude Code loads
     its memory from (``autoMemoryDirectory``, which init.py writes), else
     the vault's own store when it holds its index, else Claude Code's own
     folder for the project when that holds one, else the vault's (None
     without a vault)."""
+    from .claude_memory import auto_memory_settings, project_memory_dir
+
     project = environ.get("CLAUDE_PROJECT_DIR") or cwd
-    setting = _auto_memory_setting(environ, project)
-    if setting is not None and os.path.isdir(setting):
-        return setting
+    settings = auto_memory_settings(environ, project)
+    if settings and os.path.isdir(settings[0][1]):
+        return settings[0][1]
     if own is not None and os.path.exists(os.path.join(own, index)):
         return own
     if project and os.path.isabs(project):
-        from .claude_memory import project_memory_dir
-
         claude = str(project_memory_dir(project, environ))
         if os.path.exists(os.path.join(claude, index)):
             return claude

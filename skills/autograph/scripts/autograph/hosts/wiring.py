@@ -301,20 +301,12 @@ def _host_store_problem(layout: Layout, environ) -> None:
     settings or the user's set moves Claude Code's memory away from its own
     folder: ``--host-store`` would then guard a folder Claude Code never
     loads."""
-    home = Path(environ.get("HOME") or Path.home())
-    user = Path(environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "settings.json"
     written = _load_record(layout.skill).get("memory_dir")  # an earlier install's: taken back out
-    for path in (layout.memory_settings, user):
-        try:
-            data = json.loads(jsonfile.read_bytes(path).decode("utf-8-sig"))
-        except (OSError, ValueError, RecursionError):
-            continue
-        value = data.get("autoMemoryDirectory") if isinstance(data, dict) else None
-        if isinstance(value, str) and value and not (path == layout.memory_settings and value == written):
+    for path, value in claude_memory.auto_memory_settings(environ, str(layout.root)):
+        if not (path == str(layout.memory_settings) and value == written):
             raise HostError(
                 f"{path}: autoMemoryDirectory is {value!r}, so Claude Code keeps memory there, not in its own "
-                f"folder; pass --store {shlex.quote(os.path.expanduser(value))} instead of --host-store (or "
-                f"remove that setting)"
+                f"folder; pass --store {shlex.quote(value)} instead of --host-store (or remove that setting)"
             )
 
 
