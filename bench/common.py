@@ -3,6 +3,8 @@
 * ``FLOOR``: the floor every ratio is measured against, a fresh Python
   process that walks the vault (dot folders skipped) and reads and
   UTF-8-decodes every note;
+* ``STAT_FLOOR``: the same walk, ``os.stat`` of every note instead of a read
+  (the floor of a command that only checks that nothing changed);
 * ``bench_env``: the environment of the timed processes (bytecode cached as
   in a normal install, in a temporary folder);
 * ``run``: one timed fresh process, with its own peak memory (RSS) from
@@ -39,6 +41,19 @@ for folder, dirs, files in os.walk(root):
                 data.decode("utf-8")
             except UnicodeDecodeError:
                 pass
+            count += 1
+print(count)
+"""
+
+STAT_FLOOR = r"""
+import os, sys
+root = sys.argv[1]
+count = 0
+for folder, dirs, files in os.walk(root):
+    dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+    for name in sorted(files):
+        if name.endswith(".md") and not name.startswith("."):
+            os.stat(os.path.join(folder, name))
             count += 1
 print(count)
 """

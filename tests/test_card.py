@@ -16,6 +16,7 @@ import os
 import random
 import subprocess
 import sys
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -607,8 +608,11 @@ def test_parse_value_examples():
 def test_file_names_hold_no_forbidden_character(title):
     try:
         name = cards.file_name(title)
-    except cards.BadRequest:  # only when nothing but forbidden characters, controls, spaces and dots
-        assert all(ch in names.FORBIDDEN or ord(ch) < 32 or ch in ".\x7f" or ch.isspace() for ch in title)
+    except cards.BadRequest:  # only when nothing but forbidden, control and format characters, spaces and dots
+        assert all(
+            ch in names.FORBIDDEN or ord(ch) < 32 or ch in ".\x7f" or ch.isspace() or unicodedata.category(ch) == "Cf"
+            for ch in title
+        )
         return
     assert not any(ch in names.FORBIDDEN or ord(ch) < 32 for ch in name)
     assert name == name.strip(". ") and len(name.encode("utf-8")) <= names.MAX_NAME_BYTES

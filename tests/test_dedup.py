@@ -752,7 +752,7 @@ def test_manifest_never_replaces_a_note_of_the_vault(tmp_path, capsys):
     root = pair_vault(tmp_path)
     code, _ = run(capsys, root, "--manifest", root / "people" / "Alex.md", "--force")
     assert code == 2 and (root / "people" / "Alex.md").read_text() == MEMBER
-    (root / ".graph").mkdir()
+    (root / ".graph").mkdir(exist_ok=True)
     run_json(capsys, root, "--manifest", root / ".graph" / "groups.json")
     assert json.loads((root / ".graph" / "groups.json").read_text())["format"] == "autograph-dedup-manifest"
 

@@ -345,8 +345,8 @@ def test_health_writes_only_under_dot_graph(make_vault):
     assert snapshot(root) == before
     assert sorted(str(p.relative_to(root)) for p in (root / ".graph").rglob("*") if p.is_file()) == [
         ".graph/cache/health.json",
-        ".graph/cache/notes.jsonl",
         ".graph/health-history.jsonl",
+        ".graph/index.sqlite",
     ]
 
 

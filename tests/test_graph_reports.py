@@ -37,18 +37,18 @@ def test_a_note_is_named_as_a_path_a_name_or_a_link(make_vault):
 def test_backlinks_and_orphans(make_vault):
     root = make_vault({"a.md": "[[b]] [[gone]]", "b.md": "x", "c.md": "[[gone|g]]"})
     vault = Vault.open(root)
-    found = backlinks.find(vault, NoteIndex(vault, use_cache=False), "b")
+    found = backlinks.find(vault, NoteIndex(vault), "b")
     assert backlinks.backlinks_json(found) == {
         "note": "b.md",
         "backlinks": [{"source": "a.md", "line": 1, "target": "b", "kind": "wikilink"}],
         "sources": ["a.md"],
     }
     assert backlinks.backlinks_text(found) == "b.md: 1 backlink from 1 note\n  a.md:1  b"
-    broken = backlinks.find(vault, NoteIndex(vault, use_cache=False), "gone")
+    broken = backlinks.find(vault, NoteIndex(vault), "gone")
     assert broken.path is None and broken.sources == ["a.md", "c.md"]
     with pytest.raises(backlinks.NoteError, match="no note matches"):
-        backlinks.find(vault, NoteIndex(vault, use_cache=False), "nothing")
-    orphans = backlinks.orphan_notes(vault, load_schema(root), NoteIndex(vault, use_cache=False))
+        backlinks.find(vault, NoteIndex(vault), "nothing")
+    orphans = backlinks.orphan_notes(vault, load_schema(root), NoteIndex(vault))
     assert backlinks.orphans_json(orphans) == {"orphans": ["a.md", "c.md"], "count": 2}
     assert backlinks.orphans_text(orphans) == "2 orphans\n  a.md\n  c.md"
 
@@ -56,7 +56,7 @@ def test_backlinks_and_orphans(make_vault):
 def test_the_fix_text_names_repairs_and_what_is_left(make_vault):
     root = make_vault({"a.md": "[[old/b]] [[gone]]", "new/b.md": "x"})
     vault = Vault.open(root)
-    plan = linkfix.plan_fix(vault, load_schema(root), NoteIndex(vault, use_cache=False))
+    plan = linkfix.plan_fix(vault, load_schema(root), NoteIndex(vault))
     text = linkfix.fix_text(plan, applied=False)
     assert text.splitlines()[0] == "1 broken link to repair in 1 note"
     assert "1 broken link left (no certain target):" in text
@@ -67,7 +67,7 @@ def test_a_dry_run_move_is_told_and_rolls_nothing_back(make_vault):
     root = make_vault({"a.md": "[[b]]", "b.md": "x", "c.md": "y"})
     vault = Vault.open(root)
     mapping = moves.paths_of(vault, "c.md", "d.md")
-    plan = moves.plan_move(vault, mapping, load_schema(root), NoteIndex(vault, use_cache=False))
+    plan = moves.plan_move(vault, mapping, load_schema(root), NoteIndex(vault))
     outcome = {"edits": [], "written": [], "conflicts": [], "failed": [], "run": None}
     assert moves.roll_back_unfinished(root, plan, outcome) is None
     assert (outcome["rolled_back"], outcome["not_rolled_back"], outcome["not_moved"]) == (None, [], [])

@@ -61,7 +61,7 @@ def build(make_vault, files: dict, weight=None, name: str = "vault", **identity)
 
 def health_of(root) -> dict:
     vault = Vault.open(root)
-    return health.health_report(vault, load_schema(root), NoteIndex(vault, use_cache=False))
+    return health.health_report(vault, load_schema(root), NoteIndex(vault))
 
 
 def memory_of(root) -> dict:
@@ -302,7 +302,7 @@ def test_the_report_page_shows_the_memory_section(make_vault, tmp_path):
         weight=20,
     )
     vault = Vault.open(root)
-    data = report.collect(vault, load_schema(root), NoteIndex(vault, use_cache=False))
+    data = report.collect(vault, load_schema(root), NoteIndex(vault))
     page = report.render(data)
     assert '<section id="memory"><h2>Memory</h2>' in page
     assert "Probable duplicates (1)" in page and "Superseded but still live (1)" in page
@@ -468,7 +468,7 @@ def test_the_groups_read_through_the_index_are_dedups_groups(make_vault):
     vault = Vault.open(root)
     schema_ = load_schema(root)
     full = dedup.find_groups(vault, schema_)
-    memory = quality.section(vault, schema_, NoteIndex(vault, use_cache=False))
+    memory = quality.section(vault, schema_, NoteIndex(vault))
     identity = [item for item in memory["probable_duplicates"] if item["by"] == "identity"]
     assert [item["cards"] for item in identity] == [group.members for group in full.groups]
     assert len(identity) == 2
@@ -494,7 +494,7 @@ def test_name_suggestions_through_the_index_are_the_same(make_vault):
     )
     vault = Vault.open(root)
     schema_ = load_schema(root)
-    index = NoteIndex(vault, use_cache=False)
+    index = NoteIndex(vault)
     plain = [s.as_dict() for s in variants.suggest(vault, schema_)]
     indexed = [s.as_dict() for s in variants.suggest(vault, schema_, index=index)]
     assert plain == indexed and len(plain) >= 3

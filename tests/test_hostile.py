@@ -261,7 +261,7 @@ def test_vault_path_that_is_not_utf8(tmp_path):
     assert proc.returncode == 0, proc.stderr
     report = strict_json(proc.stdout)
     assert (report["notes"], [r["target"] for r in report["broken_links"]]) == (3, [])
-    assert sorted(os.listdir(root + b"/.graph")) == [b"cache", b"health-history.jsonl"]
+    assert sorted(os.listdir(root + b"/.graph")) == [b"cache", b"health-history.jsonl", b"index.sqlite"]
     proc = graph("health", vault)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("health: ")

@@ -1,20 +1,24 @@
-"""Reading only what changed (issue 9, speed): the note cache's delta file
-and the stored health result.  Each test runs the library twice or more on
-one vault and checks what was parsed and what the report says."""
+"""Reading only what changed (issues 9 and 29): the index file
+``.graph/index.sqlite`` and the stored health result.  Each test runs the
+library twice or more on one vault and checks what was parsed (the
+index's ``parsed`` count: by its update, and in this process) and what the
+report says."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 
-import autograph.read.index
 import autograph.read.parallel
+import autograph.write.index_update
 import pytest
 from autograph.graph import health
-from autograph.read.index import CACHE_NAME, DELTA_NAME, NoteIndex
+from autograph.memory import search
 from autograph.read.vault import Vault
 from autograph.schema.model import load_schema
-from conftest import read_cache, write_cache
+from autograph.write.derived import save_index
+from autograph.write.index_file import note_index
 
 
 def make_notes(make_vault, count: int = 60):
@@ -23,17 +27,13 @@ def make_notes(make_vault, count: int = 60):
 
 
 def run(root, parsed: list | None = None, monkeypatch=None) -> dict:
-    """One health run through the cache; ``parsed`` collects the notes read."""
+    """One health run through the index file; ``parsed`` gets how many notes it parsed."""
     vault = Vault.open(root)
-    if monkeypatch is not None and parsed is not None:
-        real = autograph.read.index.summarize
-
-        def counting(vault, path):
-            parsed.append(path)
-            return real(vault, path)
-
-        monkeypatch.setattr(autograph.read.index, "summarize", counting)
-    return health.report_for(vault, load_schema(root), NoteIndex(vault))
+    index = note_index(vault, load_schema(root))
+    report = health.report_for(vault, load_schema(root), index)
+    if parsed is not None:
+        parsed.append(index.parsed)
+    return report
 
 
 def edit(path, text: str) -> None:
@@ -43,11 +43,11 @@ def edit(path, text: str) -> None:
 
 def test_unchanged_vault_reuses_the_stored_report_and_reads_no_note(make_vault, monkeypatch):
     root = make_notes(make_vault)
-    first = run(root)
-    parsed: list = []
+    first, parsed = [], []
+    one = run(root, first)
     second = run(root, parsed, monkeypatch)
-    assert parsed == []
-    assert second == first
+    assert first == [60] and parsed == [0]
+    assert second == one
 
 
 def test_a_changed_note_is_read_again_and_the_report_follows(make_vault, monkeypatch):
@@ -56,7 +56,7 @@ def test_a_changed_note_is_read_again_and_the_report_follows(make_vault, monkeyp
     edit(root / "n005.md", "# N5\n[[missing]] [[n006]]\n")
     parsed: list = []
     report = run(root, parsed, monkeypatch)
-    assert parsed == ["n005.md"]
+    assert parsed == [1]
     assert [row["target"] for row in report["broken_links"]] == ["missing"]
     assert report["description_coverage"] == round(59 / 60, 4)
 
@@ -65,7 +65,12 @@ def test_a_schema_change_recomputes_the_report(make_vault):
     root = make_notes(make_vault)
     assert run(root)["hubs"] == []
     (root / "schema.json").write_text(json.dumps({"hubs": {"names": ["n000"]}}), encoding="utf-8")
-    assert run(root)["hubs"] == ["n000.md"]
+    parsed: list = []
+    assert run(root, parsed)["hubs"] == ["n000.md"]
+    assert parsed == [0]  # the hub column derived again from the stored properties, no note read
+    con = sqlite3.connect(root / ".graph" / "index.sqlite")
+    assert con.execute("SELECT path FROM docs WHERE hub = 1").fetchall() == [("n000.md",)]
+    assert con.execute("SELECT path FROM docs WHERE near_hub = 1").fetchall() == [("n001.md",)]
 
 
 def test_a_new_file_recomputes_the_report(make_vault):
@@ -76,50 +81,47 @@ def test_a_new_file_recomputes_the_report(make_vault):
     assert run(root)["broken_links"] == []
 
 
-def test_few_changes_write_only_the_delta(make_vault, monkeypatch):
+def test_a_note_is_parsed_once_whichever_command_sees_it_first(make_vault):
+    """health then search, and search then health: the second reads no note."""
     root = make_notes(make_vault)
-    run(root)
-    base = (root / ".graph" / CACHE_NAME).read_bytes()
-    edit(root / "n010.md", "# N10\n[[n011]] [[n012]]\n")
-    run(root)
-    assert (root / ".graph" / CACHE_NAME).read_bytes() == base
-    _, delta = read_cache(root / ".graph" / DELTA_NAME)
-    assert sorted(delta) == ["n010.md"]
-    # the next run takes n010 from the delta: nothing is parsed
-    (root / ".graph" / health.REPORT_CACHE).unlink()
+    schema = load_schema(root)
     parsed: list = []
-    report = run(root, parsed, monkeypatch)
-    assert parsed == []
-    assert report["links"] == 61
+    run(root, parsed)
+    opened, stamps = search.open_vault(root)
+    assert search.open_index(opened, schema, stamps=stamps).reread == 0
+    edit(root / "n007.md", "# N7\n[[n008]] fresh words\n")
+    opened, stamps = search.open_vault(root)
+    index = search.open_index(opened, schema, stamps=stamps)
+    assert index.reread == 1
+    assert [hit.path for hit in search.search(index, opened, schema, "fresh")] == ["n007.md"]
+    run(root, parsed)
+    assert parsed == [60, 0]
 
 
-def test_many_changes_rewrite_the_whole_cache(make_vault, monkeypatch):
-    root = make_notes(make_vault, 200)
+def test_the_files_it_replaced_are_removed_on_first_use(make_vault):
+    root = make_notes(make_vault, 5)
+    graph = root / ".graph"
+    (graph / "cache").mkdir(parents=True)
+    for name in ("search.sqlite", "search.sqlite-wal", "cache/notes.jsonl", "cache/notes-delta.jsonl"):
+        (graph / name).write_bytes(b"old")
     run(root)
-    base = (root / ".graph" / CACHE_NAME).read_bytes()
-    for i in range(0, 200, 2):  # half the notes, over the delta's share
-        edit(root / f"n{i:03}.md", f"# N{i}\n")
-    run(root)
-    assert (root / ".graph" / CACHE_NAME).read_bytes() != base
-    (root / ".graph" / health.REPORT_CACHE).unlink()
-    parsed: list = []
-    run(root, parsed, monkeypatch)
-    assert parsed == []
+    left = sorted(str(p.relative_to(graph)) for p in graph.rglob("*") if p.is_file())
+    assert [name for name in left if "search" in name or "notes" in name] == []
+    assert "index.sqlite" in left
 
 
-def test_a_delta_for_another_base_is_ignored(make_vault, monkeypatch):
-    root = make_notes(make_vault)
-    run(root)
-    edit(root / "n010.md", "# N10\n[[gone]]\n")
-    run(root)
-    delta_path = root / ".graph" / DELTA_NAME
-    head, rows = read_cache(delta_path)
-    write_cache(delta_path, dict(head, base="another"), rows)
-    (root / ".graph" / health.REPORT_CACHE).unlink()
-    parsed: list = []
-    report = run(root, parsed, monkeypatch)
-    assert parsed == ["n010.md"]  # its base row is stale: read again
-    assert [row["target"] for row in report["broken_links"]] == ["gone"]
+def test_where_links_resolve_is_kept_until_the_file_list_changes(make_vault):
+    root = make_notes(make_vault, 5)
+    vault = Vault.open(root)
+    index = note_index(vault, load_schema(root))
+    health.health_report(vault, load_schema(root), index)
+    save_index(index)
+    again = note_index(Vault.open(root), load_schema(root))
+    assert again.summary("n000.md").targets == [("n001.md", ("n001.md",), False)]
+    (root / "n001 copy.md").write_text("x\n", encoding="utf-8")
+    moved = note_index(Vault.open(root), load_schema(root))
+    assert moved.summary("n000.md").targets is None  # resolved again: a new name could capture a link
+    assert moved.parsed == 1
 
 
 @pytest.mark.parametrize("damage", [b"", b"{", b'{"key": 1}', b"[]", b'{"key": "x", "report": []}'])
@@ -131,41 +133,28 @@ def test_a_damaged_stored_report_is_recomputed(make_vault, damage):
 
 
 def sequential_and_parallel(root, monkeypatch):
+    """A cold health with every note read here, and with forked readers."""
     schema = load_schema(root)
-    monkeypatch.setattr(autograph.read.index, "PARALLEL_MIN", 10**9)
-    one = health.health_report(Vault.open(root), schema, NoteIndex(Vault.open(root), use_cache=False))
-    monkeypatch.setattr(autograph.read.index, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(autograph.write.index_update, "PARALLEL_MIN", 10**9)
+    vault = Vault.open(root)
+    one = health.health_report(vault, schema, note_index(vault, schema, use_disk=False))
+    monkeypatch.setattr(autograph.write.index_update, "PARALLEL_MIN", 2)
     monkeypatch.setattr(autograph.read.parallel, "can_fork", lambda: True)
     vault = Vault.open(root)
-    two = health.health_report(vault, schema, NoteIndex(vault, use_cache=False))
+    two = health.health_report(vault, schema, note_index(vault, schema, use_disk=False))
     return one, two
-
-
-def counting_parses(monkeypatch) -> list[str]:
-    """The notes this process parses from now on (a forked child's are not counted)."""
-    parsed: list[str] = []
-    real = autograph.read.index.summarize
-
-    def counting(vault, path):
-        parsed.append(path)
-        return real(vault, path)
-
-    monkeypatch.setattr(autograph.read.index, "summarize", counting)
-    return parsed
 
 
 def test_two_processes_read_the_same_as_one(make_vault, monkeypatch):
     root = make_notes(make_vault, 41)
     (root / "odd.md").write_text("---\nx: [\n---\n[[gone#h]] [[n001#N1]] [[n002#nope]]\n", encoding="utf-8")
     (root / "latin1.md").write_bytes(b"caf\xe9 [[n003]]\n")
-    parsed = counting_parses(monkeypatch)
     one, two = sequential_and_parallel(root, monkeypatch)
     assert two == one
     assert len(two["broken_anchors"]) == 1 and len(two["unreadable"]) == 1
-    assert len(parsed) == 43 + 22  # all of them once, then this process's half
 
 
-def test_a_failing_second_process_leaves_its_notes_to_the_first(make_vault, monkeypatch):
+def test_a_failing_reader_leaves_its_notes_to_this_process(make_vault, monkeypatch):
     import pickle
 
     root = make_notes(make_vault, 30)
@@ -173,22 +162,20 @@ def test_a_failing_second_process_leaves_its_notes_to_the_first(make_vault, monk
     def broken(*args, **kwargs):
         raise RuntimeError("the child cannot write")
 
-    monkeypatch.setattr(pickle, "dump", broken)  # the forked child uses it; this process does not
-    parsed = counting_parses(monkeypatch)
+    monkeypatch.setattr(pickle, "dump", broken)  # the forked children use it; this process does not
     one, two = sequential_and_parallel(root, monkeypatch)
     assert two == one
-    assert len(parsed) == 30 + 30  # the child's share parsed here too
 
 
-@pytest.mark.parametrize("outline", ["x", "a\tb", "1", "\t"])
-def test_a_damaged_outline_in_the_cache_reads_the_note_again(make_vault, outline):
+@pytest.mark.parametrize("damage", ["x", "[1]", '[null, "valid", null, null, [], "a\tb", []]', "[null]"])
+def test_a_damaged_row_reads_the_note_again(make_vault, damage):
     root = make_notes(make_vault, 5)
     (root / "n000.md").write_text("[[n001#N1]] [[n001#Nope]]\n", encoding="utf-8")
     first = run(root)
-    cache = root / ".graph" / CACHE_NAME
-    head, rows = read_cache(cache)
-    rows["n001.md"][6][0] = outline
-    write_cache(cache, head, rows)
+    con = sqlite3.connect(root / ".graph" / "index.sqlite")
+    con.execute("UPDATE docs SET summary = ? WHERE path = 'n001.md'", (damage,))
+    con.commit()
+    con.close()
     (root / ".graph" / health.REPORT_CACHE).unlink()
     assert run(root) == first
     assert len(first["broken_anchors"]) == 1

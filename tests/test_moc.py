@@ -308,7 +308,7 @@ def test_generated_mocs_are_hubs_never_orphans(make_vault):
     root = make_vault({"a/One.md": card("person", "work"), "a/Two.md": card("person", "work") + "[[One]]\n"})
     generate(root)
     vault = Vault.open(root)
-    report = health_report(vault, load_schema(root), NoteIndex(vault, use_cache=False))
+    report = health_report(vault, load_schema(root), NoteIndex(vault))
     assert "MOC/work MOC.md" in report["hubs"]
     assert "MOC/work MOC.md" not in report["orphans"]
 
@@ -496,11 +496,11 @@ def test_generated_mocs_are_not_cards_and_do_not_rescue_orphans(make_vault):
         }
     )
     vault = Vault.open(root)
-    before = health_report(vault, load_schema(root), NoteIndex(vault, use_cache=False))
+    before = health_report(vault, load_schema(root), NoteIndex(vault))
     generate(root)
     vault, schema = Vault.open(root), load_schema(root)
     assert "MOC/work MOC.md" in vault.notes and "MOC/work MOC.md" not in vault.cards(schema)
-    after = health_report(vault, schema, NoteIndex(vault, use_cache=False))
+    after = health_report(vault, schema, NoteIndex(vault))
     assert after["orphans"] == before["orphans"] == ["a/Two.md"]
     from autograph.schema import compliance
 

@@ -179,7 +179,7 @@ def test_review_batches_hold_each_note_once_and_repeat_exactly(notes, budget):
         for _ in range(2):
             vault = Vault.open(root)
             schema = load_schema(root)
-            index = NoteIndex(vault, use_cache=False)
+            index = NoteIndex(vault)
             cards = set(vault.cards(schema))
             made = {}
             for command, build in (

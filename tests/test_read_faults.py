@@ -30,9 +30,10 @@ from pathlib import Path
 import autograph.read.index
 import pytest
 from autograph.read import jsonfile
-from autograph.read.index import CACHE_NAME, NoteIndex
 from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
 from autograph.write.derived import save_index
+from autograph.write.index_file import note_index
 from conftest import SCRIPTS
 
 GRAPH = SCRIPTS / "graph.py"
@@ -85,9 +86,12 @@ def test_lone_surrogate_value_never_crashes_health_or_discover(make_vault):
         data = json.loads(found.stdout)
         assert data["keys"]["name"]["examples"] == ["\ud800"]
         assert list(data["types"]) == ["p\udc00"]
-    cache = (root / ".graph" / CACHE_NAME).read_bytes()
-    cache.decode("utf-8")  # valid UTF-8: the surrogate is a JSON escape
-    assert b"\\ud800" in cache
+    import sqlite3
+
+    con = sqlite3.connect(root / ".graph" / "index.sqlite")
+    props = dict(con.execute("SELECT path, props FROM docs"))
+    con.close()
+    assert json.loads(props["a.md"])["name"] == "\ud800"  # stored as a JSON escape, read back the same
     for line in (root / ".graph" / "health-history.jsonl").read_text(encoding="utf-8").splitlines():
         json.loads(line)
 
@@ -98,16 +102,16 @@ def test_cache_gives_back_the_values_it_stored(make_vault, monkeypatch):
     root = make_vault({"a.md": LONE, "b.md": "# b\n"})
     (root / os.fsdecode(b"caf\xe9.md")).write_text('---\nx: "\\udfff!"\n---\n', encoding="utf-8")
     vault = Vault.open(root)
-    first = NoteIndex(vault)
+    first = note_index(vault, load_schema(root))
     parsed = {path: first.summary(path) for path in vault.notes}
     save_index(first)
-    assert (root / ".graph" / CACHE_NAME).is_file()
-    second = NoteIndex(Vault.open(root))
+    assert (root / ".graph" / "index.sqlite").is_file()
+    second = note_index(Vault.open(root), load_schema(root))
 
-    def must_not_parse(vault, path):
-        raise AssertionError(f"{path} was parsed although the cache holds it")
+    def must_not_parse(*args):
+        raise AssertionError(f"{args} was parsed although the index file holds it")
 
-    monkeypatch.setattr(autograph.read.index, "summarize", must_not_parse)  # every row was stored
+    monkeypatch.setattr(autograph.read.index, "summarize_parts", must_not_parse)  # every row was stored
     for path, summary in parsed.items():
         cached = second.summary(path)
         assert (cached.properties, cached.links) == (summary.properties, summary.links), path
@@ -217,10 +221,10 @@ def test_discovery_from_stdin_still_works(make_vault):
     assert "person" in json.loads(proc.stdout)["node_types"]
 
 
-@pytest.mark.parametrize("name", [".obsidian/types.json", f".graph/{CACHE_NAME}"])
+@pytest.mark.parametrize("name", [".obsidian/types.json", ".graph/index.sqlite", ".graph/cache/notes.jsonl"])
 def test_fifo_among_the_files_discover_and_health_read(make_vault, name):
-    """A FIFO where Obsidian's property types or the note cache belong is
-    passed over: both commands finish."""
+    """A FIFO where Obsidian's property types, the index file or a file it
+    replaced belong is passed over: both commands finish."""
     root = make_vault({"a.md": "# a\n"})
     (root / name).parent.mkdir(parents=True, exist_ok=True)
     os.mkfifo(root / name)

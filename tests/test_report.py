@@ -239,8 +239,8 @@ def test_without_decay_or_history_the_page_says_so(tmp_path):
     assert page.errors == []
     assert "Decay has not run" in text and "No history yet" in text
     assert page.count("circle", "point") == 0 and page.count("polygon", "area") == 0
-    # nothing but the report and the cache under .graph/: no history line added
-    assert sorted(p.name for p in (root / ".graph").iterdir()) == ["cache", "report.html"]
+    # nothing but the report and the index under .graph/: no history line added
+    assert sorted(p.name for p in (root / ".graph").iterdir()) == ["index.sqlite", "report.html"]
 
 
 def test_damaged_history_lines_are_skipped(tmp_path):

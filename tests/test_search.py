@@ -12,9 +12,10 @@ import unicodedata
 
 import pytest
 from autograph.memory import search
-from autograph.read import identity
+from autograph.read import folding, identity
 from autograph.read.vault import Vault
 from autograph.schema.model import SchemaError, load_schema
+from autograph.write import index_file, index_update
 from conftest import SCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -405,8 +406,13 @@ def test_schema_change_and_index_version_rebuild(make_vault, monkeypatch):
     vault = make_vault({"a.md": "apple\n"})
     query_json(vault, "apple")
     (vault / "schema.json").write_text('{"hubs": {"names": ["a"]}}', encoding="utf-8")
-    assert query_json(vault, "apple")["index"]["rebuilt"] == "schema changed"
-    monkeypatch.setattr(search, "INDEX_VERSION", search.INDEX_VERSION + 1)
+    index = query_json(vault, "apple")["index"]
+    assert index["rebuilt"] is None and index["reread"] == 0  # the hub column derived again, no note read
+    v = Vault.open(vault)
+    index = search.open_index(v, load_schema(vault))
+    assert index.con.execute("SELECT path FROM docs WHERE hub = 1").fetchall() == [("a.md",)]
+    index.con.close()
+    monkeypatch.setattr(index_file, "INDEX_VERSION", index_file.INDEX_VERSION + 1)
     v = Vault.open(vault)
     index = search.open_index(v, load_schema(vault))
     assert index.rebuilt == "index version" and index.reread == 1
@@ -416,7 +422,7 @@ def test_schema_change_and_index_version_rebuild(make_vault, monkeypatch):
 def test_a_damaged_index_is_rebuilt_with_a_warning(make_vault):
     vault = make_vault({"a.md": "apple\n"})
     query_json(vault, "apple")
-    path = vault / ".graph" / "search.sqlite"
+    path = vault / ".graph" / "index.sqlite"
     path.write_bytes(b"this is not a database" * 100)
     proc = run("apple", "--vault", str(vault), "--json")
     assert proc.returncode == 0, proc.stderr
@@ -443,7 +449,7 @@ def test_an_index_damaged_where_only_a_query_reads_is_rebuilt_before_it(make_vau
 
     vault = make_vault({"a.md": "apple\n", "b.md": "banana\n"})
     query_json(vault, "apple")
-    path = vault / ".graph" / "search.sqlite"
+    path = vault / ".graph" / "index.sqlite"
     if damage.startswith("fts_config"):
         _zero_page_of(path, "fts_config")
     else:
@@ -464,12 +470,12 @@ def test_an_index_another_process_is_still_filling_is_not_answered_from(make_vau
     vault = make_vault({"a.md": "apple\n", "b.md": "banana\n"})
     v, schema = Vault.open(vault), load_schema(vault)
     (vault / ".graph").mkdir()
-    builder = search._connect(str(vault / ".graph" / "search.sqlite"))
+    builder = index_file._connect(str(vault / ".graph" / "index.sqlite"))
     builder.execute("BEGIN IMMEDIATE")
-    search._create(builder, schema)
+    index_file._create(builder, schema)
     builder.execute("COMMIT")
     builder.execute("BEGIN IMMEDIATE")  # filling
-    monkeypatch.setattr(search, "BUSY_SECONDS", 0.2)
+    monkeypatch.setattr(index_file, "BUSY_SECONDS", 0.2)
     try:
         index = search.open_index(v, schema)
         try:
@@ -501,8 +507,8 @@ def test_a_note_hard_linked_into_graph_is_never_written(make_vault, suffix, dry_
     vault = make_vault({"a.md": "apple\n", "b.md": "banana notes\n"})
     query_json(vault, "apple")
     for extra in ("-wal", "-shm", "-journal"):
-        (vault / ".graph" / f"search.sqlite{extra}").unlink(missing_ok=True)
-    target = vault / ".graph" / f"search.sqlite{suffix}"
+        (vault / ".graph" / f"index.sqlite{extra}").unlink(missing_ok=True)
+    target = vault / ".graph" / f"index.sqlite{suffix}"
     target.unlink(missing_ok=True)
     os.link(vault / "b.md", target)
     before = (vault / "b.md").read_bytes()
@@ -511,7 +517,7 @@ def test_a_note_hard_linked_into_graph_is_never_written(make_vault, suffix, dry_
         assert proc.returncode == 0, proc.stderr
         data = json.loads(proc.stdout)
         assert data["index"]["memory"] is True and [h["path"] for h in data["hits"]] == ["a.md"]
-        assert f"search.sqlite{suffix} is a file with 2 names (hard links)" in proc.stderr
+        assert f"index.sqlite{suffix} is a file with 2 names (hard links)" in proc.stderr
         assert "remove it" in proc.stderr
     assert (vault / "b.md").read_bytes() == before
     target.unlink()
@@ -523,7 +529,7 @@ def test_a_note_hard_linked_into_graph_is_never_written(make_vault, suffix, dry_
 def test_a_fifo_or_symlink_beside_the_index_neither_hangs_nor_is_followed(make_vault, tmp_path, suffix, kind):
     vault = make_vault({"a.md": "apple\n"})
     query_json(vault, "apple")
-    target = vault / ".graph" / f"search.sqlite{suffix}"
+    target = vault / ".graph" / f"index.sqlite{suffix}"
     target.unlink(missing_ok=True)
     outside = tmp_path / "outside"
     outside.write_bytes(b"keep")
@@ -534,7 +540,7 @@ def test_a_fifo_or_symlink_beside_the_index_neither_hangs_nor_is_followed(make_v
     proc = run("apple", "--vault", str(vault), "--json")  # a FIFO opened blocking would hang: run's timeout
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["hits"][0]["path"] == "a.md"
-    assert f"search.sqlite{suffix} is a {'FIFO' if kind == 'fifo' else 'symlink'}" in proc.stderr
+    assert f"index.sqlite{suffix} is a {'FIFO' if kind == 'fifo' else 'symlink'}" in proc.stderr
     assert outside.read_bytes() == b"keep"
 
 
@@ -631,7 +637,7 @@ def test_concurrent_queries_never_corrupt_the_index(make_vault):
 
 
 def test_sqlite_version_is_checked(monkeypatch):
-    monkeypatch.setattr(search.sqlite3, "sqlite_version_info", (3, 20, 0))
+    monkeypatch.setattr(index_file.sqlite3, "sqlite_version_info", (3, 20, 0))
     with pytest.raises(search.SearchUnavailable, match="3.27"):
         search.check_sqlite()
 
@@ -841,7 +847,7 @@ def test_no_fts_error_reaches_the_user_from_the_cli(make_vault):
         proc = run(text, "--vault", str(vault), "--json")
         assert proc.returncode == 0, (text, proc.stderr)
         assert "Traceback" not in proc.stderr
-    assert os.path.exists(vault / ".graph" / "search.sqlite")
+    assert os.path.exists(vault / ".graph" / "index.sqlite")
 
 
 def test_a_locked_index_is_answered_without_a_traceback(make_vault):
@@ -850,7 +856,7 @@ def test_a_locked_index_is_answered_without_a_traceback(make_vault):
     vault = make_vault({"a.md": "apple\n"})
     query_json(vault, "apple")
     (vault / "b.md").write_text("apple pie\n", encoding="utf-8")
-    holder = sqlite3.connect(vault / ".graph" / "search.sqlite", isolation_level=None)
+    holder = sqlite3.connect(vault / ".graph" / "index.sqlite", isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
         env = dict(os.environ)
@@ -871,8 +877,8 @@ LOCKED = """
 import runpy, sys
 script, vault = sys.argv[1], sys.argv[2]
 sys.path.insert(0, script.rsplit("/", 1)[0])
-from autograph.memory import search
-search.BUSY_SECONDS = 0.2
+from autograph.write import index_file
+index_file.BUSY_SECONDS = 0.2
 sys.argv = [script, "apple", "--vault", vault, "--json"]
 runpy.run_path(script, run_name="__main__")
 """
@@ -1014,7 +1020,7 @@ def digest(path) -> tuple[bytes, int]:
 def changed_vault(make_vault):
     vault = make_vault({f"n{i}.md": f"note {i} apple\n" for i in range(12)} | {"hub.md": "[[n1]] [[n2]]\n"})
     assert query_json(vault, "apple")["index"]["reread"] == 13
-    before = digest(vault / ".graph" / "search.sqlite")
+    before = digest(vault / ".graph" / "index.sqlite")
     (vault / "n3.md").write_text("now about banana [[n1]]\n", encoding="utf-8")
     (vault / "new.md").write_text("banana bread\n", encoding="utf-8")
     (vault / "n4.md").unlink()
@@ -1031,7 +1037,7 @@ def test_readonly_graph_answers_from_a_copy_of_its_index_brought_up_to_date(make
     def refuse(path):
         raise sqlite3.OperationalError("attempt to write a readonly database")
 
-    monkeypatch.setattr(search, "_open_disk", refuse)
+    monkeypatch.setattr(index_file, "_open_disk", refuse)
     v = Vault.open(vault)
     schema = load_schema(vault)
     index = search.open_index(v, schema)
@@ -1045,7 +1051,7 @@ def test_readonly_graph_answers_from_a_copy_of_its_index_brought_up_to_date(make
         assert index.con.execute("SELECT inlinks FROM docs WHERE path = 'n1.md'").fetchone()[0] == 2
     finally:
         index.close()
-    assert digest(vault / ".graph" / "search.sqlite") == before
+    assert digest(vault / ".graph" / "index.sqlite") == before
 
 
 def test_dry_run_uses_the_index_file_without_writing_it(make_vault):
@@ -1053,18 +1059,18 @@ def test_dry_run_uses_the_index_file_without_writing_it(make_vault):
     data = query_json(vault, "banana", "--dry-run")
     assert data["index"]["readonly"] and data["index"]["reread"] == 2
     assert sorted(h["path"] for h in data["hits"]) == ["n3.md", "new.md"]
-    assert digest(vault / ".graph" / "search.sqlite") == before
+    assert digest(vault / ".graph" / "index.sqlite") == before
     assert query_json(vault, "banana")["index"]["reread"] == 2  # the file itself still to update
 
 
 def test_readonly_copy_of_another_index_version_is_rebuilt_in_memory(make_vault, monkeypatch):
     vault, before = changed_vault(make_vault)
-    monkeypatch.setattr(search, "INDEX_VERSION", search.INDEX_VERSION + 1)
+    monkeypatch.setattr(index_file, "INDEX_VERSION", index_file.INDEX_VERSION + 1)
     v = Vault.open(vault)
     index = search.open_index(v, load_schema(vault), use_disk=False)
     assert index.path is None and not index.readonly and index.reread == 13
     index.close()
-    assert digest(vault / ".graph" / "search.sqlite") == before
+    assert digest(vault / ".graph" / "index.sqlite") == before
 
 
 @pytest.mark.skipif(
@@ -1086,7 +1092,7 @@ def test_readonly_graph_folder_for_real(make_vault):
     data = json.loads(proc.stdout)
     assert data["index"]["readonly"] and sorted(h["path"] for h in data["hits"]) == ["n3.md", "new.md"]
     assert "cannot be written" in proc.stderr
-    assert digest(graph / "search.sqlite") == before
+    assert digest(graph / "index.sqlite") == before
 
 
 # ---------------------------------------------------------------------------
@@ -1157,9 +1163,9 @@ def test_the_index_read_in_two_processes_equals_the_one_read_in_one(make_vault, 
         for i in range(40)
     }
     vault = make_vault(notes | {"f0/MOC.md": "---\ntype: moc\n---\n[[n1]] [[f2/n2]]\n"})
-    monkeypatch.setattr(search, "PARALLEL_MIN", 10**9)
+    monkeypatch.setattr(index_update, "PARALLEL_MIN", 10**9)
     alone = index_rows(vault)
-    monkeypatch.setattr(search, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(index_update, "PARALLEL_MIN", 2)
     assert index_rows(vault) == alone
     assert len(alone[0]) == 41 and sum(row[-1] for row in alone[0]) > 30
 
@@ -1185,7 +1191,7 @@ def test_progress_counts_every_note_whichever_process_read_it(make_vault, monkey
             self.steps += 1
 
     vault = make_vault({f"n{i}.md": f"note {i} [[n{i + 1}]]\n" for i in range(30)})
-    monkeypatch.setattr(search, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(index_update, "PARALLEL_MIN", 2)
     v = Vault.open(vault)
     v.progress = bar = Bar()
     index = search.open_index(v, load_schema(vault), use_disk=False)
@@ -1198,7 +1204,7 @@ def test_progress_counts_every_note_whichever_process_read_it(make_vault, monkey
 def test_marks_are_stripped_alike_line_by_line_and_whole(text):
     # strip_marks works on the lines that are not ASCII only; no combining
     # sequence spans a line break, so that must equal the whole text's
-    assert search.strip_marks(text) == search._strip_line(text)
-    assert search.fold(text) == search._strip_line(text).casefold()
-    assert search._has_cjk(text) == ("\u4e2d" in text)
+    assert search.strip_marks(text) == folding.strip_line(text)
+    assert search.fold(text) == folding.strip_line(text).casefold()
+    assert search.has_cjk(text) == ("\u4e2d" in text)
     assert "\u0301" not in search.strip_marks(text) and "\u0308" not in search.strip_marks(text)

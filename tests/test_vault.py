@@ -25,7 +25,7 @@ from autograph.read.note import BOM, Note, read_note
 from autograph.read.vault import Vault, VaultError, walk
 from autograph.schema.model import load_schema
 from autograph.write.derived import save_index
-from conftest import read_cache, write_cache
+from autograph.write.index_file import note_index
 
 # ---------------------------------------------------------------------------
 # Helpers
@@ -312,7 +312,7 @@ def test_read_note_from_disk(make_vault):
 # ---------------------------------------------------------------------------
 # The parsed-note cache (.graph/cache/notes.json)
 
-CACHE = Path(".graph") / autograph.read.index.CACHE_NAME
+CACHE = Path(".graph") / "index.sqlite"
 NOTES = {
     "a.md": '---\ntitle: A\ncompany: "[[b]]"\n---\n# A\nSee [[b#Part]] and ![[pic.png|40]].\n',
     "b.md": "---\ndescription: B\n---\n## Part\nBack to [[a]] ^blk\n",
@@ -326,7 +326,7 @@ def index_everything(root: Path, use_cache: bool = True) -> dict:
     """Run one index over the vault (summaries and anchors of every note),
     save it, and return what it holds as plain data."""
     vault = Vault.open(root)
-    index = NoteIndex(vault, use_cache=use_cache)
+    index = note_index(vault, load_schema(root)) if use_cache else NoteIndex(vault)
     out = {}
     for path in vault.notes:
         summary = index.summary(path)
@@ -346,14 +346,25 @@ def index_everything(root: Path, use_cache: bool = True) -> dict:
 def count_parses(monkeypatch) -> list[str]:
     """Record every note the index parses (instead of taking it from the cache)."""
     calls: list[str] = []
-    real = autograph.read.index.summarize
+    parts = autograph.read.index.summarize_parts
 
-    def counting(vault, path):
-        calls.append(path)
-        return real(vault, path)
+    def counting_parts(note):  # every parse goes through it: the index file's update's and the index's own
+        calls.append(note.path)
+        return parts(note)
 
-    monkeypatch.setattr(autograph.read.index, "summarize", counting)
+    monkeypatch.setattr(autograph.read.index, "summarize_parts", counting_parts)
     return calls
+
+
+def read_cache(path: Path) -> tuple[None, dict]:
+    """The notes the index file holds a summary of, as ``(None, {path: summary})``."""
+    import sqlite3
+
+    con = sqlite3.connect(path)
+    try:
+        return None, dict(con.execute("SELECT path, summary FROM docs"))
+    finally:
+        con.close()
 
 
 def test_first_run_writes_the_cache(make_vault):
@@ -367,10 +378,11 @@ def test_second_run_reads_every_note_from_the_cache(make_vault, monkeypatch):
     root = make_vault(NOTES)
     first = index_everything(root)
 
-    def must_not_parse(vault, path):
-        raise AssertionError(f"{path} was parsed although the cache holds it")
+    def must_not_parse(*args):
+        raise AssertionError(f"{args} was parsed although the cache holds it")
 
     monkeypatch.setattr(autograph.read.index, "summarize", must_not_parse)
+    monkeypatch.setattr(autograph.read.index, "summarize_parts", must_not_parse)
     second = index_everything(root)
     assert second == first
 
@@ -457,15 +469,16 @@ def test_a_corrupt_cache_is_ignored(make_vault, monkeypatch, garbage):
 
 
 def test_damaged_cache_rows_are_not_trusted(make_vault, monkeypatch):
+    import sqlite3
+
     root = make_vault(NOTES)
     expected = index_everything(root, use_cache=False)
     index_everything(root)
-    head, rows = read_cache(root / CACHE)
-    stamp = lambda p: [(root / p).stat().st_size, (root / p).stat().st_mtime_ns]  # noqa: E731
-    rows["a.md"] = [stamp("a.md"), "not a dict", "valid", None, None, [], None]
-    rows["b.md"] = [stamp("b.md"), {}, "valid"]
-    rows["c.md"] = "row"
-    write_cache(root / CACHE, head, rows)
+    con = sqlite3.connect(root / CACHE)
+    for path, row in [("a.md", '[{}, "valid"]'), ("b.md", "not json"), ("c.md", '["row", 1, 2, 3, 4, 5, 6]')]:
+        con.execute("UPDATE docs SET summary = ? WHERE path = ?", (row, path))
+    con.commit()
+    con.close()
     calls = count_parses(monkeypatch)
     assert index_everything(root) == expected
     assert sorted(calls) == ["a.md", "b.md", "c.md"]
@@ -508,7 +521,7 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(make_vault):
     """Same size, mtime set back with os.utime: the change time differs, so health sees the new broken link."""
     root = make_vault({"a.md": "See [[b]].\n", "b.md": "[[a]]\n"})
     vault = Vault.open(root)
-    index = NoteIndex(vault)
+    index = note_index(vault, load_schema(root))
     assert health_report(vault, load_schema(root), index)["broken_links"] == []
     save_index(index)
     assert (root / CACHE).is_file()
@@ -527,13 +540,13 @@ def test_an_edit_that_keeps_size_and_mtime_is_still_seen(make_vault):
     assert after.st_ctime_ns != before.st_ctime_ns
 
     vault = Vault.open(root)
-    report = health_report(vault, load_schema(root), NoteIndex(vault))
+    report = health_report(vault, load_schema(root), note_index(vault, load_schema(root)))
     assert [(r["source"], r["line"], r["target"]) for r in report["broken_links"]] == [("a.md", 1, "c")]
 
 
 def _health_run(root: Path) -> dict:
     vault = Vault.open(root)
-    index = NoteIndex(vault)
+    index = note_index(vault, load_schema(root))
     report = health_report(vault, load_schema(root), index)
     save_index(index)
     return report

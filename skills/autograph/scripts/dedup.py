@@ -123,12 +123,14 @@ def _today(args, schema) -> str:
 def _dedup(args):
     from autograph.memory import dedup, variants
     from autograph.read import jsonfile
-    from autograph.read.index import NoteIndex
     from autograph.write import derived
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
     apply = cli.writes(args)
-    index = NoteIndex(vault, use_cache=False)  # one read of every note's links, for backlinks and the rewrite
+    index = note_index(
+        vault, schema, use_disk=not args.dry_run
+    )  # one read of every note's links, for backlinks and the rewrite
     report = dedup.find_groups(vault, schema, index=index)
     grouped = {path for group in report.groups for path in group.members}
     suggestions = (

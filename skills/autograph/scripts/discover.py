@@ -89,12 +89,12 @@ def _human(data: dict) -> str:
 
 
 def cmd_discover(args) -> int:
-    from autograph.read.index import NoteIndex
     from autograph.schema import discovery
     from autograph.write.derived import save_index
+    from autograph.write.index_file import note_index
 
-    vault, _ = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    vault, schema = cli.load(args)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     data = discovery.discover(vault, index)
     save_index(index)
     if args.json:

@@ -280,10 +280,10 @@ Examples:
 
 def cmd_health(args) -> int:
     from autograph.graph import health
-    from autograph.read.index import NoteIndex
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     report = health.report_for(vault, schema, index)
     report["previous"] = health.previous_entry(vault.root)
     if not args.dry_run:
@@ -303,11 +303,12 @@ def cmd_health(args) -> int:
 
 def cmd_backlinks(args) -> int:
     from autograph.graph import backlinks
-    from autograph.read.index import NoteIndex
+    from autograph.write.index_file import note_index
 
-    vault, _ = cli.load(args)
+    vault, schema = cli.load(args)
     try:
-        found = backlinks.find(vault, NoteIndex(vault, use_cache=not args.dry_run), args.note)
+        # no index file made for a call that may be refused (a name no note has and no link uses)
+        found = backlinks.find(vault, note_index(vault, schema, use_disk=not args.dry_run, create=False), args.note)
     except backlinks.NoteError as exc:
         raise cli.UsageError(str(exc)) from None
     if found.ambiguity:
@@ -321,10 +322,10 @@ def cmd_backlinks(args) -> int:
 
 def cmd_orphans(args) -> int:
     from autograph.graph import backlinks
-    from autograph.read.index import NoteIndex
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    orphans = backlinks.orphan_notes(vault, schema, NoteIndex(vault, use_cache=not args.dry_run))
+    orphans = backlinks.orphan_notes(vault, schema, note_index(vault, schema, use_disk=not args.dry_run))
     if args.json:
         cli.print_json(backlinks.orphans_json(orphans))
     else:
@@ -334,10 +335,10 @@ def cmd_orphans(args) -> int:
 
 def cmd_report(args) -> int:
     from autograph.graph import report
-    from autograph.read.index import NoteIndex
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     result = report.publish(vault, schema, index, args.output, args.force, write=not args.dry_run)
     if args.json:
         cli.print_json(result)
@@ -356,11 +357,11 @@ def _fix(args):
     """Plan and write the repairs under the writer lock; the returned
     report() prints once the lock is released."""
     from autograph.graph import linkfix
-    from autograph.read.index import NoteIndex
     from autograph.write.derived import save_index
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     plan = linkfix.plan_fix(vault, schema, index)
     if not args.dry_run:
         save_index(index)
@@ -389,13 +390,13 @@ def _mv(args):
     whole when a part of it could not be made); the returned report()
     prints once the lock is released."""
     from autograph.graph import moves
-    from autograph.read.index import NoteIndex
     from autograph.write.derived import save_index
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
     try:
         mapping = moves.paths_of(vault, args.old, args.new)
-        index = NoteIndex(vault, use_cache=not args.dry_run)
+        index = note_index(vault, schema, use_disk=not args.dry_run)
         plan = moves.plan_move(vault, mapping, schema, index)
     except moves.MoveError as exc:
         raise cli.UsageError(str(exc)) from None

@@ -58,11 +58,11 @@ def cmd_cleanup(args) -> int:
 
 def _cleanup(args):
     from autograph.graph import cleanup
-    from autograph.read.index import NoteIndex
     from autograph.write.derived import save_index
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     plan = cleanup.plan(vault, schema, index)
     if not args.dry_run:
         save_index(index)

@@ -71,11 +71,11 @@ def cmd_generate(args) -> int:
 
 def _generate(args):
     from autograph.graph import moc
-    from autograph.read.index import NoteIndex
     from autograph.write.derived import save_index
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     try:
         plan = moc.plan(vault, schema, index)
     except moc.MocError as exc:

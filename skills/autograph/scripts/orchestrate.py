@@ -310,11 +310,11 @@ def _emit(args, data: dict, summary: dict, vault=None) -> int:
 
 def cmd_prepare(args) -> int:
     from autograph.agents import batches, review
-    from autograph.read.index import NoteIndex
     from autograph.write import derived
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     data = review.prepare(args.command, vault, schema, index, args.budget)
     if not args.dry_run:
         derived.save_index(index)
@@ -323,11 +323,11 @@ def cmd_prepare(args) -> int:
 
 def cmd_research_plan(args) -> int:
     from autograph.agents import batches, research
-    from autograph.read.index import NoteIndex
     from autograph.write import derived
+    from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args)
-    index = NoteIndex(vault, use_cache=not args.dry_run)
+    index = note_index(vault, schema, use_disk=not args.dry_run)
     data = research.plan(vault, schema, args.budget, args.batch_size, index)
     if not args.dry_run:
         derived.save_index(index)

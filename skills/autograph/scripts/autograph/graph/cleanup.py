@@ -211,7 +211,7 @@ def plan(vault, schema=None, index=None) -> Plan:
     """
     from ..read.index import NoteIndex
 
-    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    index = index if index is not None else NoteIndex(vault)
     resolver = vault.resolver
     cards = set(vault.cards(schema))
     result = Plan()

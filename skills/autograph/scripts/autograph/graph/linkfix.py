@@ -209,7 +209,7 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
     from ..read import linkgraph
     from ..read.index import NoteIndex
 
-    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    index = index if index is not None else NoteIndex(vault)
     settings = settings if settings is not None else relink.link_settings(vault.root)
     graph = linkgraph.build(vault, index)
     broken_in = sorted({edge.source for edge in graph.broken()})

@@ -447,7 +447,7 @@ def plan(vault, schema, index=None) -> Plan:
                 f"moc.folder {folder!r} is inside {kept!r}, a folder whose notes are never written; "
                 "choose another moc.folder"
             )
-    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    index = index if index is not None else NoteIndex(vault)
     groups, ungrouped, generated, kept = _entries(vault, schema, index, group_by)
     result = Plan(group_by, folder, caps, ungrouped=ungrouped, not_owned=kept)
     existing = {key_of(path): path for path in vault.files}

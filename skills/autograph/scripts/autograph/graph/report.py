@@ -169,7 +169,7 @@ def _type_of(properties: dict) -> str:
 
 def collect(vault: Vault, schema: Schema, index: NoteIndex | None = None, now: str | None = None) -> dict:
     """Everything the report shows, as JSON-ready data (see :func:`render`)."""
-    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    index = index if index is not None else NoteIndex(vault)
     report = health.health_report(vault, schema, index)
     graph = linkgraph.build(vault, index)  # where links resolve is cached in the index by now
     hubs = set(report["hubs"])

@@ -15,6 +15,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from ..read.folding import MARKS
+from ..read.folding import fold_name as fold
+from ..read.folding import without_format as _without_format
 from .errors import BadRequest
 
 __all__ = [
@@ -38,50 +41,12 @@ MAX_NAME_BYTES = 200  # file systems allow 255; room for " 2", ".md" and a sync 
 DISTINGUISHING = ("company", "organization", "organisation", "org", "employer", "team", "city", "location", "place")
 
 
-# The combining diacritics of Latin, Greek and Cyrillic letters (and the
-# general combining blocks): ``é`` is ``e`` with one.  Marks of other
-# scripts are letters of their names and stay (the Devanagari virama, the
-# kana voicing marks: か and が are two letters).
-MARKS = "[\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]+"
-
-
-# Latin letters whose accent is no combining mark, so NFKD keeps them whole:
-# written without it by anyone whose keyboard lacks them (Søren as Soren).
-_STROKES = str.maketrans({"ø": "o", "ł": "l", "đ": "d", "ħ": "h", "ŧ": "t", "ı": "i", "ŀ": "l", "ƀ": "b",
-                          "æ": "ae", "œ": "oe", "þ": "th", "ð": "d"})  # fmt: skip
-
-
-def fold(name: str) -> str:
-    """``name`` as names compare (a card's title or alias with a name an
-    agent gives, a search query with a note's names): NFKD, the
-    diacritics of :data:`MARKS` dropped (``José`` is ``Jose``) and the
-    Latin letters with a stroke written without it (``Søren`` is ``Soren``),
-    case-folded, white space trimmed and collapsed, NFC.  Chinese,
-    Japanese, Korean and Indic names stay as written.  ``""`` for white
-    space."""
-    if name.isascii():
-        return " ".join(name.lower().split())
-    name = _without_format(name)
-    text = re.sub(MARKS, "", unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", name).casefold()))
-    text = text.translate(_STROKES)
-    return unicodedata.normalize("NFC", " ".join(text.split()))
-
-
 # Names Windows reserves for devices, with any extension ("CON", "nul.md",
 # "Com1.report"): a vault synced to Windows cannot hold such a file
 # (learn.microsoft.com/windows/win32/fileio/naming-a-file).
 WINDOWS_RESERVED = frozenset(
     ["CON", "PRN", "AUX", "NUL", *(f"COM{n}" for n in range(1, 10)), *(f"LPT{n}" for n in range(1, 10))]
 )
-
-
-def _without_format(text: str) -> str:
-    """``text`` without format characters (Unicode category Cf: zero-width
-    spaces and joiners, bidirectional overrides, a byte order mark), which
-    make two names that look the same differ."""
-    if text.isascii():
-        return text
-    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
 
 def file_name(title: str) -> str:

@@ -78,7 +78,7 @@ def section(vault, schema, index=None, graph=None) -> dict:
     if index is None:
         from ..read.index import NoteIndex
 
-        index = NoteIndex(vault, use_cache=False)
+        index = NoteIndex(vault)
     cards = vault.cards(schema)
     card_set = set(cards)
     index.prefetch(cards)

@@ -26,6 +26,7 @@ __all__ = [
     "JSONError",
     "NotAFile",
     "dumps",
+    "dumps_storable",
     "loads",
     "read_bytes",
     "read_stream",
@@ -161,5 +162,20 @@ def dumps(data, **options) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError:
         # a surrogate can only be inside a JSON string, where its escape means it
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def dumps_storable(data, **options) -> str | None:
+    """:func:`dumps`, or None when ``data`` holds a lone high surrogate next
+    to a lone low one (:data:`PAIRED_SURROGATES`): no JSON text reads back
+    as those two, so whoever stores it keeps nothing rather than another
+    value."""
+    text = json.dumps(data, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        if PAIRED_SURROGATES.search(text):
+            return None
         text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     return text

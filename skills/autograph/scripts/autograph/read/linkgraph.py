@@ -105,7 +105,7 @@ def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
     ``index`` supplies the notes' links (parsed, or from the cache); without
     one, every note is read and nothing is cached.
     """
-    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    index = index if index is not None else NoteIndex(vault)
     graph = LinkGraph(vault, index)
 
     def resolve(target: str, source: str):

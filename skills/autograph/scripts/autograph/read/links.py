@@ -365,15 +365,16 @@ def block_lines(text: str, regions: list[tuple[int, int]] | None = None) -> list
     return lines
 
 
-def scan_body(text: str, offset: int = 0, first_line: int = 1):
+def scan_body(text: str, offset: int = 0, first_line: int = 1, regions: list | None = None):
     """Links, outline and block ids of ``text[offset:]`` in one pass: the
     code regions are found once (only when something needs them) and shared.
 
     Returns ``(links, outline, block_ids)`` as :func:`scan`, :func:`outline`
-    and :func:`block_ids` give them.
+    and :func:`block_ids` give them.  ``regions``: the body's code regions,
+    when the caller found them.
     """
     body = text[offset:] if offset else text
-    regions = code_regions(body)
+    regions = code_regions(body) if regions is None else regions
     return scan(text, offset, first_line, regions), outline(body, regions), block_ids(body, regions)
 
 

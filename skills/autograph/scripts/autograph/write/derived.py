@@ -22,7 +22,7 @@ from pathlib import Path
 from ..read.location import is_inside
 from ..read.vault import GRAPH_DIR
 from .confine import PathError, TargetError, check_target, read_fd
-from .replace import TMP_NAME, Conflict, LateWrite, owner_for_new, replace_file, unlink_quietly, write_temporary
+from .replace import TMP_NAME, LateWrite, owner_for_new, replace_file, unlink_quietly, write_temporary
 
 __all__ = [
     "CONFLICTS_DIR",
@@ -280,12 +280,8 @@ def append_line(root: Path, name: str, line: str) -> Path:
 
 
 def save_index(index) -> None:
-    """Store what a :class:`index.NoteIndex` parsed in ``.graph/cache/``
-    (:meth:`index.NoteIndex.unsaved`: nothing when nothing changed).  A
-    cache that cannot be written only costs time next run: failures are
-    ignored."""
-    for name, chunks in index.unsaved():
-        try:
-            write_derived_chunks(index.vault.root, name, chunks)
-        except (OSError, Conflict, PathError, TargetError):
-            pass
+    """Store where the links a :class:`index.NoteIndex` resolved lead, in the
+    index file it was served from (nothing without one).  A file that
+    cannot take it only costs time next run: failures are ignored there."""
+    if index.store is not None:
+        index.store.save(index.resolved())

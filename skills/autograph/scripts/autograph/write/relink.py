@@ -552,7 +552,7 @@ def plan_details(
     later = after_resolver if after_resolver is not None else resolver_after(resolver, mapping, vault.files)
     if settings is None:
         settings = link_settings(vault.root)
-    index = index if index is not None else NoteIndex(vault, use_cache=False)
+    index = index if index is not None else NoteIndex(vault)
     frozen = set(frozen)
     names = {_name_key(p) for pair in mapping.items() for p in pair if p}
     plan = Plan([], [], [], {})

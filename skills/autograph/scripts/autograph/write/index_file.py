@@ -1,0 +1,586 @@
+"""The index file, ``.graph/index.sqlite``: the one index every command reads.
+
+One SQLite file (standard library; FTS5 for search) holds, per note, its
+stamp, title, names, type, status, properties, summary (links, headings,
+block ids, frontmatter state) and where its links resolve, with the
+full-text columns search ranks.  :func:`open_index` opens it and brings it
+up to date (:func:`index_update.refresh`: a stat walk, changed notes parsed
+once); :func:`note_index` gives whole-vault operations a
+:class:`index.NoteIndex` over it.  It is derived data: deleting it loses
+nothing; the files it replaced (``search.sqlite``, ``cache/notes.jsonl``)
+are removed on first use.
+
+Hardening: the file and SQLite's files beside it (``-wal``, ``-shm``,
+``-journal``) are never opened when one is not a regular file with one
+name (:func:`unusable`); an index never filled is never answered from; a
+damaged file, or one of another :data:`INDEX_VERSION`, is rebuilt (with a
+warning when damaged); a ``.graph/`` that cannot be written is served from
+a copy in memory; two processes updating at once rely on SQLite's locking
+(WAL): one writes, the other waits up to :data:`BUSY_SECONDS`, then
+answers from the index as it was (``stale``).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+import sys
+import zlib
+
+from ..read.searchdoc import COLUMNS
+from .index_update import locked as _locked
+from .index_update import refresh, schema_stamp, stamps_of, start_reading
+
+__all__ = [
+    "INDEX_NAME",
+    "INDEX_VERSION",
+    "MIN_SQLITE",
+    "Index",
+    "SearchUnavailable",
+    "check_sqlite",
+    "note_index",
+    "open_index",
+    "open_vault",
+    "unusable",
+]
+
+INDEX_NAME = "index.sqlite"
+RETIRED = (
+    "search.sqlite",
+    "search.sqlite-wal",
+    "search.sqlite-shm",
+    "search.sqlite-journal",
+    "cache/notes.jsonl",
+    "cache/notes-delta.jsonl",
+)  # the files this one replaced, removed on first use
+
+INDEX_VERSION = 8  # 8: index.sqlite, with each note's summary;
+# 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
+
+# 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable;
+# 7: docs.names (exact-name matches rank first)
+MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
+
+BUSY_SECONDS = 5.0
+
+
+class SearchUnavailable(Exception):
+    """This Python's SQLite cannot hold the index (too old, or no FTS5)."""
+
+
+def check_sqlite() -> None:
+    """Raise :class:`SearchUnavailable` unless SQLite is 3.27+ with FTS5."""
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        raise SearchUnavailable(
+            f"search needs SQLite {'.'.join(map(str, MIN_SQLITE))} or later with FTS5; "
+            f"this Python has SQLite {sqlite3.sqlite_version}"
+        )
+    try:
+        con = sqlite3.connect(":memory:")
+        con.execute("CREATE VIRTUAL TABLE t USING fts5(a, tokenize='unicode61 remove_diacritics 2')")
+        con.close()
+    except sqlite3.Error as exc:
+        raise SearchUnavailable(f"search needs SQLite with FTS5, which this Python's SQLite lacks ({exc})") from None
+
+
+_CREATE = f"""
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE docs (
+  id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime INTEGER, ctime INTEGER,
+  title TEXT, names TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER,
+  unreadable TEXT, inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0,
+  summary TEXT, targets TEXT);
+CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
+CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
+"""
+
+
+class Index:
+    """An open search index and what bringing it up to date did (a plain
+    class: defined faster than a dataclass, on every start)."""
+
+    def __init__(self, con: sqlite3.Connection, path: str | None, warnings: list[str] | None = None):
+        self.con = con
+        self.path = path  # None: in memory
+        self.notes = 0
+        self.reread = 0
+        self.removed = 0
+        self.rebuilt: str | None = None  # why it was built from nothing, if it was
+        self.stale = False  # another process held the index: answered from the last good one
+        self.warnings: list[str] = warnings if warnings is not None else []
+        self.readonly = False  # .graph/ could not be written: a copy of its index, in memory, brought up to date
+        self.relinked = 0  # links of other notes resolved again (a note was added, deleted or renamed)
+        self.early = None  # readers started before the index was opened (_early), until _update takes them
+        self.stamps: dict | None = None  # path -> (size, mtime_ns, ctime_ns) of every note, once brought up to date
+
+    def close(self) -> None:
+        """Close the index (the last connection folds the WAL into the file)."""
+        try:
+            self.con.close()
+        except sqlite3.Error:
+            pass
+
+    def as_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "notes": self.notes,
+            "reread": self.reread,
+            "removed": self.removed,
+            "rebuilt": self.rebuilt,
+            "stale": self.stale,
+            "memory": self.path is None or self.readonly,
+            "readonly": self.readonly,
+        }
+
+
+_SHAPE = (
+    "SELECT key, value FROM meta LIMIT 0",
+    "SELECT id, path, size, mtime, ctime, title, names, type, status, hub, superseded, props, body_line, unreadable, "
+    "inlinks, near_hub, summary, targets "
+    "FROM docs LIMIT 0",
+    "SELECT src, target, name, dst FROM links LIMIT 0",
+    f"SELECT rowid, {', '.join(COLUMNS)} FROM fts WHERE fts MATCH 'x' LIMIT 0",
+)
+
+
+def _create(con: sqlite3.Connection, schema) -> None:
+    for statement in _CREATE.split(";"):
+        if statement.strip():
+            con.execute(statement)
+    con.executemany(
+        "INSERT INTO meta VALUES (?, ?)",
+        [
+            ("version", str(INDEX_VERSION)),
+            ("schema", schema_stamp(schema)),
+            ("sqlite", sqlite3.sqlite_version),
+            ("files", ""),
+        ],
+    )
+
+
+def _why_rebuild(con: sqlite3.Connection, schema) -> str | None:
+    tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
+    if not tables:
+        return "new"
+    if not {"meta", "docs", "links", "fts"} <= tables:
+        return "incomplete"
+    # every column a query reads, and FTS5's own tables: a damaged or foreign
+    # table raises here, where the file is rebuilt, not in the query
+    for statement in _SHAPE:
+        con.execute(statement).fetchall()
+    meta = dict(con.execute("SELECT key, value FROM meta WHERE key = 'version'"))
+    if meta.get("version") != str(INDEX_VERSION):
+        return "index version"
+    return None
+
+
+def _drop_all(con: sqlite3.Connection) -> None:
+    names = [row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND sql IS NOT NULL")]
+    for name in names:
+        if not name.startswith("fts_"):  # the FTS5 shadow tables go with fts
+            con.execute('DROP TABLE IF EXISTS "' + name.replace('"', '""') + '"')
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+    con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+    con.execute("PRAGMA cache_size = -65536")  # 64 MB at most: FTS5 merges its segments in memory while it builds
+    if path != ":memory:":
+        con.execute("PRAGMA journal_mode = WAL")
+        con.execute("PRAGMA synchronous = OFF")  # derived data: an OS crash at worst damages it, then it is rebuilt
+    return con
+
+
+def _remove(root) -> None:
+    """Discard a damaged index file and SQLite's files beside it (derived
+    data, rebuilt next), through store."""
+    from . import derived
+
+    for suffix in SUFFIXES:
+        derived.discard_derived(root, INDEX_NAME + suffix)
+
+
+def _existing(root) -> str | None:
+    """``.graph/index.sqlite`` when it is there as a regular file in a real
+    ``.graph`` folder (neither a symlink), else None: the warm query opens it
+    without loading the write machinery (store) that makes the folder."""
+    folder = os.path.join(os.path.realpath(root), ".graph")
+    path = os.path.join(folder, INDEX_NAME)
+    try:
+        if stat.S_ISDIR(os.lstat(folder).st_mode) and stat.S_ISREG(os.lstat(path).st_mode):
+            return path
+    except OSError:
+        pass
+    return None
+
+
+SUFFIXES = ("", "-wal", "-shm", "-journal")  # the index file and the files SQLite keeps beside it
+
+
+def unusable(root) -> str | None:
+    """Why ``.graph/index.sqlite`` and its ``-wal``, ``-shm`` and
+    ``-journal`` files cannot be used, else None (absent ones are fine).
+
+    SQLite writes these files in place, so a hard link (another name for a
+    note, say) would have that file overwritten with pages of the index; it
+    opens the journal blocking, so a FIFO there would hang every query; a
+    symlink would take its writes elsewhere."""
+    folder = os.path.join(os.path.realpath(root), ".graph")
+    for suffix in SUFFIXES:
+        name = INDEX_NAME + suffix
+        try:
+            info = os.lstat(os.path.join(folder, name))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            return f".graph/{name}: {exc.strerror}"
+        if not stat.S_ISREG(info.st_mode):
+            from ..read.jsonfile import file_kind
+
+            kind = file_kind(info.st_mode)
+        elif info.st_nlink > 1:
+            kind = f"a file with {info.st_nlink} names (hard links), which the index would overwrite"
+        else:
+            continue
+        return f".graph/{name} is {kind}; remove it and the index is made again"
+    return None
+
+
+def _index_path(root) -> str:
+    """Where the index lives, ``.graph/`` made if need be (:func:`derived.derived_path`,
+    which refuses symlinks and a file in place of the folder).  Run as root,
+    the file and the ones SQLite keeps beside it are made first, as the
+    folder's owner's (:func:`derived.open_derived`), so the person whose vault
+    it is can still open them."""
+    path = _existing(root)
+    if path is None:
+        from . import derived
+        from .confine import PathError, TargetError
+
+        path = str(derived.derived_path(root, INDEX_NAME))
+        for name in RETIRED:  # derived data this file replaces: its first use takes them away
+            try:
+                derived.discard_derived(root, name)
+            except (OSError, PathError, TargetError):
+                pass  # a symlink or special file of that name is left alone
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        from pathlib import Path
+
+        from .derived import open_derived
+
+        for suffix in ("", "-wal", "-shm"):
+            os.close(open_derived(Path(path + suffix), os.O_RDWR))
+    return path
+
+
+def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None) -> Index:
+    """The vault's search index, brought up to date (see the module
+    docstring).  When ``.graph/`` cannot be written (or ``use_disk=False``),
+    an index file already there is copied into memory and brought up to
+    date there (``readonly``; nothing is written); without one, the index is
+    built in memory.  ``stamps`` are the notes' stamps from
+    :func:`open_vault` (else each note is stat'ed)."""
+    check_sqlite()
+    warnings: list[str] = []
+    early = None
+    if _existing(vault.root) is not None:
+        stamps = stamps_of(vault) if stamps is None else stamps
+    else:  # built from nothing: readers start now, each note's stamp taken as it is read
+        early = _early(vault, schema, stamps)
+    try:
+        return _open(vault, schema, use_disk, stamps, warnings, early)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def _early(vault, schema, stamps):
+    """Readers of every note started before the index is opened, when it
+    will be built from nothing (no index file yet; :func:`_start_reading`),
+    so that making the file and its tables overlaps with reading; None for
+    a small vault.  :func:`_update` uses them if it is to read just those notes."""
+    paths = vault.notes if stamps is None else [path for path in vault.notes if path in stamps]
+    return start_reading(vault, paths, schema.is_hub, {})
+
+
+def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
+    why = unusable(vault.root)
+    if why is not None:  # neither opened in place nor copied: SQLite would write, or wait, there
+        warnings.append(f"{why}; searched with an index in memory")
+        use_disk = False
+    elif use_disk:
+        con = None
+        try:
+            path = _index_path(vault.root)
+            try:
+                con = _open_disk(path)
+                index = _prepare(con, path, vault, schema, warnings, stamps, early)
+            except sqlite3.DatabaseError as exc:
+                if _locked(exc) or not _damaged(exc):
+                    raise
+                if con is not None:
+                    con.close()
+                warnings.append(f".graph/{INDEX_NAME}: damaged search index ({exc}); rebuilt it")
+                _remove(vault.root)
+                con = _open_disk(path)
+                index = _prepare(con, path, vault, schema, warnings, stamps)
+            return index
+        except Exception as exc:
+            if not _cannot_write(exc):
+                raise
+            if con is not None:
+                con.close()
+            if isinstance(exc, sqlite3.OperationalError) and _locked(exc):
+                warnings.append("another process is writing the search index; searched with an index in memory")
+            else:
+                copied = _readonly_copy(vault, schema, warnings, stamps)
+                if copied is not None:
+                    copied.warnings.insert(
+                        0,
+                        f".graph/ cannot be written ({exc}); answered from a copy of .graph/{INDEX_NAME} in memory, "
+                        f"brought up to date ({copied.reread} notes read again)",
+                    )
+                    return copied
+                warnings.append(f".graph/ cannot hold the search index ({exc}); searched with an index in memory")
+    else:
+        copied = _readonly_copy(vault, schema, warnings, stamps)
+        if copied is not None:
+            return copied
+    con = _connect(":memory:")
+    return _prepare(con, None, vault, schema, warnings, stamps, early)
+
+
+def _cannot_write(exc: Exception) -> bool:
+    """Whether ``exc`` says the index file cannot be made, opened or written
+    (a folder without write access, a file in place of ``.graph/``, a symlink
+    refused by store, a lock held too long), not a bug."""
+    confine = sys.modules.get(__package__.rsplit(".", 1)[0] + ".write.confine")  # loaded only if it was used
+    return isinstance(exc, (OSError, sqlite3.OperationalError)) or (
+        confine is not None and isinstance(exc, confine.PathError)
+    )
+
+
+def _open_disk(path: str) -> sqlite3.Connection:
+    """A read-write connection to the index file (a seam: tests make it fail
+    as a read-only ``.graph/`` would, which root's runs cannot show).  It is
+    closed when the process ends, so SQLite folds its ``-wal`` file back into
+    the index and removes it."""
+    con = _connect(path)
+    import atexit
+
+    atexit.register(con.close)
+    return con
+
+
+def _readonly_copy(vault, schema, warnings, stamps) -> Index | None:
+    """The index file opened read-only (``mode=ro``, else ``immutable=1``
+    for a WAL file whose folder cannot take SQLite's ``-shm``), copied into
+    memory and brought up to date there; None when there is no file, it is
+    unreadable, or it was built for another index version or schema."""
+    path = _existing(vault.root)
+    if path is None:
+        return None
+    from urllib.parse import quote
+
+    uri = "file:" + quote(path)
+    for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+        source = memory = None
+        try:
+            source = sqlite3.connect(uri + flags, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+            if _why_rebuild(source, schema) is not None:
+                source.close()
+                return None
+            memory = _connect(":memory:")
+            source.backup(memory)
+            source.close()
+            index = _prepare(memory, path, vault, schema, warnings, stamps)
+            index.readonly = True
+            return index
+        except sqlite3.Error:
+            for con in (source, memory):
+                if con is not None:
+                    con.close()
+    return None
+
+
+def _damaged(exc: Exception) -> bool:
+    """True for the errors of a file that is not (or no longer) a sound
+    SQLite database, as opposed to one that cannot be opened or written."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return "malformed" in str(exc) or "no such" in str(exc)
+    return isinstance(exc, sqlite3.DatabaseError)
+
+
+def _prepare(con, path, vault, schema, warnings, stamps, early=None) -> Index:
+    index = Index(con, path, warnings=warnings)
+    index.early = early
+    why = _why_rebuild(con, schema)
+    rollback_journal = why == "new" and path is not None and _journal(con, "DELETE")
+    try:
+        _build(index, con, why, vault, schema, stamps)
+    finally:
+        if rollback_journal:
+            _journal(con, "WAL")
+    return index
+
+
+def _journal(con, mode: str) -> bool:
+    """Switch the index file's journal to ``mode`` if that can be done at
+    once; whether it was.  A new file is filled with a rollback journal
+    (``DELETE``): WAL would write each page twice, to the WAL and then back
+    (measured on obsidian-hub: 70 ms CPU and 170 ms wall more).  Another
+    process using the file keeps it in WAL (the switch needs the file to
+    itself, and is not waited for); one that opens it meanwhile waits for
+    the build, as for any writer, and it is WAL again when the build ends."""
+    try:
+        con.execute("PRAGMA busy_timeout = 0")
+        now = con.execute(f"PRAGMA journal_mode = {mode}").fetchone()[0]
+    except sqlite3.Error:  # busy, or a file that is not sound: the caller's own error says more
+        now = None
+    finally:
+        con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+    return isinstance(now, str) and now.lower() == mode.lower()
+
+
+def _build(index: Index, con, why, vault, schema, stamps) -> None:
+    if why is not None:
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            why = _why_rebuild(con, schema)  # another process may have built it while this one waited
+            if why is not None:
+                _drop_all(con)
+                _create(con, schema)
+            con.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+            raise sqlite3.OperationalError(f"cannot prepare the index: {exc}") from None
+        index.rebuilt = why
+    refresh(index, vault, schema, stamps)
+
+
+def open_vault(root):
+    """``(vault.Vault, stamps)``: the vault walked once, each note's
+    ``(size, mtime_ns, ctime_ns)`` taken during the walk, for
+    :func:`open_index` (the warm query's freshness check).  ``stamps`` is
+    None when the vault has no index file: it is built from nothing, and
+    each note's stamp is taken as it is read (a stat of every note in the
+    walk costs a fifth of reading them all)."""
+    from ..read.vault import Vault, walk
+
+    path = Vault.check_folder(root)
+    stamps = {} if _existing(path) is not None else None
+    files, warnings = walk(path, stamps)
+    return Vault(path, files, warnings), stamps
+
+
+class _Rows:
+    """The index file as a :class:`index.NoteIndex` reads it: each note's
+    summary, and where its links resolve while the vault's file list is the
+    one they were resolved against."""
+
+    def __init__(self, opener, vault):
+        self._opener = opener  # opens the file on first use: a call refused before it writes nothing
+        self._index: Index | None = None
+        self.vault = vault
+        listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
+        self.files_key = f"{len(vault.files)}:{zlib.crc32(listing):08x}"
+
+    @property
+    def index(self) -> Index:
+        """The index file, opened (and brought up to date) on first use."""
+        if self._index is None:
+            self._index = self._opener()
+        return self._index
+
+    @property
+    def reread(self) -> int:
+        """Notes the file's update parsed (none before it is opened)."""
+        return self._index.reread if self._index is not None else 0
+
+    def summaries(self):
+        """``(path, Summary)`` of each note the file holds as it is now."""
+        from ..read.index import decode_summary
+
+        con = self.index.con
+        row = con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone()
+        hold = row is not None and row[0] == self.files_key
+        notes = set(self.vault.notes)
+        current = stamps_of(self.vault) if self.index.stale else None  # another process held the file
+        query = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs WHERE summary IS NOT NULL"
+        for path, size, mtime, ctime, text, props, targets in con.execute(query):
+            if path not in notes or (current is not None and current.get(path) != (size, mtime, ctime)):
+                continue
+            summary = decode_summary(path, text, props, targets if hold else None)
+            if summary is not None:
+                yield path, summary
+
+    def save(self, resolved: list) -> None:
+        """Store where the links of ``resolved`` (``(path, Summary)``) lead.
+        A file that cannot take it only costs time next run."""
+        if not resolved:
+            return
+        from ..read.index import encode_targets
+
+        con = self.index.con
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            row = con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone()
+            if row is None or row[0] != self.files_key:
+                con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
+                con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (self.files_key,))
+            con.executemany(
+                "UPDATE docs SET targets = ? WHERE path = ?",
+                [(encode_targets(summary), path) for path, summary in resolved],
+            )
+            con.execute("COMMIT")
+        except (sqlite3.Error, UnicodeEncodeError):
+            if con.in_transaction:
+                con.execute("ROLLBACK")
+
+
+def note_index(vault, schema, use_disk: bool = True, stamps: dict | None = None, create: bool = True):
+    """A :class:`index.NoteIndex` of ``vault`` served from the index file,
+    brought up to date first (:func:`open_index`; ``use_disk=False``: a copy
+    in memory, nothing written).  Without SQLite's FTS5 every note is
+    parsed in this process instead.  ``create=False``: a vault without an
+    index file gets none (a call that may yet be refused writes nothing)."""
+    from ..read.index import NoteIndex
+
+    if not create and _existing(vault.root) is None:
+        return NoteIndex(vault)
+
+    if not use_disk:  # opened at once: a read-only open writes nothing
+        index = _read_only(vault)
+        return NoteIndex(vault) if index is None else NoteIndex(vault, store=_Rows(lambda: index, vault))
+    try:
+        check_sqlite()
+    except SearchUnavailable:
+        return NoteIndex(vault)
+    return NoteIndex(vault, store=_Rows(lambda: open_index(vault, schema, use_disk=True, stamps=stamps), vault))
+
+
+def _read_only(vault) -> Index | None:
+    """The index file opened read-only, as it is (a dry run writes nothing:
+    its rows serve the notes whose stamps still match, the rest are parsed
+    by the caller); None without a sound file of this version."""
+    path = _existing(vault.root)
+    if path is None or unusable(vault.root) is not None:
+        return None
+    from urllib.parse import quote
+
+    for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+        con = None
+        try:
+            con = sqlite3.connect("file:" + quote(path) + flags, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+            if _why_rebuild(con, None) is None:
+                index = Index(con, path)
+                index.readonly = index.stale = True  # rows are checked against the notes' stamps
+                return index
+            con.close()
+            return None
+        except sqlite3.Error:
+            if con is not None:
+                con.close()
+    return None
