@@ -8,7 +8,6 @@ it), missing data fails the tests that need it instead of skipping them.
 from __future__ import annotations
 
 import atexit
-import json
 import os
 import re
 import shutil
@@ -164,15 +163,3 @@ def make_vault(tmp_path):
         return root
 
     return make
-
-
-def read_cache(path: Path) -> tuple[dict, dict]:
-    """A note cache file (JSON Lines) as ``(head, {path: row})``."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return json.loads(lines[0]), dict(json.loads(line) for line in lines[1:])
-
-
-def write_cache(path: Path, head: dict, rows: dict) -> None:
-    """Write a note cache file as :func:`read_cache` reads it."""
-    text = "".join(json.dumps(item) + "\n" for item in [head, *([p, r] for p, r in rows.items())])
-    path.write_text(text, encoding="utf-8")
