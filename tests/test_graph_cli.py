@@ -153,8 +153,9 @@ def test_health_json_keys_and_types(example_report):
         "vault", "score", "penalties", "notes", "attachments", "hubs", "links", "resolved_links", "avg_links",
         "broken_links", "orphans", "dead_ends", "ambiguous_links", "broken_anchors", "description_coverage",
         "invalid_frontmatter", "unreadable", "case_collisions", "warnings", "previous", "stale_share", "tiers",
-        "recall", "memory",
+        "recall", "memory", "index",
     }  # fmt: skip
+    assert set(r["index"]) == {"path", "notes", "parsed", "reread", "removed", "rebuilt", "stale", "memory", "readonly"}
     assert set(r["penalties"]) == {
         "orphans",
         "broken_links",
@@ -375,8 +376,10 @@ def test_file_name_that_is_not_utf8_does_not_crash_health(make_vault):
 def test_second_run_with_the_cache_gives_the_same_report(example):
     first = graph_json("health", example)
     second = graph_json("health", example)
+    assert (first["index"]["parsed"], second["index"]["parsed"]) == (first["notes"], 0)
     for report in (first, second):
         report.pop("previous")
+        report.pop("index")
     assert second == first
 
 

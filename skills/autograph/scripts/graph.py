@@ -50,12 +50,13 @@ shortest path.
 Links inside code, %% comments %%, <!-- --> and math are ignored; wikilinks
 in frontmatter values count.
 
-Writes: one line per run to VAULT/.graph/health-history.jsonl, and caches
-under VAULT/.graph/cache/: the parsed notes (notes.jsonl, notes-delta.jsonl:
-the next run reads only the notes that changed) and the last report
-(health.json: reused while no note, file, schema or template setting
-changed).  --dry-run writes none of them.  Nothing else in the vault is
-touched; deleting .graph/cache loses nothing but time.
+Writes: one line per run to VAULT/.graph/health-history.jsonl, the index
+every command reads (VAULT/.graph/index.sqlite: each note parsed once per
+change, whichever command sees it first; the next run reads only the notes
+that changed) and the last report (.graph/cache/health.json: reused while no
+note, file, schema or template setting changed).  --dry-run writes none of
+them.  Nothing else in the vault is touched; deleting them loses nothing but
+time.
 
 JSON keys (--json):
   vault, score, penalties{{orphans, broken_links, link_sparsity, description,
@@ -75,7 +76,8 @@ JSON keys (--json):
   status}}], unprocessed_daily[{{path, date, state (new|changed)}}],
   counts{{cards, daily_notes, probable_duplicates, identity_conflicts,
   superseded_live, unprocessed_daily, flagged}}, share (0..1)}}, previous (the
-  last history entry or null).  Paths are vault-relative with "/"; lines are 1-based.
+  last history entry or null), index{{path (null: none), notes, parsed (notes
+  parsed by this call), reread, removed, rebuilt, stale, memory, readonly}}.  Paths are vault-relative with "/"; lines are 1-based.
 
 Errors go to stderr with nothing on stdout, also with --json.
 
@@ -280,12 +282,13 @@ Examples:
 
 def cmd_health(args) -> int:
     from autograph.graph import health
-    from autograph.write.index_file import note_index
+    from autograph.write.index_file import describe, note_index
 
     vault, schema = cli.load(args)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     report = health.report_for(vault, schema, index)
     report["previous"] = health.previous_entry(vault.root)
+    report["index"] = describe(index)
     if not args.dry_run:
         failed = health.record_run(vault.root, report)
         if failed is not None:

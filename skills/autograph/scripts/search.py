@@ -38,8 +38,8 @@ case do not matter (cafe finds Café); Chinese, Japanese and Korean words
 are found by character bigrams.  --fts
 passes FTS5 query syntax as is (a bad query is an error, exit 2).
 
-The index is .graph/search.sqlite, brought up to date at the start of every
-query (only changed notes are read again); deleting it loses nothing.  When
+The index is .graph/index.sqlite, the one every command reads, brought up
+to date at the start of every query (only changed notes are read again); deleting it loses nothing.  When
 .graph/ cannot be written (or with --dry-run), an index file there is copied
 into memory and brought up to date there; else one is built in memory.  Needs
 SQLite 3.27+ with FTS5 (else exit 3 with a message).
@@ -49,7 +49,8 @@ JSON keys (--json): query, count, hits[{path, title, score, bm25, fields[]
 props, body, cjk), line (1-based line of the snippet in the file), snippet,
 inlinks, relevance (null: undated), type, status, exact (its file name,
 title or an alias is the query: ranked first)}], index{path (null: in
-memory), notes, reread, removed, rebuilt (why it was built from nothing, or
+memory), notes, parsed (notes parsed by this call), reread (the same),
+removed, rebuilt (why it was built from nothing, or
 null), stale (another process held it: answered from the last good index),
 memory, readonly (.graph/ cannot be written: its index was copied into
 memory and brought up to date there)}.  With --identity: identity{field, kind (email, handle, phone,

@@ -309,9 +309,9 @@ class CardCache:
     per note its stamp (size, modification and change time in nanoseconds,
     as the note cache keys its rows) and the few properties decay looks at
     (:data:`_KEPT`), or why it could not read them.  A nightly run stats
-    every card and reads only those whose stamp moved.  The whole note cache
-    (``notes.jsonl``, links and headings of every note) costs a warm run
-    about as much as reading the vault; this one, a tenth of that.  Plain
+    every card and reads only those whose stamp moved.  Loading every note's
+    summary from the index file (links and headings included) costs a warm
+    run more than this one, a tenth of reading the vault.  Plain
     JSON, never trusted: a damaged or foreign file is ignored."""
 
     def __init__(self, vault, use: bool = True):

@@ -1,15 +1,13 @@
-"""Search: BM25 over SQLite FTS5, a link-graph rerank, and an incremental index.
+"""Search: BM25 over SQLite FTS5, a link-graph rerank, and identity look-ups.
 
-The index is one SQLite file, ``.graph/search.sqlite``.  Every query first
-brings it up to date: each note's size, modification and change time
-(nanoseconds) are compared with the stamp stored for it; notes whose stamp
-moved are read again, notes that left the vault (deleted, renamed) leave the
-index.  A new :data:`INDEX_VERSION` or a changed schema rebuilds it; a file
-SQLite cannot read is rebuilt with a warning.  It is derived data: deleting
-it loses nothing.  Two processes at once rely on SQLite's locking (WAL): the
-one that updates holds a write transaction; the other waits up to
-:data:`BUSY_SECONDS`, then answers from the index as it was (``stale``).  A
-vault whose ``.graph/`` cannot be written is searched with an index in memory.
+The index is the one file every command reads, ``.graph/index.sqlite``
+(:mod:`autograph.write.index_file`): every query first brings it up to
+date (:mod:`autograph.write.index_update`: notes whose stamp moved are read
+again, once, for every command; notes that left the vault leave it).  Two
+processes at once rely on SQLite's locking (WAL): the one that updates
+holds a write transaction; the other waits, then answers from the index as
+it was (``stale``).  A vault whose ``.graph/`` cannot be written is searched
+with an index in memory.
 
 Text is NFC-normalised before it is indexed and before it is queried (BR-27);
 the FTS5 tokenizer is ``unicode61 remove_diacritics 2``, so ``cafe`` finds

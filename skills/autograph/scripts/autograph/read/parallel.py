@@ -14,15 +14,28 @@ import gc
 import os
 import sys
 
-__all__ = ["BATCH", "Stream", "can_fork", "gc_paused", "map_in_two", "stream"]
+__all__ = ["BATCH", "Stream", "can_fork", "cores", "gc_paused", "map_in_two", "stream"]
 
 BATCH = 500  # results per pickle the child writes
 
 
+def cores() -> int:
+    """How many cores this process may run on: its CPU affinity where the
+    system has one (a container or ``taskset`` may allow fewer than the
+    machine has; Python 3.11 has no ``os.process_cpu_count``), else
+    ``os.cpu_count()``; at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def can_fork() -> bool:
-    """Whether :func:`map_in_two` uses a second process: on Linux with more
-    than one core (macOS discourages fork without exec; Windows lacks it)."""
-    return sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1
+    """Whether work is shared with forked processes: on Linux with more than
+    one core to run on (macOS discourages fork without exec, and ``spawn``
+    would start and import afresh for each reader, slower than reading
+    here for the vaults measured; Windows lacks fork)."""
+    return sys.platform.startswith("linux") and cores() > 1
 
 
 def map_in_two(func, items: list, in_child=None) -> list:
@@ -101,7 +114,8 @@ def stream(func, items: list, workers: int | None = None, chunk: int = 16, in_ch
 
 class Stream:
     """``func(item)`` for every item, yielded not in order when iterated,
-    computed by ``workers`` forked children (default: one per core) that
+    computed by ``workers`` forked children (default: one per core this
+    process may use, :func:`cores`) that
     start at once, while this process only receives: the caller works on
     each result as it arrives (writes it to a database, say) on whatever
     core time the children leave, and may do other work before it starts
@@ -129,7 +143,7 @@ class Stream:
         self.fds: list[int] = []  # this process's ends of the pipes, closed by close()
         self.done: set[int] = set()  # chunks received
         self.finished = False
-        workers = workers if workers is not None else min(os.cpu_count() or 1, 8)
+        workers = workers if workers is not None else cores()
         self.chunk = max(chunk, -(-len(items) // QUEUE_RECORDS))
         self.count = -(-len(items) // self.chunk)
         if len(items) <= chunk or workers < 1 or not can_fork():

@@ -39,6 +39,7 @@ __all__ = [
     "Index",
     "SearchUnavailable",
     "check_sqlite",
+    "describe",
     "note_index",
     "open_index",
     "open_vault",
@@ -125,6 +126,7 @@ class Index:
         return {
             "path": self.path,
             "notes": self.notes,
+            "parsed": self.reread,
             "reread": self.reread,
             "removed": self.removed,
             "rebuilt": self.rebuilt,
@@ -584,3 +586,17 @@ def _read_only(vault) -> Index | None:
             if con is not None:
                 con.close()
     return None
+
+
+def describe(index) -> dict:
+    """The ``index`` key of a command's JSON for a :class:`index.NoteIndex`:
+    :meth:`Index.as_dict` of the file it was served from (``path`` null
+    without one), ``parsed`` counting the notes parsed in this process too."""
+    store = index.store
+    if store is not None:
+        found = store.index.as_dict()
+    else:
+        found = {"path": None, "notes": len(index.vault.notes), "reread": 0, "removed": 0, "rebuilt": None}
+        found.update(stale=False, memory=True, readonly=False)
+    found["parsed"] = index.parsed
+    return found
