@@ -77,7 +77,8 @@ JSON keys (--json):
   counts{{cards, daily_notes, probable_duplicates, identity_conflicts,
   superseded_live, unprocessed_daily, flagged}}, share (0..1)}}, previous (the
   last history entry or null), index{{path (null: none), notes, parsed (notes
-  parsed by this call), reread, removed, rebuilt, stale, memory, readonly}}.  Paths are vault-relative with "/"; lines are 1-based.
+  parsed by this call), reread, removed, rebuilt, stale, memory, readonly}}.
+  Paths are vault-relative with "/"; lines are 1-based.
 
 Errors go to stderr with nothing on stdout, also with --json.
 
