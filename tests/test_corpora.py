@@ -61,6 +61,7 @@ HEALTH_KEYS = {
     "tiers",
     "recall",
     "memory",
+    "index",
 }
 PENALTY_KEYS = {"orphans", "broken_links", "link_sparsity", "description", "invalid_frontmatter", "broken_anchors"}
 LINK_ROW_KEYS = {"source", "line", "target", "kind"}
@@ -437,6 +438,7 @@ def test_health_json_has_the_documented_keys(name, health_runs):
     assert 0 <= report["score"] <= 100
     assert 0 <= report["description_coverage"] <= 1
     assert report["previous"] is None  # first run on a fresh copy
+    assert report["index"]["parsed"] == report["notes"] and report["index"]["rebuilt"] == "new"
     assert report["resolved_links"] == report["links"] - len(report["broken_links"])
     for row in report["broken_links"]:
         assert set(row) == LINK_ROW_KEYS, row

@@ -28,6 +28,7 @@ per field:
 from __future__ import annotations
 
 import datetime
+import json
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -250,18 +251,11 @@ def identity_matches(
     needles = [_needle(norm, kind) for kind, norm in wanted]
     holders: dict[tuple[str, str], list[dict]] = {key: [] for key in wanted}
     held_by: dict[str, dict] = {}  # path -> properties of the cards read
-    for path in vault.cards(schema):
-        if path == exclude:
-            continue
-        note = vault.note(path, keep=False)
-        if None not in needles and not _may_hold(note.data, needles):
-            continue  # cheap: most cards hold none of the values
-        problem = note.unwritable  # not read, not UTF-8, or frontmatter that does not parse
-        if problem is not None:
-            if unreadable is not None and (None in needles or _may_hold(note.data, needles)):
+    for path, props, text, problem in _may_be_holders(vault, schema, needles, exclude):
+        if problem is not None:  # not read, not UTF-8, or frontmatter that does not parse
+            if unreadable is not None:
                 unreadable.append({"path": path, "error": problem})
             continue
-        props = note.properties
         held_by[path] = props
         if same_type and kind is not None and card_type(schema, path, props) != kind.lower():
             continue
@@ -270,7 +264,7 @@ def identity_matches(
             if held is not None:
                 holders[(kind_of_value, norm)].append({"path": path, "field": held[0], "value": held[1]})
                 continue
-            held = _held_before(note.text, fields_of[kind_of_value], kind_of_value, norm, country, ignore)
+            held = _held_before(text, fields_of[kind_of_value], kind_of_value, norm, country, ignore)
             if held is not None:  # the subject's old address, in its History: still the subject
                 holders[(kind_of_value, norm)].append({"path": path, "field": held[0], "value": held[1], "old": True})
     found = []
@@ -284,6 +278,72 @@ def identity_matches(
         for item in found:
             item["retired"] = retired(vault, cards, item["path"], held_by[item["path"]])
     return sorted(found, key=lambda item: (item["retired"], item["path"], item["field"]))  # live cards first
+
+
+def _may_be_holders(vault, schema, needles: list, exclude: str | None):
+    """``(path, properties, text with its History, problem)`` of each card
+    (but ``exclude``) that may hold a value of ``needles`` (:func:`_needle`;
+    a None there: any card may): the one whole-vault look-up by identity.
+
+    Answered from the index file every command reads
+    (:func:`index_file.lookup`: its rows keep each card's frontmatter and
+    History lower-cased, and their digits), so only the candidates it names
+    are looked at; a card it does not hold as it is now (changed since, or
+    planned in this run and not written yet: ``card.py batch``) is read, as
+    is every card when there is no index file."""
+    from ..write import index_file
+
+    cards = vault.cards(schema)
+    found = index_file.lookup(vault)
+    read = cards
+    if found is not None:
+        try:
+            rows = _index_rows(found.con, needles)
+        finally:
+            found.close()
+        fresh = found.current - set(vault.given)
+        yield from _from_rows(vault, rows, fresh.intersection(cards) - {exclude}, needles)
+        read = [path for path in cards if path not in fresh]
+    for path in read:
+        if path == exclude:
+            continue
+        note = vault.note(path, keep=False)
+        if None not in needles and not _may_hold(note.data, needles):
+            continue  # cheap: most cards hold none of the values
+        problem = note.unwritable
+        yield path, (note.properties if problem is None else None), note.text, problem
+
+
+def _from_rows(vault, rows: list[tuple], wanted: set[str], needles: list):
+    """:func:`_may_be_holders` for the rows of the index file among ``wanted``."""
+    for path, props, history, unknown in rows:
+        if path not in wanted:
+            continue
+        if unknown is not None:  # its bytes decide, as above
+            note = vault.note(path, keep=False)
+            problem = note.unwritable
+            if problem is not None:
+                if None in needles or _may_hold(note.data, needles):
+                    yield path, None, None, problem
+                continue
+            yield path, note.properties, note.text, None
+            continue
+        yield path, json.loads(props) if props else {}, history, None
+
+
+def _index_rows(con, needles: list) -> list[tuple]:
+    """The rows of the index file that may hold a value of ``needles``:
+    ``(path, properties as JSON, History text, why its properties are
+    unknown)``."""
+    sql = "SELECT path, props, history, unreadable FROM docs"
+    params: list = []
+    if None not in needles:
+        terms = ["unreadable IS NOT NULL", "instr(probe, '\\') > 0"]
+        for only_digits, needle in needles:
+            terms.append(f"instr({'digits' if only_digits else 'probe'}, ?) > 0")
+            params.append(needle.decode("ascii"))
+        sql += " WHERE " + " OR ".join(terms)
+    return con.execute(sql, params).fetchall()
 
 
 def _held_before(text: str | None, names: list[str], kind: str, wanted: str, country, ignore):

@@ -103,18 +103,21 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None, qu
     if not wanted:
         return []
     found = []
+    rows = _named_rows(vault, schema, wanted, qualified)
     for path in vault.cards(schema):
-        if path == exclude:
+        if path == exclude or (rows is not None and path not in rows):
             continue
         stem = _stem(path)
         if fold(stem) in wanted or (qualified and fold(_unqualified(stem)) in wanted):
             found.append({"path": path, "by": "title", "field": "name", "value": stem})
             continue
-        note = vault.note(path, keep=False)
-        data = (note.data or b"").lower()
-        if b"alias" not in data and b"title" not in data and b"\\" not in data:
-            continue  # cheap: no aliases or title key (a YAML escape may spell one, so a backslash reads on)
-        props = note.properties
+        props = rows.get(path) if rows is not None else None
+        if props is None:  # not in the index, or its properties are not known there: the note decides
+            note = vault.note(path, keep=False)
+            data = (note.data or b"").lower()
+            if b"alias" not in data and b"title" not in data and b"\\" not in data:
+                continue  # cheap: no aliases or title key (a YAML escape may spell one, so a backslash reads on)
+            props = note.properties
         title = props.get("title")
         if isinstance(title, str) and (
             fold(title) in wanted or (qualified and fold(_unqualified(title)) in wanted)
@@ -128,6 +131,41 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None, qu
                 found.append({"path": path, "by": "alias", "field": "aliases", "value": alias})
                 break
     return found
+
+
+def _named_rows(vault, schema, wanted: set[str], qualified: bool) -> dict | None:
+    """The notes one of the folded names ``wanted`` may name, as ``{path:
+    properties}`` (None: read the note), from the index file
+    (:func:`index_file.lookup`, which keeps each note's names folded: file
+    name, ``title``, ``aliases``), and every note it does not hold as it is
+    now (changed since, or planned in this run and not written yet); None
+    without an index file (every card is then read)."""
+    import json
+
+    from ..write import index_file
+
+    found = index_file.lookup(vault)
+    if found is None:
+        return None
+    try:
+        terms, params = ["unreadable IS NOT NULL"], []
+        for name in sorted(wanted):
+            terms.append("instr(names, ?) > 0")
+            params.append("\n" + name + "\n")
+            if qualified:  # "maria garcia (hooli)" for "maria garcia"
+                terms.append("instr(names, ?) > 0")
+                params.append("\n" + name + " (")
+        sql = "SELECT path, props, unreadable FROM docs WHERE " + " OR ".join(terms)
+        rows = {
+            path: (json.loads(props) if props else {}) if unknown is None else None
+            for path, props, unknown in found.con.execute(sql, params)
+        }
+    finally:
+        found.close()
+    fresh = found.current - set(vault.given)
+    rows = {path: props for path, props in rows.items() if path in fresh}
+    rows.update(dict.fromkeys(path for path in vault.notes if path not in fresh))
+    return rows
 
 
 def link_form(vault, source: str, target: str) -> str:

@@ -30,7 +30,7 @@ import zlib
 
 from ..read.searchdoc import COLUMNS
 from .index_update import locked as _locked
-from .index_update import refresh, schema_stamp, stamps_of, start_reading
+from .index_update import refresh, schema_stamp, stamp_text, stamps_of, start_reading
 
 __all__ = [
     "INDEX_NAME",
@@ -39,7 +39,9 @@ __all__ = [
     "Index",
     "SearchUnavailable",
     "check_sqlite",
+    "Lookup",
     "describe",
+    "lookup",
     "note_index",
     "open_index",
     "open_vault",
@@ -56,7 +58,7 @@ RETIRED = (
     "cache/notes-delta.jsonl",
 )  # the files this one replaced, removed on first use
 
-INDEX_VERSION = 8  # 8: index.sqlite, with each note's summary;
+INDEX_VERSION = 9  # 8: index.sqlite, with each note's summary; 9: probe, digits, history (identity look-ups);
 # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
 
 # 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable;
@@ -91,7 +93,7 @@ CREATE TABLE docs (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime INTEGER, ctime INTEGER,
   title TEXT, names TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER,
   unreadable TEXT, inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0,
-  summary TEXT, targets TEXT);
+  summary TEXT, targets TEXT, probe TEXT, digits TEXT, history TEXT);
 CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
 """
@@ -139,7 +141,7 @@ class Index:
 _SHAPE = (
     "SELECT key, value FROM meta LIMIT 0",
     "SELECT id, path, size, mtime, ctime, title, names, type, status, hub, superseded, props, body_line, unreadable, "
-    "inlinks, near_hub, summary, targets "
+    "inlinks, near_hub, summary, targets, probe, digits, history "
     "FROM docs LIMIT 0",
     "SELECT src, target, name, dst FROM links LIMIT 0",
     f"SELECT rowid, {', '.join(COLUMNS)} FROM fts WHERE fts MATCH 'x' LIMIT 0",
@@ -600,3 +602,69 @@ def describe(index) -> dict:
         found.update(stale=False, memory=True, readonly=False)
     found["parsed"] = index.parsed
     return found
+
+
+class Lookup:
+    """The index file opened read-only for a look-up (:func:`lookup`):
+    ``con``, and ``current``, the notes whose rows hold them as they are now
+    (the others, changed since the file was brought up to date or not in
+    it, are to be read by the caller)."""
+
+    def __init__(self, con: sqlite3.Connection, current: set[str]):
+        self.con = con
+        self.current = current
+
+    def close(self) -> None:
+        """Close the file."""
+        try:
+            self.con.close()
+        except sqlite3.Error:
+            pass
+
+
+def _for_lookup(vault) -> Index | None:
+    """The index file opened to read, as it is.  A read-write connection
+    first: it writes nothing, and being the last to close it, it takes
+    away the ``-wal`` and ``-shm`` files SQLite makes beside a WAL file (a
+    read-only one would leave them); read-only when the folder cannot be
+    written (:func:`_read_only`)."""
+    path = _existing(vault.root)
+    if path is None or unusable(vault.root) is not None:
+        return None
+    con = None
+    try:
+        con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+        if _why_rebuild(con, None) is None:
+            return Index(con, path)
+        con.close()
+        return None
+    except sqlite3.Error:
+        if con is not None:
+            con.close()
+    return _read_only(vault)
+
+
+def lookup(vault) -> Lookup | None:
+    """The index file for a look-up that writes nothing (``card.py``'s by
+    name and by identity, a read like ``card.py show`` included): opened
+    read-only, each note's stamp compared with its row's (one comparison of
+    the whole list when nothing changed).  None when there is no sound file
+    of this version, or it cannot be read: the caller reads the notes."""
+    index = _for_lookup(vault)
+    if index is None:
+        return None
+    con = index.con
+    try:
+        stamps = stamps_of(vault)
+        stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
+        if stored is not None and stored[0] == stamp_text(stamps):
+            return Lookup(con, set(stamps))
+        current = {
+            path
+            for path, size, mtime, ctime in con.execute("SELECT path, size, mtime, ctime FROM docs")
+            if stamps.get(path) == (size, mtime, ctime)
+        }
+        return Lookup(con, current)
+    except sqlite3.Error:
+        index.close()
+        return None

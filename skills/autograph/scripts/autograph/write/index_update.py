@@ -21,7 +21,7 @@ import sqlite3
 
 from ..read.searchdoc import COLUMNS, document, name_key
 
-__all__ = ["PARALLEL_MIN", "locked", "refresh", "schema_stamp", "stamps_of", "start_reading"]
+__all__ = ["PARALLEL_MIN", "locked", "refresh", "schema_stamp", "stamp_text", "stamps_of", "start_reading"]
 
 
 def locked(exc: Exception) -> bool:
@@ -111,6 +111,7 @@ def _reader(vault, hubs, known: dict):
         row, targets = document(note, hubs, ({link.target for link in summary.links if link.target}, regions))
         kept = summary.frontmatter == "invalid" or row[5] != "{}" or not summary.properties
         summary = encode_summary(summary) if kept else None  # properties no JSON reads back: parsed where needed
+        summary = (summary, *_probe(note))
         edges = []
         for target in targets:
             name = names.get(target)
@@ -123,6 +124,32 @@ def _reader(vault, hubs, known: dict):
         return path, row, edges, stamp, summary
 
     return read
+
+
+_NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
+
+
+def _probe(note) -> tuple[str | None, str | None, str | None]:
+    """``(probe, digits, history)`` of a note, for look-ups by identity
+    without reading every card: ``probe`` the frontmatter's text and the
+    ``## History`` section, lower-cased (a value a card holds, now or
+    before, is in it, or a YAML escape's backslash is); ``digits`` the
+    digits of it alone (a phone number written with any separators);
+    ``history`` the section's text.  Nones for a note that is not text."""
+    text = note.text
+    if text is None:
+        return None, None, None
+    head = text[: note.body_offset]
+    history = None
+    if "istory" in text:
+        from .sections import find
+
+        found = find(text, "History")
+        if found is not None:
+            history = text[found[0] : found[1]]
+    probe = (head + "\n" + history if history else head).lower()
+    digits = probe.encode("utf-8", "surrogatepass").translate(None, _NOT_DIGITS).decode("ascii")
+    return probe, digits, history
 
 
 def start_reading(vault, paths: list[str], hubs, known: dict):
@@ -180,7 +207,7 @@ def refresh(index, vault, schema, stamps) -> None:
     files = _attachments(vault)
     meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'files', 'schema')"))
     derived = schema_stamp(schema)
-    text = _stamp_text(stamps) if meta.get("stamps") is not None and not pending else None
+    text = stamp_text(stamps) if meta.get("stamps") is not None and not pending else None
     if text is not None and meta["stamps"] == text and meta.get("files") == files and meta.get("schema") == derived:
         return
     try:
@@ -202,7 +229,7 @@ def refresh(index, vault, schema, stamps) -> None:
         if meta.get("schema") != derived:
             _rederive(con, schema)
             con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (derived,))
-        text = _stamp_text(stamps) if text is None else text
+        text = stamp_text(stamps) if text is None else text
         con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
         con.execute("COMMIT")
     except BaseException:
@@ -211,7 +238,7 @@ def refresh(index, vault, schema, stamps) -> None:
         raise
 
 
-def _stamp_text(stamps: dict) -> bytes:
+def stamp_text(stamps: dict) -> bytes:
     """Every note's path and stamp in path order, NUL-separated (no path
     holds a NUL), as bytes: the freshness check compares it whole, which
     is cheaper than comparing a row per note."""
@@ -288,9 +315,9 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
         index.relinked = len(updates)
     columns = (
         "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable, names, "
-        "summary"
+        "summary, probe, digits, history"
     )
-    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 15)})"
+    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 18)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
     docs, fts, edges = [], [], []
@@ -310,7 +337,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
                 # its links, as for any deleted note (its id stays known)
                 stamp = taken[path] = stamp if stamp is not None else (-1, -1, -1)
             doc_id = ids[path]
-            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:9], summary))
+            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:9], *summary))
             fts.append((doc_id, *row[9]))
             if row[3] and not before:
                 hubs.add(doc_id)
