@@ -26,11 +26,10 @@ import os
 import sqlite3
 import stat
 import sys
-import zlib
 
 from ..read.searchdoc import COLUMNS
+from .index_update import files_key, refresh, schema_stamp, stamp_text, stamps_of, start_reading
 from .index_update import locked as _locked
-from .index_update import refresh, schema_stamp, stamp_text, stamps_of, start_reading
 
 __all__ = [
     "INDEX_NAME",
@@ -488,8 +487,7 @@ class _Rows:
         self._opener = opener  # opens the file on first use: a call refused before it writes nothing
         self._index: Index | None = None
         self.vault = vault
-        listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
-        self.files_key = f"{len(vault.files)}:{zlib.crc32(listing):08x}"
+        self.files_key = files_key(vault)
 
     @property
     def index(self) -> Index:
@@ -533,7 +531,8 @@ class _Rows:
             row = con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone()
             if row is None or row[0] != self.files_key:
                 con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
-                con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (self.files_key,))
+                key = self.files_key
+                con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("targets", key), ("listing", key)])
             con.executemany(
                 "UPDATE docs SET targets = ? WHERE path = ?",
                 [(encode_targets(summary), path) for path, summary in resolved],

@@ -21,7 +21,7 @@ import sqlite3
 
 from ..read.searchdoc import COLUMNS, document, name_key
 
-__all__ = ["PARALLEL_MIN", "locked", "refresh", "schema_stamp", "stamp_text", "stamps_of", "start_reading"]
+__all__ = ["PARALLEL_MIN", "files_key", "locked", "refresh", "schema_stamp", "stamp_text", "stamps_of", "start_reading"]
 
 
 def locked(exc: Exception) -> bool:
@@ -93,8 +93,9 @@ def _reader(vault, hubs, known: dict):
     with ``vault.resolver``, but for those in ``known`` (``(path, target)``
     -> resolved path, as stored before the note changed, when no file of
     that name came or went): an edit that keeps its links needs no resolver."""
-    from ..read.index import encode_summary, summarize_parts
+    from ..read.index import encode_summary, encode_targets, summarize_parts
 
+    resolver = vault.resolver
     names: dict[str, str] = {}
     root = str(vault.root).rstrip(os.sep) + os.sep
 
@@ -110,8 +111,10 @@ def _reader(vault, hubs, known: dict):
         summary, regions = summarize_parts(note)
         row, targets = document(note, hubs, ({link.target for link in summary.links if link.target}, regions))
         kept = summary.frontmatter == "invalid" or row[5] != "{}" or not summary.properties
-        summary = encode_summary(summary) if kept else None  # properties no JSON reads back: parsed where needed
-        summary = (summary, *_probe(note))
+        if kept and summary.unreadable is None:  # where each link leads, as the link graph asks (no second pass)
+            summary.targets = [resolver.resolve(link.target, path) for link in summary.links]
+        texts = (encode_summary(summary), encode_targets(summary)) if kept else (None, None)
+        summary = (*texts, *_probe(note))  # a summary no JSON reads back is parsed where it is needed
         edges = []
         for target in targets:
             name = names.get(target)
@@ -226,6 +229,8 @@ def refresh(index, vault, schema, stamps) -> None:
         else:
             current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
             _update(index, vault, schema, current, files)
+        key = files_key(vault)
+        con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("targets", key), ("listing", key)])
         if meta.get("schema") != derived:
             _rederive(con, schema)
             con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (derived,))
@@ -236,6 +241,15 @@ def refresh(index, vault, schema, stamps) -> None:
         if con.in_transaction:
             con.execute("ROLLBACK")
         raise
+
+
+def files_key(vault) -> str:
+    """The vault's file list as one short key (its length and CRC-32):
+    where links resolve holds while it is the same."""
+    import zlib  # hashlib costs more to import
+
+    listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
+    return f"{len(vault.files)}:{zlib.crc32(listing):08x}"
 
 
 def stamp_text(stamps: dict) -> bytes:
@@ -297,6 +311,18 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     for path in gone:
         ids[path] = None
     index.removed = len(gone)
+    if before:
+        # where the links of the notes not read again lead: still true unless
+        # a file of a name they use came or went (then resolved when asked)
+        trusted = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('targets', 'listing')"))
+        if trusted.get("targets") is None or trusted.get("targets") != trusted.get("listing"):
+            con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
+        elif moved:
+            marks = ",".join("?" * len(moved))
+            con.execute(
+                f"UPDATE docs SET targets = NULL WHERE id IN (SELECT src FROM links WHERE name IN ({marks}))",
+                list(moved),
+            )
     if moved and before:
         marks = ",".join("?" * len(moved))
         rows = con.execute(
@@ -315,9 +341,9 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
         index.relinked = len(updates)
     columns = (
         "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable, names, "
-        "summary, probe, digits, history"
+        "summary, targets, probe, digits, history"
     )
-    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 18)})"
+    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 19)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
     docs, fts, edges = [], [], []
