@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -902,3 +903,84 @@ def test_write_output_never_takes_a_notes_place_in_the_vault(tmp_path):
     write_output(root / "out.json", b"{}\n", vault=root)
     write_output(tmp_path / "out.md", b"{}\n", vault=root)
     assert (root / ".graph" / "out.md").read_bytes() == b"{}\n" and (tmp_path / "out.md").exists()
+
+
+ORDER = textwrap.dedent(
+    """
+    import contextlib, runpy, sys
+    script, log = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, script.rsplit("/", 1)[0])
+    from autograph.memory import cards
+    from autograph.write import store
+
+    def note(word):
+        with open(log, "a") as handle:
+            handle.write(word + "\\n")
+
+    real_lock, real_lookup = store.writer_lock, cards.identity_matches
+
+    @contextlib.contextmanager
+    def lock(*args, **kwargs):
+        note("waits")
+        with real_lock(*args, **kwargs):
+            note("locked")
+            yield
+
+    def lookup(*args, **kwargs):
+        note("lookup")
+        return real_lookup(*args, **kwargs)
+
+    store.writer_lock, cards.identity_matches = lock, lookup
+    sys.argv = [script, *sys.argv[3:]]
+    runpy.run_path(script, run_name="__main__")
+    """
+)
+
+
+def test_card_py_looks_up_before_the_lock_and_plans_again_when_a_run_wrote_meanwhile(tmp_path):
+    """card.py holds the writer lock only while it writes: it looks the card
+    up while another writer holds the lock; when that writer's run is in the
+    journal once the lock is free, it looks up and plans again on what that
+    run wrote (here a card with the same email: refused, not a second card)."""
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    log = tmp_path / "order.log"
+    holder = hold_lock(root)
+    argv = ["new", "person", "Ann Lee", "email=ann@x.org", "description=d", "--vault", str(root), "--wait", "60"]
+    waiter = subprocess.Popen(
+        [sys.executable, "-c", ORDER, str(SCRIPTS / "card.py"), str(log), *argv, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while "waits" not in (log.read_text() if log.exists() else "") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        # the run that holds the lock writes a card with that email, journaled
+        (root / "people" / "Ann.md").write_bytes(b"---\ntype: person\nemail: ann@x.org\n---\n")
+        (root / ".graph" / "journal" / "99991231T000000.000000Z-1-holder").mkdir(parents=True)
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    out, err = waiter.communicate(timeout=60)
+    report = json.loads(out)
+    words = log.read_text().split()
+    assert words[:4] == ["lookup", "waits", "locked", "lookup"] and words.count("lookup") == 2, err
+    assert [m["path"] for m in report["refused"]["matches"]] == ["people/Ann.md"], err
+    assert not (root / "people" / "Ann Lee.md").exists()
+
+
+def test_card_py_plans_once_when_no_run_wrote_meanwhile(tmp_path):
+    root = vault_with(tmp_path, {"people/a.md": CARD})
+    log = tmp_path / "order.log"
+    argv = ["new", "person", "Ann Lee", "email=ann@x.org", "description=d", "--vault", str(root), "--json"]
+    proc = subprocess.run(
+        [sys.executable, "-c", ORDER, str(SCRIPTS / "card.py"), str(log), *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    words = log.read_text().split()
+    assert words[:3] == ["lookup", "waits", "locked"] and words.count("lookup") == 1
+    assert (root / "people" / "Ann Lee.md").exists()

@@ -54,8 +54,11 @@ field, old, new} or {path, section, line}], notes[], edits[{path, reason}],
 written[], conflicts[{path, error, copy}], failed[{path, error}], run.
 
 Kind: an agent's deliberate write, so it writes unless --dry-run; each run
-is journaled (undo.py undo RUN takes it back).  It waits up to 10 seconds
-(--wait) for another autograph run writing to the vault.
+is journaled (undo.py undo RUN takes it back).  It looks the card up and
+plans before it takes the vault's writer lock (from the index every command
+reads, .graph/index.sqlite), and waits up to 10 seconds (--wait) for another
+autograph run writing to the vault; when such a run wrote meanwhile, it
+looks up and plans again under the lock.
 
 Exit codes: 0 done (or nothing to do); 1 refused: the identity or the name
 exists (the card is named), or retire --by names the card itself or a card
@@ -178,17 +181,34 @@ def _common(p, source: bool = True) -> None:
 
 
 def cmd_card(args) -> int:
+    from autograph.read.vault import Vault
+    from autograph.write import journal, store
+
+    # Looked up and planned before the writer lock, so another writer waits
+    # only while this one writes; planned again under the lock when another
+    # autograph run wrote meanwhile (the journal says) or a killed one was
+    # rolled back.  A person's edit to a note it writes is kept by the store.
+    graph = Vault.check_folder(args.vault) / ".graph"
+    seen = journal.generation(graph)
+    planned = _plan(args) if cli.writes(args) else None
     with cli.writing(args, f"card.py {args.command}"):
-        report = _card(args)
+        if planned is None or store.last_recovery or journal.generation(graph) != seen:
+            planned = _plan(args)
+        report = _card(args, *planned)
     return report()
 
 
-def _card(args):
-    from autograph.memory import cards, commands, decay
+def _plan(args):
+    from autograph.memory import commands, decay
 
     vault, schema = cli.load(args)
     today = args.today or decay.Settings.of(schema).today()
-    plan = commands.plan_command(vault, schema, args.command, vars(args), today)
+    return vault, schema, today, commands.plan_command(vault, schema, args.command, vars(args), today)
+
+
+def _card(args, vault, schema, today, plan):
+    from autograph.memory import cards
+
     apply = cli.writes(args)
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, f"card.py {args.command}", schema)
     code = cards.exit_code(plan, cli.outcome_code(outcome))

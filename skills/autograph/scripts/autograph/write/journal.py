@@ -59,6 +59,7 @@ __all__ = [
     "JournalWriter",
     "Run",
     "digest",
+    "generation",
     "load",
     "mark_run",
     "prunable",
@@ -153,6 +154,19 @@ class Run:
 
 def _journal_root(graph: Path) -> Path:
     return graph / FOLDER
+
+
+def generation(graph: Path) -> tuple | None:
+    """Which runs the journal holds, as a value that changes whenever a run
+    that writes starts (each makes its folder, named by its start time) or
+    old ones are pruned: ``(count, newest run id)``, None without a journal.
+    A command that plans before it takes the writer lock compares it under
+    the lock: unchanged, no other autograph run wrote meanwhile."""
+    try:
+        names = [entry.name for entry in os.scandir(_journal_root(graph)) if not entry.name.startswith(".")]
+    except OSError:
+        return None
+    return (len(names), max(names, default=""))
 
 
 def load(graph: Path, run_id: str) -> Run:
