@@ -407,19 +407,26 @@ def alias_matches(vault, schema, name: str, exclude: str | None = None) -> list[
     An alias is a name of the card (``dedup.py`` keeps a merged card's old
     name there; search finds it), so ``new`` refuses it as it refuses a
     note name."""
+    from .names import fold, named_rows
+
     wanted = _fold(name.strip())
     if not wanted:
         return []
     needle = wanted.encode("utf-8") if wanted.isascii() else None
+    # the index's folded names hold every alias this rule matches (its fold folds more)
+    rows = named_rows(vault, schema, {fold(wanted)}, False) if fold(wanted) else None
     found = []
     for path in vault.cards(schema):
-        if path == exclude:
+        if path == exclude or (rows is not None and path not in rows):
             continue
-        note = vault.note(path, keep=False)
-        data = note.data or b""
-        if needle is not None and b"\\" not in data and needle not in data.lower():
-            continue  # cheap: a YAML escape may spell any text, so a backslash always reads on
-        for alias in ident.values_of(note.properties, "aliases"):
+        props = rows.get(path) if rows is not None else None
+        if props is None:  # not in the index as it is now: the note decides
+            note = vault.note(path, keep=False)
+            data = note.data or b""
+            if needle is not None and b"\\" not in data and needle not in data.lower():
+                continue  # cheap: a YAML escape may spell any text, so a backslash always reads on
+            props = note.properties
+        for alias in ident.values_of(props, "aliases"):
             if isinstance(alias, str) and _fold(alias.strip()) == wanted:
                 found.append({"path": path, "field": "aliases", "value": alias})
                 break

@@ -29,6 +29,7 @@ __all__ = [
     "fold",
     "link_form",
     "name_matches",
+    "named_rows",
     "suggested_title",
 ]
 
@@ -103,7 +104,7 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None, qu
     if not wanted:
         return []
     found = []
-    rows = _named_rows(vault, schema, wanted, qualified)
+    rows = named_rows(vault, schema, wanted, qualified)
     for path in vault.cards(schema):
         if path == exclude or (rows is not None and path not in rows):
             continue
@@ -133,7 +134,7 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None, qu
     return found
 
 
-def _named_rows(vault, schema, wanted: set[str], qualified: bool) -> dict | None:
+def named_rows(vault, schema, wanted: set[str], qualified: bool) -> dict | None:
     """The notes one of the folded names ``wanted`` may name, as ``{path:
     properties}`` (None: read the note), from the index file
     (:func:`index_file.lookup`, which keeps each note's names folded: file

@@ -177,7 +177,11 @@ class Vault:
         self.touched_in_run: frozenset[str] = frozenset()
         self._resolver: Resolver | None = None
         self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
+        self._cards: dict[int, tuple] = {}  # id(schema) -> (schema, cards)
         self.progress: object | None = None
+        # what was learned of the files on disk, shared by the views of one
+        # walk (with_text writes nothing): the notes the index file holds as they are
+        self.on_disk: dict = {}
 
     def __repr__(self) -> str:
         return f"Vault(root={self.root!r}, files={len(self.files)})"
@@ -212,6 +216,7 @@ class Vault:
         view = Vault(self.root, files, list(self.warnings))
         view._given = {**self._given, path: Note.from_bytes(path, data)}
         view.touched_in_run = self.touched_in_run
+        view.on_disk = self.on_disk
         view._notes.update(view._given)
         return view
 
@@ -290,6 +295,9 @@ class Vault:
         folders = self._frozen_folders(schema)
         if schema is None:
             return [path for path in self.notes if not path.startswith(folders)] if folders else self.notes
+        known = self._cards.get(id(schema))
+        if known is not None and known[0] is schema:  # a command asks several times: its look-ups each do
+            return list(known[1])
         index_files = {f.strip("/").lower() for f in schema.index_files}
         hub_names = schema.hub_names
         generated = self.generated_mocs(schema)
@@ -304,7 +312,9 @@ class Vault:
             stem = path.rsplit("/", 1)[-1]
             return (stem[:-3] if stem.lower().endswith(".md") else stem).lower() not in hub_names
 
-        return [path for path in self.notes if is_card(path)]
+        found = [path for path in self.notes if is_card(path)]
+        self._cards[id(schema)] = (schema, found)
+        return list(found)
 
     def _frozen_folders(self, schema=None) -> tuple[str, ...]:
         ignore = schema.ignore_folders if schema is not None else []

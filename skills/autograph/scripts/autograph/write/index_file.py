@@ -653,17 +653,26 @@ def lookup(vault) -> Lookup | None:
     if index is None:
         return None
     con = index.con
+    known = vault.on_disk.get("index current")  # compared once per walk: every look-up of a command shares it
+    if known is not None and known[0] == index.path:
+        return Lookup(con, known[1])
     try:
-        stamps = stamps_of(vault)
-        stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
-        if stored is not None and stored[0] == stamp_text(stamps):
-            return Lookup(con, set(stamps))
-        current = {
-            path
-            for path, size, mtime, ctime in con.execute("SELECT path, size, mtime, ctime FROM docs")
-            if stamps.get(path) == (size, mtime, ctime)
-        }
-        return Lookup(con, current)
+        found = _current(con, vault)
     except sqlite3.Error:
         index.close()
         return None
+    vault.on_disk["index current"] = (index.path, found)
+    return Lookup(con, found)
+
+
+def _current(con, vault) -> set[str]:
+    """The notes whose rows in the index file hold them as they are now."""
+    stamps = stamps_of(vault)
+    stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
+    if stored is not None and stored[0] == stamp_text(stamps):
+        return set(stamps)
+    return {
+        path
+        for path, size, mtime, ctime in con.execute("SELECT path, size, mtime, ctime FROM docs")
+        if stamps.get(path) == (size, mtime, ctime)
+    }
