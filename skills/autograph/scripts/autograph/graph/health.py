@@ -302,8 +302,6 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
                 code.append([os.path.relpath(os.path.join(folder, name), library), info.st_size, info.st_mtime_ns])
     parts = [
         str(vault.root.resolve()),
-        vault.files,
-        index.stamps(),
         vault.template_folders,
         dataclasses.astuple(daily.settings(vault, schema)),  # where daily notes live (.obsidian/daily-notes.json)
         schema.data,
@@ -312,7 +310,11 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
         str(today),
     ]
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
+    # the file list and every note's stamp, as bytes (a large vault's would cost a JSON text of each)
+    key.update(b"\0files\0" + "\n".join(vault.files).encode("utf-8", "surrogatepass"))
+    key.update(b"\0stamps\0" + index.stamp_bytes())
+    return key.hexdigest()
 
 
 def previous_entry(root: Path) -> dict | None:

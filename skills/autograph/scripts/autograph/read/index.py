@@ -269,6 +269,16 @@ class NoteIndex:
             known = self._stamps = self._stamps if self._stamps is not None else _stat_all(self.vault)
         return [list(known.get(path, (-1, -1, -1))) for path in self.vault.notes]
 
+    def stamp_bytes(self) -> bytes:
+        """Every note's path and stamp as one text (path order,
+        NUL-separated): what a stored result is keyed by, taken by the index
+        file's update where there was one."""
+        known = self.store.index.stamp_bytes if self.store is not None else None
+        if known is not None:
+            return known
+        stamps = self._stamps = self._stamps if self._stamps is not None else _stat_all(self.vault)
+        return stamp_text(stamps)
+
     @property
     def parsed(self) -> int:
         """How many notes this call parsed: by the index file's update, and here."""
@@ -345,6 +355,15 @@ class NoteIndex:
                 self._anchors.pop(next(iter(self._anchors)))  # the oldest
             found = self._anchors[path] = (keys, frozenset(summary.blocks))
         return found
+
+
+def stamp_text(stamps: dict) -> bytes:
+    """Every note's path and stamp (``{path: (size, mtime_ns, ctime_ns)}``)
+    in path order, NUL-separated (no path holds a NUL), as bytes: compared
+    or hashed whole, which costs less than a row per note."""
+    return "\0".join(
+        f"{path}\0{size}\0{mtime}\0{ctime}" for path, (size, mtime, ctime) in sorted(stamps.items())
+    ).encode("utf-8", "surrogatepass")
 
 
 def _stat_all(vault: Vault) -> dict[str, tuple[int, int, int]]:

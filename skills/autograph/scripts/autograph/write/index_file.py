@@ -115,6 +115,7 @@ class Index:
         self.relinked = 0  # links of other notes resolved again (a note was added, deleted or renamed)
         self.early = None  # readers started before the index was opened (_early), until _update takes them
         self.stamps: dict | None = None  # path -> (size, mtime_ns, ctime_ns) of every note, once brought up to date
+        self.stamp_bytes: bytes | None = None  # the same as one text (index_update.stamp_text)
 
     def close(self) -> None:
         """Close the index (the last connection folds the WAL into the file)."""

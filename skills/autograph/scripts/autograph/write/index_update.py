@@ -19,6 +19,7 @@ import json
 import os
 import sqlite3
 
+from ..read.index import stamp_text
 from ..read.searchdoc import COLUMNS, document, name_key
 
 __all__ = ["PARALLEL_MIN", "files_key", "locked", "refresh", "schema_stamp", "stamp_text", "stamps_of", "start_reading"]
@@ -192,7 +193,7 @@ def refresh(index, vault, schema, stamps) -> None:
     """Bring the index up to date with the notes' ``stamps``.
 
     Fresh (the common case) when the walk's stamps, written out as one
-    string (:func:`_stamp_text`), equal the one stored by the last update,
+    string (:func:`stamp_text`), equal the one stored by the last update,
     and the other files are the same: one ``SELECT`` of one row.  Else, in
     one write transaction: notes that left are removed, changed notes re-read
     under their ids, new ones added; their links are resolved with
@@ -211,6 +212,7 @@ def refresh(index, vault, schema, stamps) -> None:
     meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'files', 'schema')"))
     derived = schema_stamp(schema)
     text = stamp_text(stamps) if meta.get("stamps") is not None and not pending else None
+    index.stamp_bytes = text
     if text is not None and meta["stamps"] == text and meta.get("files") == files and meta.get("schema") == derived:
         return
     try:
@@ -234,7 +236,7 @@ def refresh(index, vault, schema, stamps) -> None:
         if meta.get("schema") != derived:
             _rederive(con, schema)
             con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (derived,))
-        text = stamp_text(stamps) if text is None else text
+        text = index.stamp_bytes = stamp_text(stamps) if text is None else text
         con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
         con.execute("COMMIT")
     except BaseException:
@@ -250,15 +252,6 @@ def files_key(vault) -> str:
 
     listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
     return f"{len(vault.files)}:{zlib.crc32(listing):08x}"
-
-
-def stamp_text(stamps: dict) -> bytes:
-    """Every note's path and stamp in path order, NUL-separated (no path
-    holds a NUL), as bytes: the freshness check compares it whole, which
-    is cheaper than comparing a row per note."""
-    return "\0".join(
-        f"{path}\0{size}\0{mtime}\0{ctime}" for path, (size, mtime, ctime) in sorted(stamps.items())
-    ).encode("utf-8", "surrogatepass")
 
 
 def _update(index, vault, schema, current: list[tuple], files: str, taken: dict | None = None) -> None:
