@@ -201,7 +201,7 @@ def cmd_card(args) -> int:
 def _plan(args):
     from autograph.memory import commands, decay
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     today = args.today or decay.Settings.of(schema).today()
     return vault, schema, today, commands.plan_command(vault, schema, args.command, vars(args), today)
 

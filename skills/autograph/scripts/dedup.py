@@ -126,7 +126,7 @@ def _dedup(args):
     from autograph.write import derived
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     apply = cli.writes(args)
     index = note_index(
         vault, schema, use_disk=not args.dry_run

@@ -93,7 +93,7 @@ def cmd_discover(args) -> int:
     from autograph.write.derived import save_index
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     data = discovery.discover(vault, index)
     save_index(index)

@@ -285,7 +285,7 @@ def cmd_health(args) -> int:
     from autograph.graph import health
     from autograph.write.index_file import describe, note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     report = health.report_for(vault, schema, index)
     report["previous"] = health.previous_entry(vault.root)
@@ -309,7 +309,7 @@ def cmd_backlinks(args) -> int:
     from autograph.graph import backlinks
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     try:
         # no index file made for a call that may be refused (a name no note has and no link uses)
         found = backlinks.find(vault, note_index(vault, schema, use_disk=not args.dry_run, create=False), args.note)
@@ -328,7 +328,7 @@ def cmd_orphans(args) -> int:
     from autograph.graph import backlinks
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     orphans = backlinks.orphan_notes(vault, schema, note_index(vault, schema, use_disk=not args.dry_run))
     if args.json:
         cli.print_json(backlinks.orphans_json(orphans))
@@ -341,7 +341,7 @@ def cmd_report(args) -> int:
     from autograph.graph import report
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     result = report.publish(vault, schema, index, args.output, args.force, write=not args.dry_run)
     if args.json:
@@ -364,7 +364,7 @@ def _fix(args):
     from autograph.write.derived import save_index
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     plan = linkfix.plan_fix(vault, schema, index)
     if not args.dry_run:
@@ -397,7 +397,7 @@ def _mv(args):
     from autograph.write.derived import save_index
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     try:
         mapping = moves.paths_of(vault, args.old, args.new)
         index = note_index(vault, schema, use_disk=not args.dry_run)

@@ -74,7 +74,7 @@ def _generate(args):
     from autograph.write.derived import save_index
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     try:
         plan = moc.plan(vault, schema, index)

@@ -313,7 +313,7 @@ def cmd_prepare(args) -> int:
     from autograph.write import derived
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     data = review.prepare(args.command, vault, schema, index, args.budget)
     if not args.dry_run:
@@ -326,7 +326,7 @@ def cmd_research_plan(args) -> int:
     from autograph.write import derived
     from autograph.write.index_file import note_index
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     data = research.plan(vault, schema, args.budget, args.batch_size, index)
     if not args.dry_run:

@@ -447,12 +447,14 @@ def _start(args, cwd: str | None) -> str:
     return cwd
 
 
-def load(args) -> tuple[Vault, object]:
-    """Open ``args.vault`` and load its schema (``args.schema`` if given)."""
+def load(args, stamps: bool = False) -> tuple[Vault, object]:
+    """Open ``args.vault`` and load its schema (``args.schema`` if given).
+    ``stamps``: each note is stat'ed during the walk (``vault.on_disk``), for
+    a command that brings the index file up to date next."""
     from .read.vault import Vault
     from .schema.model import load_schema
 
-    vault = Vault.open(args.vault)
+    vault = Vault.open(args.vault, stamps=stamps)
     schema = load_schema(vault.root, getattr(args, "schema", None))
     vault.progress = progress_for(args, len(vault.notes))
     warn(vault.warnings)

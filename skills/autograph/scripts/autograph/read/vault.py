@@ -197,11 +197,17 @@ class Vault:
         return path
 
     @classmethod
-    def open(cls, root: str | os.PathLike) -> Vault:
-        """Walk the vault at ``root``; raises :class:`VaultError` if it is not a folder."""
+    def open(cls, root: str | os.PathLike, stamps: bool = False) -> Vault:
+        """Walk the vault at ``root``; raises :class:`VaultError` if it is not
+        a folder.  ``stamps``: every note's ``(size, mtime_ns, ctime_ns)`` is
+        taken during the walk, kept in ``on_disk["stamps"]``."""
         path = cls.check_folder(root)
-        files, warnings = walk(path)
-        return cls(path, files, warnings)
+        taken: dict | None = {} if stamps else None
+        files, warnings = walk(path, taken)
+        vault = cls(path, files, warnings)
+        if taken is not None:
+            vault.on_disk["stamps"] = taken
+        return vault
 
     def with_text(self, path: str, data: bytes) -> Vault:
         """A new view of this vault in which the note ``path`` (added to its

@@ -65,6 +65,11 @@ def _rederive(con, schema) -> None:
 
 
 def stamps_of(vault) -> dict[str, tuple[int, int, int]]:
+    """``{path: (size, mtime_ns, ctime_ns)}`` of every note: as the walk
+    took them when it did (``vault.on_disk["stamps"]``), else stat'ed now."""
+    taken = vault.on_disk.get("stamps")
+    if taken is not None:
+        return taken
     root = str(vault.root).rstrip(os.sep) + os.sep
     found = {}
     stat_of = os.stat
