@@ -404,8 +404,8 @@ def check(vault: Vault, schema: Schema) -> Report:
     neither checked nor fixed (:meth:`Vault.cards`)."""
     cards = vault.cards(schema)
     report = Report(len(cards))
-    for path in cards:
-        report.findings.extend(check_note(vault.note(path), schema))
+    for path in cards:  # not kept: a large vault's notes are never all in memory (a fix reads its note again)
+        report.findings.extend(check_note(vault.note(path, keep=False), schema))
     return report
 
 
@@ -425,7 +425,7 @@ def plan_fixes(vault: Vault, report: Report) -> tuple[list[Edit], list[dict]]:
     edits: list[Edit] = []
     skipped: list[dict] = []
     for path, findings in by_note.items():
-        note = vault.note(path)
+        note = vault.note(path, keep=False)  # the edit keeps the bytes it needs
         text = note.text
         try:
             for finding in findings:
