@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from dataclasses import dataclass, field
 
 from . import parallel
@@ -152,6 +153,8 @@ def decode_summary(path: str, text: str, props_text: str | None, targets_text: s
         props, state, error, unreadable, links, outline, blocks = row
         if props is None:
             props = json.loads(props_text) if props_text else {}
+        if props:  # the same few keys in every note: one string each
+            props = {_intern(key) if isinstance(key, str) else key: value for key, value in props.items()}
         targets = json.loads(targets_text) if targets_text else None
     except (TypeError, ValueError, RecursionError):
         return None
@@ -190,11 +193,14 @@ def _decode_targets(targets, count: int) -> list[tuple] | None:
             candidates = tuple(candidates)
         else:
             return None
-        decoded.append((path, candidates, bool(ambiguous)))
+        found = (path, candidates, bool(ambiguous))
+        decoded.append(_shared.setdefault(found, found))  # many links lead to one note: one tuple for them
     return decoded
 
 
 _make_link = Link._make
+_intern = sys.intern  # a link's target and kind: the same few strings in every note that links there
+_shared: dict[tuple, tuple] = {}  # where links lead, one tuple for each place (see _decode_targets)
 
 
 def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
@@ -220,7 +226,7 @@ def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
             state,
             tuple(error) if error else None,
             unreadable,
-            [_make_link(item) for item in links],
+            [_make_link((_intern(t), f, a, e, _intern(k), *rest)) for t, f, a, e, k, *rest in links],
             anchors[0] if isinstance(anchors[0], str) else "",
             tuple(anchors[1]),
             _decode_targets(targets, len(links)) if with_targets else None,
