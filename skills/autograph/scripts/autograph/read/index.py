@@ -153,7 +153,7 @@ def decode_summary(path: str, text: str, props_text: str | None, targets_text: s
         props, state, error, unreadable, links, outline, blocks = row
         if props is None:
             props = json.loads(props_text) if props_text else {}
-        if props:  # the same few keys in every note: one string each
+        if isinstance(props, dict) and props:  # the same few keys in every note: one string each
             props = {_intern(key) if isinstance(key, str) else key: value for key, value in props.items()}
         targets = json.loads(targets_text) if targets_text else None
     except (TypeError, ValueError, RecursionError):
