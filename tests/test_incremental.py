@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 
 import autograph.read.parallel
 import autograph.write.index_update
@@ -19,6 +21,7 @@ from autograph.read.vault import Vault
 from autograph.schema.model import load_schema
 from autograph.write.derived import save_index
 from autograph.write.index_file import note_index
+from conftest import SCRIPTS
 
 
 def make_notes(make_vault, count: int = 60):
@@ -200,3 +203,63 @@ def test_map_in_two_computes_a_failed_child_share_here():
         return -n
 
     assert map_in_two(only_here, list(range(10))) == [-n for n in range(10)]
+
+
+def graph_files(root) -> dict:
+    """Every file under ``.graph/`` with its bytes (the folder itself may be absent)."""
+    folder = root / ".graph"
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def script(name: str, *argv) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / name), *map(str, argv)], capture_output=True, text=True, timeout=120
+    )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("graph.py", "health", "--dry-run"),
+        ("graph.py", "orphans", "--dry-run"),
+        ("graph.py", "fix"),
+        ("search.py", "note", "--dry-run"),
+        ("search.py", "--identity", "email=a@x.org", "--dry-run"),
+        ("dedup.py",),
+        ("card.py", "show", "n001"),
+        ("card.py", "new", "person", "Ann Lee", "email=a@x.org", "--dry-run"),
+    ],
+)
+def test_a_read_or_a_dry_run_leaves_graph_byte_for_byte(make_vault, argv):
+    """Also with a WAL a killed writer left beside the index: it is neither
+    folded into the file nor removed (SQLite opens the file immutable)."""
+    root = make_notes(make_vault, 8)
+    run(root)
+    leftover = sqlite3.connect(root / ".graph" / "index.sqlite")
+    leftover.execute("PRAGMA wal_autocheckpoint = 0")
+    leftover.execute("UPDATE docs SET title = 'changed' WHERE path = 'n003.md'")
+    leftover.commit()  # in the -wal; the connection is left open, as a killed process leaves it
+    before = graph_files(root)
+    assert "index.sqlite-wal" in before
+    proc = script(*argv, "--vault", root, "--json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert graph_files(root) == before
+    leftover.close()
+
+
+def test_a_dry_run_on_a_vault_without_an_index_makes_no_graph_folder(make_vault):
+    root = make_notes(make_vault, 8)
+    for argv in (("graph.py", "health", root, "--dry-run"), ("dedup.py", root), ("graph.py", "fix", root)):
+        proc = script(*argv, "--json")
+        assert proc.returncode in (0, 1), proc.stderr
+        assert not (root / ".graph").exists(), argv
+
+
+def test_health_says_when_it_rebuilt_a_damaged_index(make_vault):
+    root = make_notes(make_vault, 8)
+    assert script("graph.py", "health", root, "--json").returncode == 0
+    (root / ".graph" / "index.sqlite").write_bytes(b"not a database" * 4096)
+    proc = script("graph.py", "health", root, "--json")
+    assert proc.returncode == 0
+    assert "damaged index" in proc.stderr and "rebuilt it" in proc.stderr
+    assert json.loads(proc.stdout)["index"]["rebuilt"] == "damaged"

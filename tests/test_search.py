@@ -426,7 +426,7 @@ def test_a_damaged_index_is_rebuilt_with_a_warning(make_vault):
     path.write_bytes(b"this is not a database" * 100)
     proc = run("apple", "--vault", str(vault), "--json")
     assert proc.returncode == 0, proc.stderr
-    assert "damaged search index" in proc.stderr
+    assert "damaged index" in proc.stderr
     assert json.loads(proc.stdout)["hits"][0]["path"] == "a.md"
     assert query_json(vault, "apple")["index"]["reread"] == 0
 
@@ -458,7 +458,7 @@ def test_an_index_damaged_where_only_a_query_reads_is_rebuilt_before_it(make_vau
         con.close()
     proc = run("apple", "--vault", str(vault), "--json")
     assert proc.returncode == 0, proc.stderr
-    assert "damaged search index" in proc.stderr and "rebuilt it" in proc.stderr
+    assert "damaged index" in proc.stderr and "rebuilt it" in proc.stderr
     assert [h["path"] for h in json.loads(proc.stdout)["hits"]] == ["a.md"]
     again = query_json(vault, "banana")
     assert again["index"]["reread"] == 0 and again["hits"][0]["path"] == "b.md"

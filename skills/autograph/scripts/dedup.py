@@ -128,10 +128,10 @@ def _dedup(args):
 
     vault, schema = cli.load(args, stamps=True)
     apply = cli.writes(args)
-    index = note_index(
-        vault, schema, use_disk=not args.dry_run
-    )  # one read of every note's links, for backlinks and the rewrite
+    # one read of every note's links, for backlinks and the rewrite; a dry run writes not even the index
+    index = note_index(vault, schema, use_disk=apply)
     report = dedup.find_groups(vault, schema, index=index)
+    cli.warn(index.warnings)
     grouped = {path for group in report.groups for path in group.members}
     suggestions = (
         [] if args.apply_manifest else variants.suggest(vault, schema, grouped=grouped)

@@ -96,6 +96,7 @@ def cmd_discover(args) -> int:
     vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     data = discovery.discover(vault, index)
+    cli.warn(index.warnings)
     save_index(index)
     if args.json:
         cli.print_json(data)

@@ -288,6 +288,7 @@ def cmd_health(args) -> int:
     vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     report = health.report_for(vault, schema, index)
+    cli.warn(index.warnings)
     report["previous"] = health.previous_entry(vault.root)
     report["index"] = describe(index)
     if not args.dry_run:
@@ -312,9 +313,11 @@ def cmd_backlinks(args) -> int:
     vault, schema = cli.load(args, stamps=True)
     try:
         # no index file made for a call that may be refused (a name no note has and no link uses)
-        found = backlinks.find(vault, note_index(vault, schema, use_disk=not args.dry_run, create=False), args.note)
+        index = note_index(vault, schema, use_disk=not args.dry_run, create=False)
+        found = backlinks.find(vault, index, args.note)
     except backlinks.NoteError as exc:
         raise cli.UsageError(str(exc)) from None
+    cli.warn(index.warnings)
     if found.ambiguity:
         print(f"note: {found.ambiguity}", file=sys.stderr)
     if args.json:
@@ -329,7 +332,9 @@ def cmd_orphans(args) -> int:
     from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args, stamps=True)
-    orphans = backlinks.orphan_notes(vault, schema, note_index(vault, schema, use_disk=not args.dry_run))
+    index = note_index(vault, schema, use_disk=not args.dry_run)
+    orphans = backlinks.orphan_notes(vault, schema, index)
+    cli.warn(index.warnings)
     if args.json:
         cli.print_json(backlinks.orphans_json(orphans))
     else:
@@ -344,6 +349,7 @@ def cmd_report(args) -> int:
     vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     result = report.publish(vault, schema, index, args.output, args.force, write=not args.dry_run)
+    cli.warn(index.warnings)
     if args.json:
         cli.print_json(result)
     else:
@@ -365,8 +371,9 @@ def _fix(args):
     from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args, stamps=True)
-    index = note_index(vault, schema, use_disk=not args.dry_run)
+    index = note_index(vault, schema, use_disk=cli.writes(args))
     plan = linkfix.plan_fix(vault, schema, index)
+    cli.warn(index.warnings)
     if not args.dry_run:
         save_index(index)
     outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "graph.py fix", schema)
@@ -400,10 +407,11 @@ def _mv(args):
     vault, schema = cli.load(args, stamps=True)
     try:
         mapping = moves.paths_of(vault, args.old, args.new)
-        index = note_index(vault, schema, use_disk=not args.dry_run)
+        index = note_index(vault, schema, use_disk=cli.writes(args))
         plan = moves.plan_move(vault, mapping, schema, index)
     except moves.MoveError as exc:
         raise cli.UsageError(str(exc)) from None
+    cli.warn(index.warnings)
     if not args.dry_run:
         save_index(index)
     outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)

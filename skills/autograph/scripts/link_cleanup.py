@@ -62,8 +62,9 @@ def _cleanup(args):
     from autograph.write.index_file import note_index
 
     vault, schema = cli.load(args, stamps=True)
-    index = note_index(vault, schema, use_disk=not args.dry_run)
+    index = note_index(vault, schema, use_disk=cli.writes(args))
     plan = cleanup.plan(vault, schema, index)
+    cli.warn(index.warnings)
     if not args.dry_run:
         save_index(index)
     apply = cli.writes(args)

@@ -80,6 +80,7 @@ def _generate(args):
         plan = moc.plan(vault, schema, index)
     except moc.MocError as exc:
         raise cli.UsageError(str(exc)) from None
+    cli.warn(index.warnings)
     if not args.dry_run:
         save_index(index)
     apply = cli.writes(args)

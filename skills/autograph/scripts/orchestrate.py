@@ -316,6 +316,7 @@ def cmd_prepare(args) -> int:
     vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     data = review.prepare(args.command, vault, schema, index, args.budget)
+    cli.warn(index.warnings)
     if not args.dry_run:
         derived.save_index(index)
     return _emit(args, data, batches.summary(data, "items", "notes", "over_budget"), vault.root)
@@ -329,6 +330,7 @@ def cmd_research_plan(args) -> int:
     vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=not args.dry_run)
     data = research.plan(vault, schema, args.budget, args.batch_size, index)
+    cli.warn(index.warnings)
     if not args.dry_run:
         derived.save_index(index)
     return _emit(args, data, batches.summary(data, "notes", "typed_share", "over_budget"), vault.root)

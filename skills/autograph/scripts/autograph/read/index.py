@@ -286,6 +286,12 @@ class NoteIndex:
         return stamp_text(stamps)
 
     @property
+    def warnings(self) -> list[str]:
+        """What the index file said when it was opened (see
+        :func:`index_file.open_index`): for the command to show."""
+        return self.store.warnings if self.store is not None else []
+
+    @property
     def parsed(self) -> int:
         """How many notes this call parsed: by the index file's update, and here."""
         return (self.store.reread if self.store is not None else 0) + len(self._parsed)

@@ -220,6 +220,12 @@ def _existing(root) -> str | None:
 
 
 SUFFIXES = ("", "-wal", "-shm", "-journal")  # the index file and the files SQLite keeps beside it
+# How a command that writes nothing opens the file: immutable, so SQLite makes
+# no -wal or -shm beside it and folds no WAL into it (a read, a dry run and a
+# look-up leave .graph/ byte for byte as it was).  What it reads is the file
+# as its last writer left it; rows that do not hold a note as it is now are
+# read again by the caller.
+READ_ONLY = "?mode=ro&immutable=1"
 
 
 def unusable(root) -> str | None:
@@ -325,10 +331,11 @@ def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
                     raise
                 if con is not None:
                     con.close()
-                warnings.append(f".graph/{INDEX_NAME}: damaged search index ({exc}); rebuilt it")
+                warnings.append(f".graph/{INDEX_NAME}: damaged index ({exc}); rebuilt it")
                 _remove(vault.root)
                 con = _open_disk(path)
                 index = _prepare(con, path, vault, schema, warnings, stamps)
+                index.rebuilt = "damaged"
             return index
         except Exception as exc:
             if not _cannot_write(exc):
@@ -378,17 +385,16 @@ def _open_disk(path: str) -> sqlite3.Connection:
 
 
 def _readonly_copy(vault, schema, warnings, stamps) -> Index | None:
-    """The index file opened read-only (``mode=ro``, else ``immutable=1``
-    for a WAL file whose folder cannot take SQLite's ``-shm``), copied into
+    """The index file opened as it is (:data:`READ_ONLY`), copied into
     memory and brought up to date there; None when there is no file, it is
-    unreadable, or it was built for another index version or schema."""
+    unreadable, or it was built for another index version."""
     path = _existing(vault.root)
     if path is None:
         return None
     from urllib.parse import quote
 
     uri = "file:" + quote(path)
-    for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+    for flags in (READ_ONLY,):
         source = memory = None
         try:
             source = sqlite3.connect(uri + flags, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
@@ -498,6 +504,13 @@ class _Rows:
         return self._index
 
     @property
+    def warnings(self) -> list[str]:
+        """What opening the file said (a damaged file rebuilt, another
+        process writing it, a .graph/ that cannot be written); none before
+        it is opened."""
+        return list(self._index.warnings) if self._index is not None else []
+
+    @property
     def reread(self) -> int:
         """Notes the file's update parsed (none before it is opened)."""
         return self._index.reread if self._index is not None else 0
@@ -574,7 +587,7 @@ def _read_only(vault) -> Index | None:
         return None
     from urllib.parse import quote
 
-    for flags in ("?mode=ro", "?mode=ro&immutable=1"):
+    for flags in (READ_ONLY,):
         con = None
         try:
             con = sqlite3.connect("file:" + quote(path) + flags, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
@@ -623,24 +636,7 @@ class Lookup:
 
 
 def _for_lookup(vault) -> Index | None:
-    """The index file opened to read, as it is.  A read-write connection
-    first: it writes nothing, and being the last to close it, it takes
-    away the ``-wal`` and ``-shm`` files SQLite makes beside a WAL file (a
-    read-only one would leave them); read-only when the folder cannot be
-    written (:func:`_read_only`)."""
-    path = _existing(vault.root)
-    if path is None or unusable(vault.root) is not None:
-        return None
-    con = None
-    try:
-        con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
-        if _why_rebuild(con, None) is None:
-            return Index(con, path)
-        con.close()
-        return None
-    except sqlite3.Error:
-        if con is not None:
-            con.close()
+    """The index file opened to read, as it is (:data:`READ_ONLY`)."""
     return _read_only(vault)
 
 
