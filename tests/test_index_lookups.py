@@ -12,7 +12,7 @@ import json
 import os
 
 import pytest
-from autograph.memory import cards, names
+from autograph.memory import cards, names, variants
 from autograph.read.vault import Vault
 from autograph.schema.model import load_schema
 from autograph.write import index_file
@@ -46,7 +46,7 @@ VALUES = [
     {"telegram": "maria_g"},
     {"email": "nobody@x.org"},
 ]
-NAMES = [["Dee"], ["dana reyes"], ["Maria Garcia"], ["jose garcia"], ["Pepe"], ["Escé"], ["Nobody"]]
+NAMES = [["Dee"], ["dana reyes"], ["Maria Garcia"], ["jose garcia"], ["Pepe"], ["Escé"], ["Nobody"], ["D. Reyes"]]
 
 
 @pytest.fixture
@@ -72,6 +72,8 @@ def answers(root, view=None) -> dict:
         found[json.dumps(wanted)] = (
             names.name_matches(vault, schema, wanted),
             names.name_matches(vault, schema, wanted, qualified=True),
+            variants.matches(vault, schema, wanted[0]),
+            cards.alias_matches(vault, schema, wanted[0]),
         )
     return found
 
@@ -90,6 +92,8 @@ def test_the_index_names_the_cards_reading_every_card_names(vault):
     assert expected[json.dumps({"email": "old@x.org"})][0][0]["old"] is True
     assert [m["path"] for m in expected[json.dumps({"phone": "030 12345678"})][0]] == ["people/Ben Carter.md"]
     assert {u["path"] for u in expected[json.dumps({"email": "broken@x.org"})][1]} == {"people/Broken.md"}
+    assert [m["path"] for m in expected[json.dumps(["D. Reyes"])][2]] == ["people/Dana Reyes.md"]  # a variant
+    assert [m["path"] for m in expected[json.dumps(["Dee"])][3]] == ["people/Dana Reyes.md"]  # an alias
     build_index(vault)
     before = files_under(vault)
     assert answers(vault) == expected
@@ -154,6 +158,8 @@ def test_any_cards_give_the_same_answers_with_and_without_the_index(tmp_path_fac
         return (
             cards.identity_matches(vault, schema, "person", values) if values else [],
             names.name_matches(vault, schema, [asked], qualified=True),
+            variants.matches(vault, schema, asked),
+            cards.alias_matches(vault, schema, asked),
         )
 
     without = ask()

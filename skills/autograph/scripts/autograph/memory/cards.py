@@ -43,6 +43,7 @@ from .errors import Ambiguous, BadRequest
 from .names import FORBIDDEN, file_name, link_form
 
 __all__ = [
+    "identity_needle",
     "FORBIDDEN",
     "Ambiguous",
     "BadRequest",
@@ -248,7 +249,7 @@ def identity_matches(
     if not wanted:
         return []
     fields_of = ident.fields_by_kind(kinds)  # a value matches any field of its kind: handle= finds telegram:
-    needles = [_needle(norm, kind) for kind, norm in wanted]
+    needles = [identity_needle(norm, kind) for kind, norm in wanted]
     holders: dict[tuple[str, str], list[dict]] = {key: [] for key in wanted}
     held_by: dict[str, dict] = {}  # path -> properties of the cards read
     for path, props, text, problem in _may_be_holders(vault, schema, needles, exclude):
@@ -282,7 +283,7 @@ def identity_matches(
 
 def _may_be_holders(vault, schema, needles: list, exclude: str | None):
     """``(path, properties, text with its History, problem)`` of each card
-    (but ``exclude``) that may hold a value of ``needles`` (:func:`_needle`;
+    (but ``exclude``) that may hold a value of ``needles`` (:func:`identity_needle`;
     a None there: any card may): the one whole-vault look-up by identity.
 
     Answered from the index file every command reads
@@ -368,7 +369,7 @@ def _held_before(text: str | None, names: list[str], kind: str, wanted: str, cou
 _NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
 
 
-def _needle(norm: str, kind: str) -> tuple[bool, bytes] | None:
+def identity_needle(norm: str, kind: str) -> tuple[bool, bytes] | None:
     """What the bytes of a card that holds the normalised identity ``norm``
     must contain: ``(digits only?, bytes)``; None when no cheap test is
     sure (text that is not ASCII may be written in another Unicode form)."""

@@ -558,9 +558,17 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
     cards = set(vault.cards(schema))
     matches = []
     if wanted is not None:
+        from .cards import identity_needle
         from .retirement import retired
 
-        rows = index.con.execute("SELECT path, title, status, props FROM docs ORDER BY path")
+        # only the cards whose frontmatter or History may hold it (the index keeps them lower-cased, and
+        # their digits); a YAML escape may spell any value
+        needle = identity_needle(wanted, kind)
+        sql, params = "SELECT path, title, status, props FROM docs", []
+        if needle is not None:
+            sql += f" WHERE instr({'digits' if needle[0] else 'probe'}, ?) > 0 OR instr(probe, '\\') > 0"
+            params.append(needle[1].decode("ascii"))
+        rows = index.con.execute(sql + " ORDER BY path", params)
         for path, title, status, props in rows:
             if path not in cards or not props or not any(n in props.lower() for n in names):
                 continue

@@ -414,15 +414,19 @@ def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[d
     if not mine:
         return []
     found = []
+    aliased, fresh = _aliased(vault)
     for path in vault.cards(schema):
         if path in exclude:
             continue
         stem = path.rsplit("/", 1)[-1][:-3]
         names = [stem]
-        note = vault.note(path, keep=False)
-        data = (note.data or b"").lower()
-        if b"alias" in data or b"\\" in data:
-            names += [a for a in _list(note.properties.get("aliases")) if isinstance(a, str)]
+        if path in fresh:  # the index holds the card as it is: its aliases, with no read
+            names += [a for a in _list(aliased.get(path, {}).get("aliases")) if isinstance(a, str)]
+        else:
+            note = vault.note(path, keep=False)
+            data = (note.data or b"").lower()
+            if b"alias" in data or b"\\" in data:
+                names += [a for a in _list(note.properties.get("aliases")) if isinstance(a, str)]
         for other in names:
             shared = same_person(mine, keys(other, table))
             if shared is not None:
@@ -430,6 +434,29 @@ def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[d
                 found.append({"path": path, "field": field_name, "value": other, "name_key": ":".join(shared)})
                 break
     return found
+
+
+def _aliased(vault) -> tuple[dict[str, dict], set[str]]:
+    """``({path: properties}, fresh)``: the properties of the notes whose
+    frontmatter names aliases (or holds a YAML escape), from the index file
+    (:func:`index_file.lookup`), and the notes it holds as they are now
+    (others, and a ``card.py batch``'s planned ones, are read); ``({},
+    set())`` without an index file."""
+    import json
+
+    from ..write import index_file
+
+    found = index_file.lookup(vault)
+    if found is None:
+        return {}, set()
+    try:
+        sql = "SELECT path, props, unreadable FROM docs WHERE unreadable IS NOT NULL OR instr(probe, 'alias') > 0"
+        rows = found.con.execute(sql + " OR instr(probe, '\\') > 0").fetchall()
+    finally:
+        found.close()
+    unknown = {path for path, _, why in rows if why is not None}  # its properties are not known: read
+    aliased = {path: json.loads(props) if props else {} for path, props, why in rows if why is None}
+    return aliased, found.current - set(vault.given) - unknown
 
 
 def join(suggestions: list[Suggestion], apart=None) -> list[Suggestion]:
