@@ -57,11 +57,11 @@ RETIRED = (
     "cache/notes-delta.jsonl",
 )  # the files this one replaced, removed on first use
 
-INDEX_VERSION = 9  # 8: index.sqlite, with each note's summary; 9: probe, digits, history (identity look-ups);
 # 3: links resolved by links.Resolver, in-link counts stored; 4: superseded 2 = a superseded_by;
-
 # 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable;
-# 7: docs.names (exact-name matches rank first)
+# 7: docs.names (exact-name matches rank first); 8: index.sqlite, each note's summary beside its search row;
+# 9: probe, digits and history (look-ups by identity)
+INDEX_VERSION = 9
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 
 BUSY_SECONDS = 5.0
@@ -99,7 +99,7 @@ CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 re
 
 
 class Index:
-    """An open search index and what bringing it up to date did (a plain
+    """The open index file and what bringing it up to date did (a plain
     class: defined faster than a dataclass, on every start)."""
 
     def __init__(self, con: sqlite3.Connection, path: str | None, warnings: list[str] | None = None):
