@@ -122,12 +122,14 @@ def baseline_scripts(tmp_path_factory) -> Path:
     """The scripts folder of commit 245566c, extracted with ``git archive``."""
     if shutil.which("git") is None:
         _missing(f"git is not installed: the baseline scripts (commit {BASELINE_COMMIT}) cannot be read")
-    check = subprocess.run(
-        ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{BASELINE_COMMIT}^{{commit}}"],
-        capture_output=True,
-        text=True,
-    )
-    if check.returncode != 0:
+
+    def has_commit() -> bool:
+        argv = ["git", "-C", str(REPO), "rev-parse", "--verify", "--quiet", f"{BASELINE_COMMIT}^{{commit}}"]
+        return subprocess.run(argv, capture_output=True, text=True).returncode == 0
+
+    if not has_commit():  # a shallow clone: its history is fetched, once, from where it was cloned
+        subprocess.run(["git", "-C", str(REPO), "fetch", "--quiet", "--unshallow"], capture_output=True, timeout=300)
+    if not has_commit():
         _missing(f"commit {BASELINE_COMMIT} is not in the repository at {REPO} (a shallow clone?): no baseline")
     out = tmp_path_factory.mktemp("baseline")
     archive = subprocess.run(
