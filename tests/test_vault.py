@@ -586,3 +586,24 @@ def test_a_second_candidate_makes_a_cached_link_ambiguous(make_vault):
     assert [(r["source"], r["resolved"], r["candidates"]) for r in ambiguous] == [
         ("a.md", "x/b.md", ["x/b.md", "y/b.md"])
     ]
+
+
+def test_a_file_reached_through_a_file_symlink_and_a_folder_symlink_is_listed_once(tmp_path):
+    """The walk counts a file once: through the first symlink (by path order)
+    when no path without one reaches it, wherever the other one points."""
+    root = tmp_path / "vault"
+    (root / ".hid" / "sub").mkdir(parents=True)
+    (root / "a").mkdir()
+    (root / ".hid" / "x.md").write_text("x\n")
+    (root / ".hid" / "sub" / "y.md").write_text("y\n")
+    (root / "a" / "z.md").write_text("z\n")
+    for name, target in [
+        ("f.md", ".hid/x.md"),
+        ("vis", ".hid"),
+        ("alink", "a"),
+        ("deep", ".hid/sub"),
+        ("z.md", "a/z.md"),
+    ]:
+        (root / name).symlink_to(target)
+    files, warnings = walk(root, {})
+    assert files == ["a/z.md", "deep/y.md", "f.md"] and warnings == []

@@ -80,11 +80,11 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
     def inside(real: str) -> bool:
         return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
-    def scan(folder: str, real_folder: str, rel: str) -> None:
+    def scan(folder: str, real_folder: str, rel: str, seen: set | None = None) -> None:
         # real_folder is the folder's real path, so entries that are not
         # symlinks get theirs by joining, without a system call each
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = sorted(os.scandir(folder), key=_name)
         except OSError as exc:
             warnings.append(f"{rel or '.'}: cannot list folder ({exc.strerror})")
             return
@@ -97,13 +97,18 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
             if not entry.name.isascii() and not _utf8(entry.name):
                 warnings.append(f"{path.encode('utf-8', 'backslashreplace').decode()}: name is not UTF-8; skipped")
                 continue
-            real = prefix + entry.name
             if entry.is_symlink():
                 deferred.append((path, entry.path))
             elif entry.is_dir(follow_symlinks=False):
-                subdirs.append((entry.path, real, path))
-            elif entry.is_file(follow_symlinks=False) and real not in seen_files:
-                seen_files.add(real)
+                subdirs.append((entry.path, prefix + entry.name, path))
+            elif entry.is_file(follow_symlinks=False):
+                # before the symlinks (they wait in deferred) no file is reached twice, so
+                # ``seen`` is filled when they come: a file through one may be counted already
+                if seen is not None:
+                    real = prefix + entry.name
+                    if real in seen:
+                        continue
+                    seen.add(real)
                 files.append(path)
                 if stamps is not None and path.endswith(".md"):
                     try:
@@ -114,9 +119,12 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
         for full, real, path in subdirs:
             if real not in seen_dirs:
                 seen_dirs.add(real)
-                scan(full, real, path)
+                scan(full, real, path, seen)
 
     scan(str(root), root_real, "")
+    if deferred:  # the real paths of the files found so far, for the symlinks to be compared with
+        base = root_real.rstrip(os.sep) + os.sep
+        seen_files.update(base + path.replace("/", os.sep) for path in files)
     # Symlinks last, so the path without a symlink is the canonical one.
     while deferred:
         batch, deferred[:] = sorted(deferred), []
@@ -137,7 +145,7 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
             elif stat.S_ISDIR(mode):
                 if real not in seen_dirs:
                     seen_dirs.add(real)
-                    scan(full, real, path)
+                    scan(full, real, path, seen_files)
             elif real not in seen_files:
                 seen_files.add(real)
                 files.append(path)
@@ -145,6 +153,10 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
                     stamps[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     files.sort()
     return files, warnings
+
+
+def _name(entry) -> str:
+    return entry.name
 
 
 def _utf8(name: str) -> bool:
