@@ -666,10 +666,19 @@ def _current(con, vault) -> set[str]:
     """The notes whose rows in the index file hold them as they are now."""
     stamps = stamps_of(vault)
     stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
-    if stored is not None and stored[0] == stamp_text(stamps):
+    now = stamp_text(stamps)
+    if stored is None or not isinstance(stored[0], bytes):
+        return set()
+    if stored[0] == now:
         return set(stamps)
+    # the stored text is the rows' stamps as the last update wrote them, with
+    # them: the notes whose entry is the same now hold as they are (compared
+    # as the two texts' entries, far cheaper than reading every row)
+    old, new = stored[0].split(b"\0"), now.split(b"\0")
+    # (a text cut short, as a damaged one may be, pairs up as far as it goes: zip's strict=False)
+    kept = dict(zip(old[0::4], zip(old[1::4], old[2::4], old[3::4], strict=False), strict=False))
     return {
-        path
-        for path, size, mtime, ctime in con.execute("SELECT path, size, mtime, ctime FROM docs")
-        if stamps.get(path) == (size, mtime, ctime)
+        path.decode("utf-8", "surrogatepass")
+        for path, stamp in zip(new[0::4], zip(new[1::4], new[2::4], new[3::4], strict=False), strict=False)
+        if kept.get(path) == stamp
     }
