@@ -190,6 +190,7 @@ class Vault:
         self._resolver: Resolver | None = None
         self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
         self._cards: dict[int, tuple] = {}  # id(schema) -> (schema, cards)
+        self._note_list: tuple | None = None  # (files, the notes among them)
         self.progress: object | None = None
         # what was learned of the files on disk, shared by the views of one
         # walk (with_text writes nothing): the notes the index file holds as they are
@@ -246,7 +247,13 @@ class Vault:
 
     @property
     def notes(self) -> list[str]:
-        return [path for path in self.files if path.endswith(".md")]
+        """The Markdown files of :attr:`files` (listed once per file list: a
+        large vault's is asked for many times a command)."""
+        files = self.files
+        known = self._note_list
+        if known is None or known[0] is not files:
+            known = self._note_list = (files, [path for path in files if path.endswith(".md")])
+        return known[1]
 
     def note(self, path: str, keep: bool = True) -> Note:
         """The parsed note at vault-relative ``path`` (read once, then cached;
@@ -312,7 +319,7 @@ class Vault:
         """
         folders = self._frozen_folders(schema)
         if schema is None:
-            return [path for path in self.notes if not path.startswith(folders)] if folders else self.notes
+            return [path for path in self.notes if not path.startswith(folders)] if folders else list(self.notes)
         known = self._cards.get(id(schema))
         if known is not None and known[0] is schema:  # a command asks several times: its look-ups each do
             return list(known[1])
