@@ -501,6 +501,8 @@ def test_property_random_edits_as_a_patch_give_the_edited_text(case, newline, fi
     if not hunks or not lines:
         return
     text = newline.join(lines) + (newline if final else "")
+    if newline not in text:  # one line and no line break: nothing says which ending the file uses
+        newline = "\n"
     (op,) = patch.parse(_patch_text(hunks))
     assert patch.apply_update(text, op.chunks, "MEMORY.md") == "".join(line + newline for line in edited)
     after, error = patch.simulate(
