@@ -181,14 +181,14 @@ def _common(p, source: bool = True) -> None:
 
 
 def cmd_card(args) -> int:
-    from autograph.read.vault import Vault
+    from autograph.read.vault import GRAPH_DIR, Vault
     from autograph.write import journal, store
 
     # Looked up and planned before the writer lock, so another writer waits
     # only while this one writes; planned again under the lock when another
     # autograph run wrote meanwhile (the journal says) or a killed one was
     # rolled back.  A person's edit to a note it writes is kept by the store.
-    graph = Vault.check_folder(args.vault) / ".graph"
+    graph = Vault.check_folder(args.vault) / GRAPH_DIR
     seen = journal.generation(graph)
     planned = _plan(args) if cli.writes(args) else None
     with cli.writing(args, f"card.py {args.command}"):

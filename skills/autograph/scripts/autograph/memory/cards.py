@@ -295,14 +295,10 @@ def _may_be_holders(vault, schema, needles: list, exclude: str | None):
     from ..write import index_file
 
     cards = vault.cards(schema)
-    found = index_file.lookup(vault)
+    found = index_file.lookup(vault, *_candidates(needles))
     read = cards
     if found is not None:
-        try:
-            rows = _index_rows(found.con, needles)
-        finally:
-            found.close()
-        fresh = found.current - set(vault.given)
+        rows, fresh = found
         yield from _from_rows(vault, rows, fresh.intersection(cards) - {exclude}, needles)
         read = [path for path in cards if path not in fresh]
     for path in read:
@@ -332,10 +328,10 @@ def _from_rows(vault, rows: list[tuple], wanted: set[str], needles: list):
         yield path, json.loads(props) if props else {}, history, None
 
 
-def _index_rows(con, needles: list) -> list[tuple]:
-    """The rows of the index file that may hold a value of ``needles``:
-    ``(path, properties as JSON, History text, why its properties are
-    unknown)``."""
+def _candidates(needles: list) -> tuple[str, list]:
+    """The query of the index file's rows that may hold a value of
+    ``needles``: ``(path, properties as JSON, History text, why its
+    properties are unknown)``, and its parameters."""
     sql = "SELECT path, props, history, unreadable FROM docs"
     params: list = []
     if None not in needles:
@@ -344,7 +340,7 @@ def _index_rows(con, needles: list) -> list[tuple]:
             terms.append(f"instr({'digits' if only_digits else 'probe'}, ?) > 0")
             params.append(needle.decode("ascii"))
         sql += " WHERE " + " OR ".join(terms)
-    return con.execute(sql, params).fetchall()
+    return sql, params
 
 
 def _held_before(text: str | None, names: list[str], kind: str, wanted: str, country, ignore):
@@ -364,9 +360,6 @@ def _held_before(text: str | None, names: list[str], kind: str, wanted: str, cou
                 if item is not None and ident.normalise(item, kind, country, ignore) == wanted:
                     return line["field"], item
     return None
-
-
-_NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
 
 
 def identity_needle(norm: str, kind: str) -> tuple[bool, bytes] | None:
@@ -394,7 +387,7 @@ def _may_hold(data: bytes, needles: list) -> bool:
     for only_digits, needle in needles:
         if only_digits:
             if digits is None:
-                digits = data.translate(None, _NOT_DIGITS)
+                digits = data.translate(None, ident.NOT_DIGITS)
             if needle in digits:
                 return True
         elif needle in lowered:

@@ -145,28 +145,21 @@ def named_rows(vault, schema, wanted: set[str], qualified: bool) -> dict | None:
 
     from ..write import index_file
 
-    found = index_file.lookup(vault)
+    terms, params = ["unreadable IS NOT NULL"], []
+    for name in sorted(wanted):
+        terms.append("instr(names, ?) > 0")
+        params.append("\n" + name + "\n")
+        if qualified:  # "maria garcia (hooli)" for "maria garcia"
+            terms.append("instr(names, ?) > 0")
+            params.append("\n" + name + " (")
+    found = index_file.lookup(vault, "SELECT path, props, unreadable FROM docs WHERE " + " OR ".join(terms), params)
     if found is None:
         return None
-    try:
-        terms, params = ["unreadable IS NOT NULL"], []
-        for name in sorted(wanted):
-            terms.append("instr(names, ?) > 0")
-            params.append("\n" + name + "\n")
-            if qualified:  # "maria garcia (hooli)" for "maria garcia"
-                terms.append("instr(names, ?) > 0")
-                params.append("\n" + name + " (")
-        sql = "SELECT path, props, unreadable FROM docs WHERE " + " OR ".join(terms)
-        rows = {
-            path: (json.loads(props) if props else {}) if unknown is None else None
-            for path, props, unknown in found.con.execute(sql, params)
-        }
-    finally:
-        found.close()
-    fresh = found.current - set(vault.given)
-    rows = {path: props for path, props in rows.items() if path in fresh}
-    rows.update(dict.fromkeys(path for path in vault.notes if path not in fresh))
-    return rows
+    rows, fresh = found
+    named = {path: (json.loads(props) if props else {}) if why is None else None for path, props, why in rows}
+    named = {path: props for path, props in named.items() if path in fresh}
+    named.update(dict.fromkeys(path for path in vault.notes if path not in fresh))
+    return named
 
 
 def link_form(vault, source: str, target: str) -> str:

@@ -446,17 +446,14 @@ def _aliased(vault) -> tuple[dict[str, dict], set[str]]:
 
     from ..write import index_file
 
-    found = index_file.lookup(vault)
+    sql = "SELECT path, props, unreadable FROM docs WHERE unreadable IS NOT NULL OR instr(probe, 'alias') > 0"
+    found = index_file.lookup(vault, sql + " OR instr(probe, '\\') > 0")
     if found is None:
         return {}, set()
-    try:
-        sql = "SELECT path, props, unreadable FROM docs WHERE unreadable IS NOT NULL OR instr(probe, 'alias') > 0"
-        rows = found.con.execute(sql + " OR instr(probe, '\\') > 0").fetchall()
-    finally:
-        found.close()
+    rows, fresh = found
     unknown = {path for path, _, why in rows if why is not None}  # its properties are not known: read
     aliased = {path: json.loads(props) if props else {} for path, props, why in rows if why is None}
-    return aliased, found.current - set(vault.given) - unknown
+    return aliased, fresh - unknown
 
 
 def join(suggestions: list[Suggestion], apart=None) -> list[Suggestion]:

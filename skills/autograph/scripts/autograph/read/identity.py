@@ -55,6 +55,7 @@ import unicodedata
 
 __all__ = [
     "COUNTRY_CODES",
+    "NOT_DIGITS",
     "DEFAULT_FIELDS",
     "DEFAULT_IGNORE",
     "KINDS",
@@ -67,6 +68,10 @@ __all__ = [
     "normalise",
     "values_of",
 ]
+
+# bytes.translate's delete table for the bytes that are not ASCII digits: a
+# phone number's digits, however it is written, to look for in raw text
+NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
 
 KINDS = ("email", "handle", "phone", "url", "exact")
 

@@ -153,30 +153,42 @@ def decode_summary(path: str, text: str, props_text: str | None, targets_text: s
         props, state, error, unreadable, links, outline, blocks = row
         if props is None:
             props = json.loads(props_text) if props_text else {}
-        if isinstance(props, dict) and props:  # the same few keys in every note: one string each
-            props = {_intern(key) if isinstance(key, str) else key: value for key, value in props.items()}
-        targets = json.loads(targets_text) if targets_text else None
+        ok = (
+            isinstance(props, dict)
+            and state in ("none", "valid", "invalid")
+            and (error is None or (isinstance(error, list) and len(error) == 3))
+            and (unreadable is None or isinstance(unreadable, str))
+            and isinstance(links, list)
+            and isinstance(blocks, list)
+        )
+        if not ok:
+            return None
+        return Summary(
+            path,
+            {_intern(key): value for key, value in props.items()},  # the same few keys in every note: one string each
+            state,
+            tuple(error) if error else None,
+            unreadable,
+            [_make_link((_intern(t), f, a, e, _intern(k), *rest)) for t, f, a, e, k, *rest in links],
+            outline if isinstance(outline, str) else "",
+            tuple(blocks),
+            _decode_targets(json.loads(targets_text), len(links)) if targets_text else None,
+        )
     except (TypeError, ValueError, RecursionError):
         return None
-    return _decode(path, [None, props, state, error, unreadable, links, [outline, blocks], targets], True)
 
 
 def encode_targets(summary: Summary) -> str | None:
-    """Where a summary's links resolve, as the index file stores it (JSON), or None."""
-    return None if summary.targets is None else dumps_storable(_encode(summary, [])[7], separators=(",", ":"))
-
-
-def _encode(summary: Summary, stamp: list[int]) -> list:
-    links = [list(link) for link in summary.links]
-    anchors = [summary.outline, list(summary.blocks)]
-    targets = None
-    if summary.targets is not None:
-        # a single candidate equal to the target (the usual case) is left out
-        targets = [
-            [path, None if candidates == ((path,) if path else ()) else list(candidates), ambiguous]
-            for path, candidates, ambiguous in summary.targets
-        ]
-    return [stamp, summary.properties, summary.frontmatter, summary.error, summary.unreadable, links, anchors, targets]
+    """Where a summary's links resolve, as the index file stores it (JSON:
+    ``[path, candidates, ambiguous]`` per link, the candidates null when
+    they are the path alone, the usual case), or None."""
+    if summary.targets is None:
+        return None
+    targets = [
+        [path, None if candidates == ((path,) if path else ()) else list(candidates), ambiguous]
+        for path, candidates, ambiguous in summary.targets
+    ]
+    return dumps_storable(targets, separators=(",", ":"))
 
 
 def _decode_targets(targets, count: int) -> list[tuple] | None:
@@ -201,38 +213,6 @@ def _decode_targets(targets, count: int) -> list[tuple] | None:
 _make_link = Link._make
 _intern = sys.intern  # a link's target and kind: the same few strings in every note that links there
 _shared: dict[tuple, tuple] = {}  # where links lead, one tuple for each place (see _decode_targets)
-
-
-def _decode(path: str, row: list, with_targets: bool) -> Summary | None:
-    """A summary from a cache row, or None when the row is not what
-    :func:`_encode` writes (a damaged or foreign cache is never trusted).
-    ``with_targets``: the file list is unchanged, so link targets still hold."""
-    try:
-        _, properties, state, error, unreadable, links, anchors, targets = row
-        ok = (
-            isinstance(properties, dict)
-            and state in ("none", "valid", "invalid")
-            and (error is None or (isinstance(error, list) and len(error) == 3))
-            and (unreadable is None or isinstance(unreadable, str))
-            and isinstance(links, list)
-            and isinstance(anchors, list)
-            and len(anchors) == 2
-        )
-        if not ok:
-            return None
-        return Summary(
-            path,
-            properties,
-            state,
-            tuple(error) if error else None,
-            unreadable,
-            [_make_link((_intern(t), f, a, e, _intern(k), *rest)) for t, f, a, e, k, *rest in links],
-            anchors[0] if isinstance(anchors[0], str) else "",
-            tuple(anchors[1]),
-            _decode_targets(targets, len(links)) if with_targets else None,
-        )
-    except (TypeError, ValueError):
-        return None
 
 
 class NoteIndex:
@@ -400,7 +380,3 @@ def _outline_keys(outline: str) -> tuple[tuple[int, str], ...]:
         level, title = line.split("\t", 1)
         keys.append((int(level), anchor_key(title)))
     return tuple(keys)
-
-
-def _dumps(data) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

@@ -38,7 +38,6 @@ __all__ = [
     "Index",
     "SearchUnavailable",
     "check_sqlite",
-    "Lookup",
     "describe",
     "lookup",
     "note_index",
@@ -393,24 +392,24 @@ def _readonly_copy(vault, schema, warnings, stamps) -> Index | None:
         return None
     from urllib.parse import quote
 
-    uri = "file:" + quote(path)
-    for flags in (READ_ONLY,):
-        source = memory = None
-        try:
-            source = sqlite3.connect(uri + flags, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
-            if _why_rebuild(source, schema) is not None:
-                source.close()
-                return None
-            memory = _connect(":memory:")
-            source.backup(memory)
+    source = memory = None
+    try:
+        source = sqlite3.connect(
+            "file:" + quote(path) + READ_ONLY, uri=True, timeout=BUSY_SECONDS, isolation_level=None
+        )
+        if _why_rebuild(source, schema) is not None:
             source.close()
-            index = _prepare(memory, path, vault, schema, warnings, stamps)
-            index.readonly = True
-            return index
-        except sqlite3.Error:
-            for con in (source, memory):
-                if con is not None:
-                    con.close()
+            return None
+        memory = _connect(":memory:")
+        source.backup(memory)
+        source.close()
+        index = _prepare(memory, path, vault, schema, warnings, stamps)
+        index.readonly = True
+        return index
+    except sqlite3.Error:
+        for con in (source, memory):
+            if con is not None:
+                con.close()
     return None
 
 
@@ -535,7 +534,7 @@ class _Rows:
     def save(self, resolved: list) -> None:
         """Store where the links of ``resolved`` (``(path, Summary)``) lead.
         A file that cannot take it only costs time next run."""
-        if not resolved:
+        if not resolved or self.index.stale:  # resolved against a file list another process may have moved on from
             return
         from ..read.index import encode_targets
 
@@ -545,8 +544,7 @@ class _Rows:
             row = con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone()
             if row is None or row[0] != self.files_key:
                 con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
-                key = self.files_key
-                con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("targets", key), ("listing", key)])
+                con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (self.files_key,))
             con.executemany(
                 "UPDATE docs SET targets = ? WHERE path = ?",
                 [(encode_targets(summary), path) for path, summary in resolved],
@@ -579,27 +577,26 @@ def note_index(vault, schema, use_disk: bool = True, stamps: dict | None = None,
 
 
 def _read_only(vault) -> Index | None:
-    """The index file opened read-only, as it is (a dry run writes nothing:
-    its rows serve the notes whose stamps still match, the rest are parsed
-    by the caller); None without a sound file of this version."""
+    """The index file opened as it is (:data:`READ_ONLY`: a dry run, a read
+    and a look-up write nothing: its rows serve the notes whose stamps still
+    match, the rest are parsed by the caller); None without a sound file of
+    this version."""
     path = _existing(vault.root)
     if path is None or unusable(vault.root) is not None:
         return None
     from urllib.parse import quote
 
-    for flags in (READ_ONLY,):
-        con = None
-        try:
-            con = sqlite3.connect("file:" + quote(path) + flags, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
-            if _why_rebuild(con, None) is None:
-                index = Index(con, path)
-                index.readonly = index.stale = True  # rows are checked against the notes' stamps
-                return index
-            con.close()
-            return None
-        except sqlite3.Error:
-            if con is not None:
-                con.close()
+    con = None
+    try:
+        con = sqlite3.connect("file:" + quote(path) + READ_ONLY, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
+        if _why_rebuild(con, None) is None:
+            index = Index(con, path)
+            index.readonly = index.stale = True  # rows are checked against the notes' stamps
+            return index
+    except sqlite3.Error:
+        pass
+    if con is not None:
+        con.close()
     return None
 
 
@@ -617,49 +614,28 @@ def describe(index) -> dict:
     return found
 
 
-class Lookup:
-    """The index file opened read-only for a look-up (:func:`lookup`):
-    ``con``, and ``current``, the notes whose rows hold them as they are now
-    (the others, changed since the file was brought up to date or not in
-    it, are to be read by the caller)."""
-
-    def __init__(self, con: sqlite3.Connection, current: set[str]):
-        self.con = con
-        self.current = current
-
-    def close(self) -> None:
-        """Close the file."""
-        try:
-            self.con.close()
-        except sqlite3.Error:
-            pass
-
-
-def _for_lookup(vault) -> Index | None:
-    """The index file opened to read, as it is (:data:`READ_ONLY`)."""
-    return _read_only(vault)
-
-
-def lookup(vault) -> Lookup | None:
-    """The index file for a look-up that writes nothing (``card.py``'s by
-    name and by identity, a read like ``card.py show`` included): opened
-    read-only, each note's stamp compared with its row's (one comparison of
-    the whole list when nothing changed).  None when there is no sound file
-    of this version, or it cannot be read: the caller reads the notes."""
-    index = _for_lookup(vault)
+def lookup(vault, sql: str, params=()) -> tuple[list[tuple], set[str]] | None:
+    """``(rows, fresh)`` for a look-up that writes nothing (``card.py``'s by
+    name, identity, alias and variant, a read like ``card.py show``
+    included): the rows of ``sql`` over the index file opened as it is
+    (:data:`READ_ONLY`), and the notes whose rows hold them as they are now
+    (compared once per walk, ``vault.on_disk``), not the notes planned in
+    this run and not written yet (``vault.given``): the caller reads the
+    others.  None when there is no sound file of this version, or it cannot
+    be read: the caller reads the notes."""
+    index = _read_only(vault)
     if index is None:
         return None
-    con = index.con
-    known = vault.on_disk.get("index current")  # compared once per walk: every look-up of a command shares it
-    if known is not None and known[0] == index.path:
-        return Lookup(con, known[1])
     try:
-        found = _current(con, vault)
+        known = vault.on_disk.get("index current")  # every look-up of a command shares it
+        if known is None or known[0] != index.path:
+            known = vault.on_disk["index current"] = (index.path, _current(index.con, vault))
+        rows = index.con.execute(sql, params).fetchall()
     except sqlite3.Error:
-        index.close()
         return None
-    vault.on_disk["index current"] = (index.path, found)
-    return Lookup(con, found)
+    finally:
+        index.close()
+    return rows, known[1] - set(vault.given)
 
 
 def _current(con, vault) -> set[str]:

@@ -19,6 +19,7 @@ import json
 import os
 import sqlite3
 
+from ..read.identity import NOT_DIGITS
 from ..read.index import stamp_text
 from ..read.searchdoc import COLUMNS, document, name_key
 
@@ -135,9 +136,6 @@ def _reader(vault, hubs, known: dict):
     return read
 
 
-_NOT_DIGITS = bytes(b for b in range(256) if not 48 <= b <= 57)
-
-
 def _probe(note) -> tuple[str | None, str | None, str | None]:
     """``(probe, digits, history)`` of a note, for look-ups by identity
     without reading every card: ``probe`` the frontmatter's text and the
@@ -157,7 +155,7 @@ def _probe(note) -> tuple[str | None, str | None, str | None]:
         if found is not None:
             history = text[found[0] : found[1]]
     probe = (head + "\n" + history if history else head).lower()
-    digits = probe.encode("utf-8", "surrogatepass").translate(None, _NOT_DIGITS).decode("ascii")
+    digits = probe.encode("utf-8", "surrogatepass").translate(None, NOT_DIGITS).decode("ascii")
     return probe, digits, history
 
 
@@ -237,7 +235,7 @@ def refresh(index, vault, schema, stamps) -> None:
             current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
             _update(index, vault, schema, current, files)
         key = files_key(vault)
-        con.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [("targets", key), ("listing", key)])
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (key,))
         if meta.get("schema") != derived:
             _rederive(con, schema)
             con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (derived,))
@@ -312,8 +310,8 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     if before:
         # where the links of the notes not read again lead: still true unless
         # a file of a name they use came or went (then resolved when asked)
-        trusted = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('targets', 'listing')"))
-        if trusted.get("targets") is None or trusted.get("targets") != trusted.get("listing"):
+        # ("targets": the file list they were resolved against; every update and save sets it)
+        if con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone() is None:
             con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
         elif moved:
             marks = ",".join("?" * len(moved))
