@@ -311,9 +311,8 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
     ]
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
-    # the file list and every note's stamp, as bytes (a large vault's would cost a JSON text of each)
-    key.update(b"\0files\0" + "\n".join(vault.files).encode("utf-8", "surrogatepass"))
-    key.update(b"\0stamps\0" + index.stamp_bytes())
+    # the file list and every note's stamp (as the index file's digest of them, when it has one)
+    key.update(b"\0state\0" + index.state())
     return key.hexdigest()
 
 

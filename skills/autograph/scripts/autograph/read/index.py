@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from array import array
 from dataclasses import dataclass, field
+from itertools import chain
 
 from . import parallel
 from .jsonfile import dumps_storable
@@ -31,6 +33,7 @@ __all__ = [
     "encode_summary",
     "encode_targets",
     "note_links",
+    "read_stamp_text",
     "summarize_note",
     "summarize_parts",
 ]
@@ -255,6 +258,16 @@ class NoteIndex:
             known = self._stamps = self._stamps if self._stamps is not None else _stat_all(self.vault)
         return [list(known.get(path, (-1, -1, -1))) for path in self.vault.notes]
 
+    def state(self) -> bytes:
+        """What a stored result is keyed by: a digest of every note's stamp
+        and the vault's other files, kept in the index file (taken by its
+        update, when it holds the vault as it is), else :meth:`stamp_bytes`
+        with the file list."""
+        known = self.store.index.state if self.store is not None and not self.store.index.stale else None
+        if known is not None:
+            return known.encode("ascii") + b"\0" + str(len(self.vault.notes)).encode("ascii")
+        return self.stamp_bytes() + b"\0files\0" + "\n".join(self.vault.files).encode("utf-8", "surrogatepass")
+
     def stamp_bytes(self) -> bytes:
         """Every note's path and stamp as one text (path order,
         NUL-separated): what a stored result is keyed by, taken by the index
@@ -351,11 +364,28 @@ class NoteIndex:
 
 def stamp_text(stamps: dict) -> bytes:
     """Every note's path and stamp (``{path: (size, mtime_ns, ctime_ns)}``)
-    in path order, NUL-separated (no path holds a NUL), as bytes: compared
-    or hashed whole, which costs less than a row per note."""
-    return "\0".join(
-        f"{path}\0{size}\0{mtime}\0{ctime}" for path, (size, mtime, ctime) in sorted(stamps.items())
-    ).encode("utf-8", "surrogatepass")
+    as bytes, compared or hashed whole (cheaper than a row per note): the
+    paths in path order, NUL-separated (no path holds a NUL, none is empty),
+    two NULs, then the stamps in the same order as signed 64-bit integers,
+    little-endian (:func:`read_stamp_text` reads it back)."""
+    paths = sorted(stamps)
+    numbers = array("q", chain.from_iterable(map(stamps.__getitem__, paths)))
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    return "\0".join(paths).encode("utf-8", "surrogatepass") + b"\0\0" + numbers.tobytes()
+
+
+def read_stamp_text(text: bytes) -> dict[bytes, tuple[int, int, int]]:
+    """``{path (UTF-8 bytes): (size, mtime_ns, ctime_ns)}`` of a
+    :func:`stamp_text`; as far as it goes for a text cut short or damaged
+    (a stored text is never trusted further than it reads)."""
+    head, _, tail = text.partition(b"\0\0")
+    numbers = array("q")
+    numbers.frombytes(tail[: len(tail) - len(tail) % 8])
+    if sys.byteorder == "big":
+        numbers.byteswap()
+    paths = head.split(b"\0") if head else []
+    return dict(zip(paths, zip(numbers[0::3], numbers[1::3], numbers[2::3], strict=False), strict=False))
 
 
 def _stat_all(vault: Vault) -> dict[str, tuple[int, int, int]]:

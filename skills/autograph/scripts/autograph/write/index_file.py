@@ -22,11 +22,13 @@ answers from the index as it was (``stale``).
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 import stat
 import sys
 
+from ..read.index import read_stamp_text
 from ..read.searchdoc import COLUMNS
 from .index_update import files_key, refresh, schema_stamp, stamp_text, stamps_of, start_reading
 from .index_update import locked as _locked
@@ -115,6 +117,7 @@ class Index:
         self.early = None  # readers started before the index was opened (_early), until _update takes them
         self.stamps: dict | None = None  # path -> (size, mtime_ns, ctime_ns) of every note, once brought up to date
         self.stamp_bytes: bytes | None = None  # the same as one text (index_update.stamp_text)
+        self.state: str | None = None  # a digest of the stamps and the other files (index_update.state_of)
 
     def close(self) -> None:
         """Close the index (the last connection folds the WAL into the file)."""
@@ -493,7 +496,12 @@ class _Rows:
         self._opener = opener  # opens the file on first use: a call refused before it writes nothing
         self._index: Index | None = None
         self.vault = vault
-        self.files_key = files_key(vault)
+
+    @functools.cached_property
+    def files_key(self) -> str:
+        """:func:`index_update.files_key` of the vault (taken when first
+        needed: a run that finds the report stored never needs it)."""
+        return files_key(self.vault)
 
     @property
     def index(self) -> Index:
@@ -650,11 +658,6 @@ def _current(con, vault) -> set[str]:
     # the stored text is the rows' stamps as the last update wrote them, with
     # them: the notes whose entry is the same now hold as they are (compared
     # as the two texts' entries, far cheaper than reading every row)
-    old, new = stored[0].split(b"\0"), now.split(b"\0")
-    # (a text cut short, as a damaged one may be, pairs up as far as it goes: zip's strict=False)
-    kept = dict(zip(old[0::4], zip(old[1::4], old[2::4], old[3::4], strict=False), strict=False))
-    return {
-        path.decode("utf-8", "surrogatepass")
-        for path, stamp in zip(new[0::4], zip(new[1::4], new[2::4], new[3::4], strict=False), strict=False)
-        if kept.get(path) == stamp
-    }
+    kept = read_stamp_text(stored[0])
+    now_read = read_stamp_text(now).items()
+    return {path.decode("utf-8", "surrogatepass") for path, stamp in now_read if kept.get(path) == stamp}

@@ -23,7 +23,17 @@ from ..read.identity import NOT_DIGITS
 from ..read.index import stamp_text
 from ..read.searchdoc import COLUMNS, document, name_key
 
-__all__ = ["PARALLEL_MIN", "files_key", "locked", "refresh", "schema_stamp", "stamp_text", "stamps_of", "start_reading"]
+__all__ = [
+    "PARALLEL_MIN",
+    "files_key",
+    "locked",
+    "refresh",
+    "schema_stamp",
+    "stamp_text",
+    "stamps_of",
+    "start_reading",
+    "state_of",
+]
 
 
 def locked(exc: Exception) -> bool:
@@ -212,11 +222,13 @@ def refresh(index, vault, schema, stamps) -> None:
     index.notes = len(vault.notes if pending else stamps)
     index.stamps = stamps
     files = _attachments(vault)
-    meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'files', 'schema')"))
+    meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'files', 'schema', 'state')"))
     derived = schema_stamp(schema)
     text = stamp_text(stamps) if meta.get("stamps") is not None and not pending else None
     index.stamp_bytes = text
     if text is not None and meta["stamps"] == text and meta.get("files") == files and meta.get("schema") == derived:
+        state = meta.get("state")
+        index.state = state if isinstance(state, str) else state_of(text, files)
         return
     try:
         con.execute("BEGIN IMMEDIATE")
@@ -241,11 +253,25 @@ def refresh(index, vault, schema, stamps) -> None:
             con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (derived,))
         text = index.stamp_bytes = stamp_text(stamps) if text is None else text
         con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
+        index.state = state_of(text, files)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('state', ?)", (index.state,))
         con.execute("COMMIT")
     except BaseException:
         if con.in_transaction:
             con.execute("ROLLBACK")
         raise
+
+
+def state_of(text: bytes, files: str) -> str:
+    """A digest (hex) of every note's stamp (:func:`stamp_text`) and the
+    vault's other files: what a stored result is keyed by.  Kept in the
+    index file with them, so an unchanged vault's run reads it instead of
+    hashing every stamp again."""
+    import hashlib
+
+    digest = hashlib.blake2b(text, digest_size=20)
+    digest.update(b"\0files\0" + files.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
 
 
 def files_key(vault) -> str:
