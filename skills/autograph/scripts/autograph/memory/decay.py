@@ -683,13 +683,12 @@ def plan_touch(vault, schema: Schema, paths: list[str], today: datetime.date) ->
 
     settings = Settings.of(schema)
     plan = Plan()
-    cards = set(vault.cards(schema))
     seen = set()
     for path in paths:
         if path in seen:
             continue
         seen.add(path)
-        if path not in cards:
+        if not vault.is_card(path, schema):
             plan.skipped.append(
                 {"path": path, "reason": "not-a-card", "detail": "in a templates folder or ignore_folders"}
             )

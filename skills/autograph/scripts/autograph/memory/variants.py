@@ -31,11 +31,9 @@ no key.
 
 from __future__ import annotations
 
-import functools
-import re
-import unicodedata
 from dataclasses import dataclass, field
 
+from ..read.namekeys import CYRILLIC, GREEK, NICKNAMES, keys, nicknames_of
 from .names import fold
 
 __all__ = [
@@ -50,138 +48,6 @@ __all__ = [
     "same_person",
     "suggest",
 ]
-
-CYRILLIC = {
-    "а": "a", "б": "b", "в": "v", "г": "g", "д": "d", "е": "e", "ё": "e", "ж": "zh", "з": "z", "и": "i",
-    "й": "y", "к": "k", "л": "l", "м": "m", "н": "n", "о": "o", "п": "p", "р": "r", "с": "s", "т": "t",
-    "у": "u", "ф": "f", "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "",
-    "э": "e", "ю": "yu", "я": "ya", "і": "i", "ї": "yi", "є": "ye", "ґ": "g", "ў": "u",
-}  # fmt: skip
-GREEK = {
-    "α": "a", "β": "v", "γ": "g", "δ": "d", "ε": "e", "ζ": "z", "η": "i", "θ": "th", "ι": "i", "κ": "k",
-    "λ": "l", "μ": "m", "ν": "n", "ξ": "x", "ο": "o", "π": "p", "ρ": "r", "σ": "s", "ς": "s", "τ": "t",
-    "υ": "y", "φ": "f", "χ": "ch", "ψ": "ps", "ω": "o",
-}  # fmt: skip
-_TRANSLIT = str.maketrans({**CYRILLIC, **GREEK})
-_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-
-# Common given-name forms and the full names they stand for (lower case).
-NICKNAMES: dict[str, tuple[str, ...]] = {
-    "bob": ("robert",), "bobby": ("robert",), "rob": ("robert",), "robbie": ("robert",), "bert": ("robert", "albert"),
-    "bill": ("william",), "billy": ("william",), "will": ("william",), "liam": ("william",),
-    "kate": ("katherine", "catherine", "kathryn"), "katie": ("katherine", "catherine"),
-    "kathy": ("katherine", "kathryn"), "cathy": ("catherine",),
-    "mike": ("michael",), "mick": ("michael",), "jim": ("james",), "jimmy": ("james",), "jamie": ("james",),
-    "tom": ("thomas",), "tommy": ("thomas",), "dick": ("richard",), "rick": ("richard",), "rich": ("richard",),
-    "liz": ("elizabeth",), "beth": ("elizabeth",), "betty": ("elizabeth",), "lisa": ("elizabeth",),
-    "alex": ("alexander", "alexandra", "alexei"), "sasha": ("alexander", "alexandra"),
-    "nick": ("nicholas", "nikolai"), "chris": ("christopher", "christine", "christina"),
-    "dan": ("daniel",), "danny": ("daniel",), "dave": ("david",), "joe": ("joseph",), "sam": ("samuel", "samantha"),
-    "ben": ("benjamin",), "matt": ("matthew",), "tony": ("anthony",), "steve": ("steven", "stephen"),
-    "jenny": ("jennifer",), "jen": ("jennifer",), "sue": ("susan",), "peggy": ("margaret",),
-    "maggie": ("margaret",), "meg": ("margaret",), "ted": ("edward", "theodore"), "ed": ("edward",),
-    "eddie": ("edward",), "andy": ("andrew",), "fred": ("frederick",), "harry": ("henry", "harold"),
-    "hank": ("henry",), "jack": ("john",), "johnny": ("john",), "pat": ("patrick", "patricia"),
-    "pepe": ("jose",), "paco": ("francisco",), "pancho": ("francisco",), "nacho": ("ignacio",),
-    "lupe": ("guadalupe",), "chema": ("jose maria",), "dima": ("dmitri",), "misha": ("mikhail",),
-    "kolya": ("nikolai",), "katya": ("ekaterina",), "masha": ("maria",), "sveta": ("svetlana",),
-    "vanya": ("ivan",), "seryozha": ("sergei",), "lena": ("elena",), "natasha": ("natalia",),
-    "hans": ("johannes",), "sepp": ("josef",), "fritz": ("friedrich",),
-}  # fmt: skip
-
-
-def nicknames_of(schema) -> dict[str, tuple[str, ...]]:
-    """:data:`NICKNAMES` with the schema's ``identity.nicknames`` (``{"Pepe":
-    ["José"]}``: a form and the full names it stands for) added, each
-    folded and loosely spelled as a name key's words are."""
-    table = {_word(k): tuple(_word(v) for v in vs) for k, vs in NICKNAMES.items()}
-    extra = schema.section("identity").get("nicknames") if schema is not None else None
-    if isinstance(extra, dict):
-        for form, full in extra.items():
-            values = [full] if isinstance(full, str) else full if isinstance(full, list) else []
-            words = tuple(_word(v) for v in values if isinstance(v, str) and v.strip())
-            if isinstance(form, str) and form.strip() and words:
-                table[_word(form)] = tuple(dict.fromkeys(table.get(_word(form), ()) + words))
-    return table
-
-
-_LETTERS = re.compile(r"[^\W\d_]+")
-_DOUBLED = re.compile(r"(.)\1+")
-
-
-@functools.lru_cache(maxsize=8192)  # a vault's names share most of their words
-def _loose(word: str) -> str:
-    """A word spelled as transliterations of one name differ least:
-    ``mariya`` and ``maria`` are ``maria``, ``dmitriy`` and ``dmitri``
-    ``dmitri``, ``aleksey`` and ``alexei`` ``aleksei``."""
-    word = word.replace("x", "ks").replace("iya", "ia").replace("yu", "iu").replace("ya", "ia").replace("j", "i")
-    word = word.replace("y", "i").replace("kh", "h").replace("ph", "f")
-    return _DOUBLED.sub(r"\1", word)
-
-
-def _latin(folded: str) -> str:
-    """A folded name in Latin letters: Greek digraphs first (``ου`` is
-    ``ou``, ``μπ`` ``b``, ``ντ`` ``d``), then letter by letter."""
-    if folded.isascii():
-        return folded
-    for greek, latin in (("ου", "ou"), ("μπ", "b"), ("ντ", "d"), ("γκ", "g")):
-        folded = folded.replace(greek, latin)
-    return folded.translate(_TRANSLIT)
-
-
-def _word(text: str) -> str:
-    """One word (or words) of a name as a key holds it."""
-    folded = _latin(fold(text))
-    return " ".join(_loose(w) for w in _LETTERS.findall(folded))
-
-
-def _words(name: str) -> list[list[str]]:
-    """The spellings of a name as lists of key words: folded and
-    transliterated, and (when it has an umlaut) with the umlauts written out."""
-    forms = [name]
-    if not name.isascii():  # an ASCII name has no umlaut
-        lowered = unicodedata.normalize("NFC", name).casefold()
-        if lowered != lowered.translate(_UMLAUTS):
-            forms.append(lowered.translate(_UMLAUTS))
-    found = []
-    for form in forms:
-        words = [_loose(w) for w in _LETTERS.findall(_latin(fold(form)))]
-        if words and words not in found:
-            found.append(words)
-    return found
-
-
-_INITIAL = re.compile(r"^\s*([^\W\d_])\s*\.\s*|^\s*([^\W\d_])\s+(?=\S)")
-
-
-def keys(name: str, nicknames: dict[str, tuple[str, ...]] | None = None) -> set[tuple[str, str]]:
-    """The name keys of ``name``: ``{(kind, key)}`` with ``kind`` ``full``,
-    ``initial`` or ``given`` (see the module docstring).  ``nicknames``:
-    :func:`nicknames_of`'s table (default: the built-in one)."""
-    table = nicknames if nicknames is not None else nicknames_of(None)
-    found: set[tuple[str, str]] = set()
-    if not name or not name.strip() or any(map(str.isdigit, name)):
-        return found  # "Meeting 2026-11-20", "o0": no one's name
-    written_initial = _INITIAL.match(name) is not None
-    for words in _words(name):
-        if len(words) == 1:
-            word = words[0]
-            if len(word) < 3 and word.isascii() and not table.get(word):
-                continue  # "Al", "o": too short to say who
-            found.add(("given", word))
-            found.update(("given", full.split()[0]) for full in table.get(word, ()))
-            continue
-        givens = [words[0], *(full for full in table.get(words[0], ()))]
-        last = words[-1]
-        if written_initial and len(words[0]) == 1:
-            found.add(("initial", f"{words[0]} {last}"))
-            continue
-        for given in givens:
-            found.add(("full", " ".join([given, *words[1:]])))
-            found.add(("initial-of", f"{given[0]} {last}"))
-        found.add(("first-of", words[0]))
-        found.update(("first-of", full.split()[0]) for full in table.get(words[0], ()))
-    return found
 
 
 def same_person(a: set[tuple[str, str]], b: set[tuple[str, str]]) -> tuple[str, str] | None:
@@ -408,20 +274,22 @@ def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[d
     shared name key, :func:`same_person`; a one-word name only with a
     longer one's first word): ``[{path, field, value, name_key}]`` in
     vault order, ``exclude`` (paths) left out.  For ``card.py remember``:
-    such a card is asked about, never written by its name alone."""
+    such a card is asked about, never written by its name alone.  Only
+    the cards that share a key with ``name`` are looked at where the index
+    file holds them as they are (:func:`_sharing`); the others are read."""
     table = nicknames_of(schema)
     mine = keys(name, table)
     if not mine:
         return []
     found = []
-    aliased, fresh = _aliased(vault)
+    sharing, fresh = _sharing(vault, {key for _kind, key in mine})
     for path in vault.cards(schema):
-        if path in exclude:
+        if path in exclude or (path in fresh and path not in sharing):
             continue
         stem = path.rsplit("/", 1)[-1][:-3]
         names = [stem]
         if path in fresh:  # the index holds the card as it is: its aliases, with no read
-            names += [a for a in _list(aliased.get(path, {}).get("aliases")) if isinstance(a, str)]
+            names += [a for a in _list(sharing[path].get("aliases")) if isinstance(a, str)]
         else:
             note = vault.note(path, keep=False)
             data = (note.data or b"").lower()
@@ -436,24 +304,26 @@ def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[d
     return found
 
 
-def _aliased(vault) -> tuple[dict[str, dict], set[str]]:
-    """``({path: properties}, fresh)``: the properties of the notes whose
-    frontmatter names aliases (or holds a YAML escape), from the index file
-    (:func:`index_file.lookup`), and the notes it holds as they are now
-    (others, and a ``card.py batch``'s planned ones, are read); ``({},
-    set())`` without an index file."""
+def _sharing(vault, wanted: set[str]) -> tuple[dict[str, dict], set[str]]:
+    """``({path: properties}, fresh)``: the notes one of whose stored name
+    keys (:func:`namekeys.stored_keys`, of any kind) is in ``wanted``, from
+    the index file (:func:`index_file.lookup`), and the notes it holds as
+    they are now (the others, a note whose keys were not stored and a
+    ``card.py batch``'s planned ones, are read); ``({}, set())`` without an
+    index file."""
     import json
 
     from ..write import index_file
 
-    sql = "SELECT path, props, unreadable FROM docs WHERE unreadable IS NOT NULL OR instr(probe, 'alias') > 0"
-    found = index_file.lookup(vault, sql + " OR instr(probe, '\\') > 0")
+    needles = sorted(f"\t{key}\n" for key in wanted)
+    test = " OR ".join("instr(vkeys, ?) > 0" for _ in needles)
+    found = index_file.lookup(vault, f"SELECT path, props, vkeys FROM docs WHERE vkeys IS NULL OR {test}", needles)
     if found is None:
         return {}, set()
     rows, fresh = found
-    unknown = {path for path, _, why in rows if why is not None}  # its properties are not known: read
-    aliased = {path: json.loads(props) if props else {} for path, props, why in rows if why is None}
-    return aliased, fresh - unknown
+    unknown = {path for path, _, vkeys in rows if vkeys is None}  # its keys are not known: read
+    sharing = {path: json.loads(props) if props else {} for path, props, vkeys in rows if vkeys is not None}
+    return sharing, fresh - unknown
 
 
 def join(suggestions: list[Suggestion], apart=None) -> list[Suggestion]:

@@ -34,6 +34,7 @@ __all__ = [
     "encode_targets",
     "note_links",
     "read_stamp_text",
+    "changed_stamps",
     "summarize_note",
     "summarize_parts",
 ]
@@ -373,6 +374,29 @@ def stamp_text(stamps: dict) -> bytes:
     if sys.byteorder == "big":
         numbers.byteswap()
     return "\0".join(paths).encode("utf-8", "surrogatepass") + b"\0\0" + numbers.tobytes()
+
+
+def changed_stamps(old: bytes, new: bytes) -> list[int] | None:
+    """The positions (in path order) of the notes whose stamps differ
+    between two :func:`stamp_text` of the same note list, found by
+    comparing the packed stamps in blocks (a few notes written since:
+    every block but theirs is equal); None when the texts list other notes
+    (then compare :func:`read_stamp_text` of each)."""
+    head, _, tail = old.partition(b"\0\0")
+    head_now, _, tail_now = new.partition(b"\0\0")
+    if head != head_now or len(tail) != len(tail_now) or len(tail) % 24:
+        return None
+    one, two = memoryview(tail), memoryview(tail_now)
+    block = 24 * 256  # 256 notes' stamps
+    changed = []
+    for start in range(0, len(tail), block):
+        if one[start : start + block] != two[start : start + block]:
+            changed += [
+                at // 24
+                for at in range(start, min(start + block, len(tail)), 24)
+                if one[at : at + 24] != two[at : at + 24]
+            ]
+    return changed
 
 
 def read_stamp_text(text: bytes) -> dict[bytes, tuple[int, int, int]]:

@@ -155,6 +155,23 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
     return files, warnings
 
 
+def _may_be_page(path: str) -> bool:
+    """Whether ``path`` is named as a Map of Content page ``moc.py`` writes
+    (:func:`generated.is_page_path`, in any folder)."""
+    from .generated import is_page_path
+
+    return is_page_path(path, path.rsplit("/", 1)[0] if "/" in path else "")
+
+
+def _inserted(paths: list[str], path: str) -> list[str]:
+    """A copy of sorted ``paths`` with ``path`` in its place."""
+    import bisect
+
+    found = list(paths)
+    bisect.insort(found, path)
+    return found
+
+
 def _name(entry) -> str:
     return entry.name
 
@@ -234,6 +251,16 @@ class Vault:
         files = self.files if path in self.files else sorted([*self.files, path])
         view = Vault(self.root, files, list(self.warnings))
         view._given = {**self._given, path: Note.from_bytes(path, data)}
+        if not _may_be_page(path):  # its text cannot make it a generated MOC: what was known of cards holds
+            view._generated = dict(self._generated)
+            if files is self.files:
+                view._note_list, view._cards = self._note_list, dict(self._cards)
+            elif path.endswith(".md"):  # a note added: the lists known so far, with it where it belongs
+                view._note_list = None if self._note_list is None else (files, _inserted(self._note_list[1], path))
+                view._cards = {
+                    key: (schema, _inserted(found, path) if self._card_rule(schema)(path) else found, None)
+                    for key, (schema, found, _) in self._cards.items()
+                }
         view.touched_in_run = self.touched_in_run
         view.on_disk = self.on_disk
         view._notes.update(view._given)
@@ -320,9 +347,30 @@ class Vault:
         folders = self._frozen_folders(schema)
         if schema is None:
             return [path for path in self.notes if not path.startswith(folders)] if folders else list(self.notes)
+        return list(self._known_cards(schema)[1])
+
+    def is_card(self, path: str, schema) -> bool:
+        """Whether note ``path`` is one of :meth:`cards` (a set of them is
+        kept: a membership test costs no pass over a large vault's list)."""
+        schema_, found, members = self._known_cards(schema)
+        if members is None:
+            members = frozenset(found)
+            self._cards[id(schema)] = (schema_, found, members)
+        return path in members
+
+    def _known_cards(self, schema) -> tuple:
+        """``(schema, cards, set of them or None)``, found once per schema
+        (a command asks several times: its look-ups each do)."""
         known = self._cards.get(id(schema))
-        if known is not None and known[0] is schema:  # a command asks several times: its look-ups each do
-            return list(known[1])
+        if known is not None and known[0] is schema:
+            return known
+        found = list(filter(self._card_rule(schema), self.notes))
+        known = self._cards[id(schema)] = (schema, found, None)
+        return known
+
+    def _card_rule(self, schema):
+        """:meth:`cards`' rule as a function of one note's path (see there)."""
+        folders = self._frozen_folders(schema)
         index_files = {f.strip("/").lower() for f in schema.index_files}
         hub_names = schema.hub_names
         generated = self.generated_mocs(schema)
@@ -337,9 +385,7 @@ class Vault:
             stem = path.rsplit("/", 1)[-1]
             return (stem[:-3] if stem.lower().endswith(".md") else stem).lower() not in hub_names
 
-        found = [path for path in self.notes if is_card(path)]
-        self._cards[id(schema)] = (schema, found)
-        return list(found)
+        return is_card
 
     def _frozen_folders(self, schema=None) -> tuple[str, ...]:
         ignore = schema.ignore_folders if schema is not None else []

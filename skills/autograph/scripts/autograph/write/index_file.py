@@ -28,7 +28,7 @@ import sqlite3
 import stat
 import sys
 
-from ..read.index import read_stamp_text
+from ..read.index import changed_stamps, read_stamp_text
 from ..read.searchdoc import COLUMNS
 from .index_update import files_key, refresh, schema_stamp, stamp_text, stamps_of, start_reading
 from .index_update import locked as _locked
@@ -62,7 +62,7 @@ RETIRED = (
 # 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable;
 # 7: docs.names (exact-name matches rank first); 8: index.sqlite, each note's summary beside its search row;
 # 9: probe, digits and history (look-ups by identity)
-INDEX_VERSION = 9
+INDEX_VERSION = 10
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 
 BUSY_SECONDS = 5.0
@@ -93,7 +93,7 @@ CREATE TABLE docs (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, size INTEGER, mtime INTEGER, ctime INTEGER,
   title TEXT, names TEXT, type TEXT, status TEXT, hub INTEGER, superseded INTEGER, props TEXT, body_line INTEGER,
   unreadable TEXT, inlinks INTEGER NOT NULL DEFAULT 0, near_hub INTEGER NOT NULL DEFAULT 0,
-  summary TEXT, targets TEXT, probe TEXT, digits TEXT, history TEXT);
+  summary TEXT, targets TEXT, probe TEXT, digits TEXT, history TEXT, vkeys TEXT);
 CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
 """
@@ -313,7 +313,7 @@ def _early(vault, schema, stamps):
     so that making the file and its tables overlaps with reading; None for
     a small vault.  :func:`_update` uses them if it is to read just those notes."""
     paths = vault.notes if stamps is None else [path for path in vault.notes if path in stamps]
-    return start_reading(vault, paths, schema.is_hub, {})
+    return start_reading(vault, paths, schema, {})
 
 
 def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
@@ -658,6 +658,10 @@ def _current(con, vault) -> set[str]:
     # the stored text is the rows' stamps as the last update wrote them, with
     # them: the notes whose entry is the same now hold as they are (compared
     # as the two texts' entries, far cheaper than reading every row)
-    kept = read_stamp_text(stored[0])
+    changed = changed_stamps(stored[0], now)
+    if changed is not None:  # the same notes: the stamps told apart where they differ
+        paths = sorted(stamps)  # the order of the text's entries
+        return set(stamps).difference(paths[at] for at in changed)
+    kept = read_stamp_text(stored[0])  # notes added or gone since: compared path by path
     now_read = read_stamp_text(now).items()
     return {path.decode("utf-8", "surrogatepass") for path, stamp in now_read if kept.get(path) == stamp}

@@ -21,6 +21,7 @@ import sqlite3
 
 from ..read.identity import NOT_DIGITS
 from ..read.index import stamp_text
+from ..read.namekeys import nicknames_of, nicknames_stamp, stored_keys
 from ..read.searchdoc import COLUMNS, document, name_key
 
 __all__ = [
@@ -53,20 +54,27 @@ CREATE INDEX IF NOT EXISTS links_name ON links(name);
 def schema_stamp(schema) -> str:
     """What of the schema the index's derived columns depend on (the hub
     names and types): when it changes, :func:`refresh` derives them again."""
-    return json.dumps([sorted(schema.hub_names), sorted(schema.hub_types)], ensure_ascii=True)
+    return json.dumps([sorted(schema.hub_names), sorted(schema.hub_types), nicknames_stamp(schema)], ensure_ascii=True)
 
 
 def _rederive(con, schema) -> None:
-    """Derive every note's ``hub`` again from its stored properties (a
-    changed schema), and then which notes a hub links to."""
-    rows = con.execute("SELECT id, path, props, hub FROM docs").fetchall()
-    updates = []
-    for doc_id, path, props, hub in rows:
+    """Derive every note's ``hub`` and name keys again from its stored
+    properties (a changed schema), and then which notes a hub links to.
+    A note whose keys were not stored (frontmatter that does not parse,
+    a note that cannot be read) keeps none: a look-up reads it."""
+    rows = con.execute("SELECT id, path, props, hub, vkeys FROM docs").fetchall()
+    table = nicknames_of(schema)
+    updates, names = [], []
+    for doc_id, path, props, hub, vkeys in rows:
         name = path.rsplit("/", 1)[-1]
         stem = name[:-3] if name.endswith(".md") else name
-        now = 1 if schema.is_hub(stem, json.loads(props) if props else {}) else 0
+        found = json.loads(props) if props else {}
+        now = 1 if schema.is_hub(stem, found) else 0
         if now != hub:
             updates.append((now, doc_id))
+        if vkeys is not None:
+            names.append((stored_keys(stem, found, table), doc_id))
+    con.executemany("UPDATE docs SET vkeys = ? WHERE id = ?", names)
     if updates:
         con.executemany("UPDATE docs SET hub = ? WHERE id = ?", updates)
         con.execute(
@@ -102,7 +110,7 @@ def _attachments(vault) -> str:
 PARALLEL_MIN = 1000  # notes to read before forked readers pay for their start
 
 
-def _reader(vault, hubs, known: dict):
+def _reader(vault, schema, known: dict):
     """The function that reads one note: ``path -> (path, row, [(target,
     name_key, resolved path)], stamp, summary)`` (:func:`document`; ``stamp`` as it
     was read, else as stat'ed, None when the note is gone; ``summary``
@@ -113,6 +121,8 @@ def _reader(vault, hubs, known: dict):
     from ..read.index import encode_summary, encode_targets, summarize_parts
 
     resolver = vault.resolver
+    hubs = schema.is_hub
+    table = nicknames_of(schema)
     names: dict[str, str] = {}
     root = str(vault.root).rstrip(os.sep) + os.sep
 
@@ -131,7 +141,10 @@ def _reader(vault, hubs, known: dict):
         if kept and summary.unreadable is None:  # where each link leads, as the link graph asks (no second pass)
             summary.targets = [resolver.resolve(link.target, path) for link in summary.links]
         texts = (encode_summary(summary), encode_targets(summary)) if kept else (None, None)
-        summary = (*texts, *_probe(note))  # a summary no JSON reads back is parsed where it is needed
+        vkeys = None
+        if summary.unreadable is None and summary.frontmatter != "invalid":
+            vkeys = stored_keys(summary.stem, summary.properties, table)
+        summary = (*texts, *_probe(note), vkeys)  # a summary no JSON reads back is parsed where it is needed
         edges = []
         for target in targets:
             name = names.get(target)
@@ -169,7 +182,7 @@ def _probe(note) -> tuple[str | None, str | None, str | None]:
     return probe, digits, history
 
 
-def start_reading(vault, paths: list[str], hubs, known: dict):
+def start_reading(vault, paths: list[str], schema, known: dict):
     """Forked readers of ``paths`` (:func:`parallel.stream`), started now,
     or None when there are too few notes to pay for them."""
     if len(paths) < PARALLEL_MIN:
@@ -177,19 +190,19 @@ def start_reading(vault, paths: list[str], hubs, known: dict):
     from ..read import note, parallel  # noqa: F401 - imported once, before the fork, not in each reader
 
     vault.resolver  # noqa: B018 - built before the fork: every reader resolves with it
-    started = parallel.stream(_reader(vault, hubs, known), paths)
+    started = parallel.stream(_reader(vault, schema, known), paths)
     started.paths = paths
     return started
 
 
-def _documents(vault, paths: list[str], hubs, known: dict, started=None):
+def _documents(vault, paths: list[str], schema, known: dict, started=None):
     """What :func:`_reader` gives for each of ``paths``, not in order; with
     many notes they are read by forked children (``started`` already, or
     now) while this process writes what arrives."""
     if started is None:
-        started = start_reading(vault, paths, hubs, known)
+        started = start_reading(vault, paths, schema, known)
     if started is None:
-        yield from map(_reader(vault, hubs, known), paths)
+        yield from map(_reader(vault, schema, known), paths)
         return
     bar, vault.progress = vault.progress, None  # each note counted as it arrives, whichever process read it
     try:
@@ -363,9 +376,9 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
         index.relinked = len(updates)
     columns = (
         "id, path, size, mtime, ctime, title, type, status, hub, superseded, props, body_line, unreadable, names, "
-        "summary, targets, probe, digits, history"
+        "summary, targets, probe, digits, history, vkeys"
     )
-    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 19)})"
+    add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 20)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
     docs, fts, edges = [], [], []
@@ -378,7 +391,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
     with _gc_paused():
-        for path, row, found, stamp, summary in _documents(vault, changed, schema.is_hub, known, started):
+        for path, row, found, stamp, summary in _documents(vault, changed, schema, known, started):
             if taken is not None:
                 # a note gone since the walk is kept, empty, under a stamp no
                 # file has: the next query finds it gone and takes it out with
