@@ -31,6 +31,7 @@ no key.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass, field
 
 from ..read.namekeys import CYRILLIC, GREEK, NICKNAMES, keys, nicknames_of
@@ -138,6 +139,7 @@ def suggest(
     todo = sorted(paths if paths is not None else live)
     if index is not None:
         index.prefetch([path for path in todo if path not in grouped])
+    kept = _kept_keys(index)
     for path in todo:
         if path in grouped:
             continue
@@ -152,13 +154,15 @@ def suggest(
         props = note.properties
         if retired(vault, live, path, props):
             continue
-        names = [path.rsplit("/", 1)[-1][:-3]]
-        names += [a for a in _list(props.get("aliases")) if isinstance(a, str)]
-        if isinstance(props.get("title"), str):
-            names.append(props["title"])
-        found: set[tuple[str, str]] = set()
-        for name in dict.fromkeys(names):  # a title that is the file name is one name
-            found |= keys(name, table)
+        found = kept.get(path)
+        if found is None:
+            found = set()
+            names = [path.rsplit("/", 1)[-1][:-3]]
+            names += [a for a in _list(props.get("aliases")) if isinstance(a, str)]
+            if isinstance(props.get("title"), str):
+                names.append(props["title"])
+            for name in dict.fromkeys(names):  # a title that is the file name is one name
+                found |= keys(name, table)
         if found:
             info[path] = {"keys": found, "by_kind": _by_kind(found), "props": props, "links": None, "note": note}
     buckets: dict[str, set[str]] = {}
@@ -188,6 +192,32 @@ def suggest(
             continue
         found_pairs.append(Suggestion([a, b], f"{shared[0]}:{shared[1]}", evidence, _LEVELS[min(score, 2)]))
     return sorted(found_pairs, key=lambda s: (-_LEVELS.index(s.confidence), s.cards))
+
+
+def _kept_keys(index) -> dict[str, set[tuple[str, str]]]:
+    """``{path: name keys}`` as the index file keeps them
+    (:func:`namekeys.stored_keys`, the same names and nicknames), for a
+    :class:`index.NoteIndex` served from a file brought up to date by this
+    process (so every row holds its note as it is); {} otherwise, and
+    without the notes whose keys were not stored: they are computed."""
+    store = getattr(index, "store", None)
+    if store is None or store.index.stale:
+        return {}
+    try:
+        rows = store.index.con.execute("SELECT path, vkeys FROM docs WHERE vkeys IS NOT NULL").fetchall()
+    except sqlite3.Error:
+        return {}
+    shared: dict[str, tuple[str, str]] = {}  # one tuple per key: a large vault's names share most of them
+    found = {}
+    for path, text in rows:
+        pairs = set()
+        for line in text.split("\n"):
+            if line:
+                kind, _, key = line.partition("\t")
+                pair = (kind, key)
+                pairs.add(shared.setdefault(pair, pair))
+        found[path] = pairs
+    return found
 
 
 def _type_of(schema, path: str, item: dict) -> str | None:
