@@ -68,7 +68,8 @@ JSON keys (--json):
   resolved, candidates[]}}], broken_anchors[{{source, line, target, kind,
   resolved}}], description_coverage (0..1), invalid_frontmatter[{{path, line,
   column, error}}], unreadable[{{path, error}}], case_collisions[[paths that
-  differ only in letter case]], warnings[], stale_share
+  differ only in letter case]], conflict_copies[{{path, copy_of}}] (a sync
+  client's conflict copies: never cards), warnings[], stale_share
   (0..1), tiers{{core, active, warm, cold, archive}}, recall{{today, dated,
   undated, not_dates, stale, stale_days, never_touched_share}},
   memory{{probable_duplicates[{{cards[], by (identity|name), key, confidence}}],

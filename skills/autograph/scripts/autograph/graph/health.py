@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..read import jsonfile
+from ..read.conflicts import conflict_copies
 from ..read.index import NoteIndex
 from ..read.linkgraph import Edge, build
 from ..read.text import counts, printable
@@ -220,6 +221,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         "invalid_frontmatter": invalid,
         "unreadable": unreadable,
         "case_collisions": case_collisions(vault.files),
+        "conflict_copies": [{"path": copy, "copy_of": note} for copy, note in conflict_copies(notes).items()],
         "warnings": list(vault.warnings),
         **recall,
         "memory": memory,
@@ -426,6 +428,10 @@ def health_text(report: dict) -> str:
         (
             "Paths that differ only in case (a macOS or Windows checkout keeps one)",
             ["  ".join(group) for group in report.get("case_collisions", [])],
+        ),
+        (
+            "Sync conflict copies (fold what they add into the note, then remove them)",
+            [f"{r['path']}  (a copy of {r['copy_of']})" for r in report.get("conflict_copies", [])],
         ),
         ("Orphans", report["orphans"]),
         ("Dead ends", report["dead_ends"]),

@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import jsonfile
+from .conflicts import original_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -339,6 +340,8 @@ class Vault:
         written into a template would be copied into every note made from it.
         An index or a named hub is a list of cards, not one: a ``tier`` or a
         ``type`` written into ``MEMORY.md`` would cost every session a line.
+        A sync client's conflict copy (:mod:`conflicts`) is not a card: it
+        holds one device's version of a note, never the subject itself.
         Maps of Content written by ``moc.py generate`` are not cards either
         (:func:`generated.generated_paths`: they are rewritten whole, so a field
         written into one would not last, and they are hubs).
@@ -374,12 +377,17 @@ class Vault:
         index_files = {f.strip("/").lower() for f in schema.index_files}
         hub_names = schema.hub_names
         generated = self.generated_mocs(schema)
+        notes: list[set] = []  # the vault's notes as a set, made when a name asks (OneDrive's copies)
 
         def is_card(path: str) -> bool:
             if folders and path.startswith(folders):
                 return False
             if path in generated:
                 return False
+            if ("onflict" in path or "-DESKTOP-" in path or "-LAPTOP-" in path) and original_of(
+                path, notes[0] if notes else notes.append(set(self.notes)) or notes[0]
+            ) is not None:
+                return False  # a sync client's conflict copy: an artefact, never the card
             if path.lower() in index_files:
                 return False
             stem = path.rsplit("/", 1)[-1]
