@@ -4,10 +4,9 @@ comparison of the two dicts would."""
 
 from __future__ import annotations
 
+from autograph.read.index import changed_stamps, read_stamp_text, stamp_text
 from hypothesis import given
 from hypothesis import strategies as st
-
-from autograph.read.index import changed_stamps, read_stamp_text, stamp_text
 
 paths = st.text(st.characters(blacklist_characters="\0", blacklist_categories=("Cs",)), min_size=1, max_size=12)
 stamps = st.tuples(st.integers(-1, 2**40), st.integers(-1, 2**62), st.integers(-1, 2**62))
