@@ -77,10 +77,15 @@ Examples:
 """
 
 RECOVER_EPILOG = """\
-Rolls back every run that did not finish (killed, crashed): each file it
-changed goes back to its bytes before, unless someone changed it since
-(then it is reported and left).  Every writing command does this first by
-itself when the run before it died; recover does it now.
+Rolls back every run that did not finish (killed, crashed, or one whose
+end could not be recorded on a full disk, which exited 3 saying so),
+newest first: each file it changed goes back to its bytes before, unless
+someone changed it since (then it is reported and left), and the folders
+it created go while they are empty.  A run that exited 0 is never rolled
+back.  Every writing command does this first by itself when the run before
+it died; recover does it now.  Autograph's own temporary files a killed
+run left are removed; a save another program made over one of them is
+kept under .graph/conflicts/.
 
 Kind: repairs autograph's own interrupted writes, so it writes unless
 --dry-run.
@@ -175,7 +180,9 @@ def _recover(args):
     vault = Vault.open(args.vault)
     # a dead writer's run was rolled back as the lock was taken (cli.writing)
     recovered = [{"undone": run_id or None, **cli.outcome_of([], result)} for run_id, result in store.last_recovery]
-    for run in journal.unfinished(undo.journal_folder(vault.root)):
+    for run in journal.unfinished(undo.journal_folder(vault.root)):  # newest first: a killed rollback unwinds first
+        if cli.writes(args):
+            journal.release_space(undo.journal_folder(vault.root), run.id)  # the room it held for its rollback
         changes, not_undone = undo.plan_undo(Path(vault.root), run, partial=True)
         outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
         outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]

@@ -13,7 +13,13 @@ out, in a crash-safe order, as one journaled run:
 
 A run killed at any point leaves every link resolving (to the old file or
 to its copy), and ``undo.py recover`` (or the next writing command) rolls
-it back; ``undo.py undo RUN`` takes a finished move back.  A file whose
+it back; ``undo.py undo RUN`` takes a finished move back.  A move a part
+of which could not be made (a note edited meanwhile, a full disk) is
+taken back whole at once (:func:`roll_back_unfinished`), with the room the
+store held for that when the run began; if even that fails, the run is
+left unfinished for the next writer to take back, and the command exits 3.
+A rollback removes the folders the move created while they are empty, so
+running the move again does not nest them.  A file whose
 mode, owner or extended attributes a new file would not get (a ``chmod
 600`` note, a file of another user, one with an ACL) is renamed instead
 (Move keeps the inode), before the links are rewritten; its own
@@ -418,7 +424,9 @@ def roll_back(
     broken.  The result lists what did not go back."""
     from ..write import journal, undo
 
-    run = journal.load(Path(os.path.realpath(root)) / GRAPH_DIR, run_id)
+    graph = Path(os.path.realpath(root)) / GRAPH_DIR
+    journal.release_space(graph, run_id)  # the room the store held for this rollback
+    run = journal.load(graph, run_id)
     changes, not_undone = undo.plan_undo(Path(root), run, partial=True)
     if moves:
         # a moved file that cannot go back (edited at its new name) stays there, its old name
@@ -500,7 +508,12 @@ def roll_back_unfinished(root, plan: MovePlan, outcome: dict, wait: float = 0.0)
     error, copy}]``, what the rollback could not take back) and
     ``not_moved`` (``[{path, error}]``, the parts not made; empty for a dry
     run).  Returns what to tell on stderr when the move was rolled back
-    (one line, the items as given: not made printable), else None."""
+    (one line, the items as given: not made printable), else None.
+
+    Raises OSError when the rollback itself fails (an error, or a file it
+    could not write back): the move's run then counts as not finished
+    (:func:`store.reopen`), so the next writing command or ``undo.py
+    recover`` takes it back, and the command exits 3 saying so."""
     outcome["rolled_back"] = None
     outcome["not_rolled_back"] = []
     outcome["not_moved"] = unfinished(plan, outcome) if outcome["run"] else []
@@ -508,7 +521,12 @@ def roll_back_unfinished(root, plan: MovePlan, outcome: dict, wait: float = 0.0)
         return None
     # a part of the move was not made (a new name not written, an old name someone edited meanwhile, a link
     # note not rewritten): the links would lead to a stale copy or nowhere, so the whole run is taken back
-    undone = roll_back(root, outcome["run"], wait, plan.moves, [c.path for c in plan.links])
+    try:
+        undone = roll_back(root, outcome["run"], wait, plan.moves, [c.path for c in plan.links])
+    except OSError as exc:
+        _not_taken_back(root, outcome, exc.strerror or str(exc))
+    if undone.failed:
+        _not_taken_back(root, outcome, listed([f"{item.path}: {item.error}" for item in undone.failed]))
     outcome["rolled_back"] = undone.run_id
     outcome["not_rolled_back"] = [item.as_dict() for item in undone.conflicts + undone.failed]
     why = listed([f"{item['path']}: {item['error']}" for item in outcome["not_moved"]])
@@ -523,6 +541,23 @@ def roll_back_unfinished(root, plan: MovePlan, outcome: dict, wait: float = 0.0)
     return (
         f"the move could not be completed ({why}); the run {outcome['run']} was {told}; "
         "run it again once the notes are not being edited"
+    )
+
+
+def _not_taken_back(root, outcome: dict, why: str) -> None:
+    """The move could not be made nor taken back now (``why``): leave its
+    run unfinished for the next writer to take back, and raise OSError
+    (the command exits 3)."""
+    not_made = listed([f"{item['path']}: {item['error']}" for item in outcome["not_moved"]])
+    try:
+        store.reopen(root, outcome["run"])
+        then = "the next writing command, or undo.py recover, takes it back once the disk has room"
+    except OSError as exc:
+        why_not = exc.strerror or exc
+        then = f"it could not even be marked unfinished ({why_not}); undo.py undo {outcome['run']} takes it back"
+    raise OSError(
+        f"the move could not be completed ({not_made}) nor taken back now ({why}); "
+        f"the run {outcome['run']} does not count as done: {then}"
     )
 
 

@@ -3,9 +3,16 @@
 Every run that writes the vault keeps a folder ``.graph/journal/<run-id>/``:
 
 ``run.json``
-    ``{run, command, args, started, finished, state, undoes, files}``;
+    ``{state, finished, run, command, args, started, undoes, files, folders}``;
     ``state`` is ``running`` until the run ends, then ``done``;
-    ``undoes`` names the run an undo or a recovery took back (else null).
+    ``undoes`` names the run an undo or a recovery took back (else null);
+    ``folders`` the folders the run was to create (vault paths, a folder
+    before those in it), which a rollback removes while they are empty.
+    ``state`` and ``finished`` come first, padded with spaces to
+    :data:`HEAD_BYTES` bytes, so that marking the run finished (or rolled
+    back) rewrites those bytes in place: no new disk block is needed, and
+    a full disk cannot leave a run that reported success looking
+    unfinished (:func:`mark_run`).
 ``entries.jsonl``
     one JSON object per planned change, written and fsynced before any file
     of the run changes (write-ahead): ``{n, op, path, before, after, to,
@@ -15,18 +22,29 @@ Every run that writes the vault keeps a folder ``.graph/journal/<run-id>/``:
     in nanoseconds, which an undo gives back with the bytes), ``trash`` (moved to ``to`` under ``.trash/``) or
     ``move`` (renamed to ``to``; ``before`` the hash of its bytes).
     ``offset``/``length`` locate the bytes before in ``before.bin``.
-    After the run, one line per change says what happened: ``{n, result,
-    now, restore}``, ``result`` being ``written``, ``merged`` (another
+    After the run, one line per change in ``outcomes.jsonl`` (in
+    ``entries.jsonl`` in journals older than that file) says what
+    happened: ``{n, result, now, restore}``, ``result`` being ``written``, ``merged`` (another
     writer's edit landed during the write and ours was merged on top:
     ``restore`` then locates that writer's version, which is what an undo
     puts back), ``conflict`` or ``failed``; ``now`` the hash of the bytes
     the run left in the file.
+``outcomes.jsonl``
+    those lines, written in place over the spaces
+    :meth:`JournalWriter.record` reserves for them before any file changes
+    (blank lines are no outcome).
 ``before.bin``
     the bytes of every changed file before the run, one after the other.
+``spare``
+    space held for the rollback of a run that moves or trashes files
+    (:meth:`JournalWriter.hold_space`), freed once the run is over or when
+    its rollback begins (:func:`release_space`).
 
 A run whose ``state`` is still ``running`` when no process holds the vault's
-writer lock did not finish (a crash, a kill): :func:`unfinished` finds it,
-and the store rolls it back.  Journals older than ``journal.keep_days``
+writer lock did not finish (a crash, a kill, a run whose end could not be
+recorded and which exited 3 saying so): :func:`unfinished` finds it, and
+the store rolls it back.  A run marked ``done`` is never rolled back by a
+recovery.  Journals older than ``journal.keep_days``
 (default 30) or beyond ``journal.max_mb`` (default 200) in all are pruned
 (:func:`prunable`), the newest run never.
 
@@ -38,6 +56,7 @@ a rolled-back run (:func:`mark_run`) and prunes old ones
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -52,6 +71,7 @@ from .replace import fsync_dir, replace_file
 
 __all__ = [
     "FOLDER",
+    "HEAD_BYTES",
     "KEEP_DAYS",
     "MAX_MB",
     "PRUNE_INTERVAL",
@@ -64,6 +84,7 @@ __all__ = [
     "mark_run",
     "prunable",
     "prune_journals",
+    "release_space",
     "runs",
     "unfinished",
 ]
@@ -71,6 +92,11 @@ __all__ = [
 FOLDER = "journal"
 KEEP_DAYS = 30
 MAX_MB = 200
+HEAD_BYTES = 72  # '{"state": "rolled-back", "finished": "2026-12-05T22:49:27Z",' and room to spare
+_SPARE = "spare"
+_OUTCOMES = "outcomes.jsonl"
+# The longest outcome line finish() writes for change n: its space is reserved when the run starts.
+_WORST_OUTCOME = {"result": "conflict", "now": "0" * 64, "restore": [10**19, 10**19]}
 
 
 def digest(data: bytes | None) -> str | None:
@@ -119,6 +145,7 @@ class Run:
     state: str = "running"
     undoes: str | None = None
     changes: list[Change] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)  # folders the run was to create, outermost first
 
     @property
     def automatic(self) -> bool:
@@ -128,7 +155,8 @@ class Run:
         return self.undoes is not None and (self.command == "recover" or self.command.endswith(" (rolled back)"))
 
     def summary(self) -> dict:
-        """``{run, command, args, started, finished, state, undoes, files}``."""
+        """``{run, command, args, started, finished, state, undoes, files}``
+        (``folders`` is in ``run.json`` only)."""
         return {
             "run": self.id,
             "command": self.command,
@@ -195,7 +223,16 @@ def load(graph: Path, run_id: str) -> Run:
             lines = log.read().splitlines()
     except FileNotFoundError:
         lines = []
+    try:
+        with open(folder / _OUTCOMES, encoding="utf-8") as log:
+            lines += log.read().splitlines()
+    except FileNotFoundError:
+        pass
+    folders = info.get("folders")
+    run.folders = [str(f) for f in folders] if isinstance(folders, list) else []
     for line in lines:
+        if not line.strip():
+            continue  # room reserved for outcomes not written (yet)
         try:
             item = json.loads(line)
         except ValueError:
@@ -242,9 +279,11 @@ def runs(graph: Path) -> list[Run]:
 
 
 def unfinished(graph: Path) -> list[Run]:
-    """Runs that did not finish (``state`` still ``running``), oldest first.
+    """Runs that did not finish (``state`` still ``running``), newest first:
+    the order to take them back in, so that a recovery killed in turn (a
+    run that took another back) is unwound before the run it took back.
     Call it only under the vault's writer lock: then no run is writing."""
-    return [run for run in reversed(runs(graph)) if run.state == "running"]
+    return [run for run in runs(graph) if run.state == "running"]
 
 
 def _size(folder: Path) -> int:
@@ -292,28 +331,43 @@ def prunable(graph: Path, keep_days: float = KEEP_DAYS, max_mb: float = MAX_MB, 
 class JournalWriter:
     """Writes one run's journal, in the format above (the store makes one
     per run: :meth:`begin`, :meth:`record` before any file changes,
+    :meth:`hold_space` for a run its rollback may need room for,
     :meth:`keep` for bytes an undo puts back, :meth:`finish`)."""
 
     def __init__(self, folder: Path, run: Run):
         self.folder, self.run, self.size = folder, run, 0
+        self._reserved = (0, 0)  # (offset, length) in entries.jsonl kept for the outcome lines
 
     @classmethod
     def begin(cls, root: Path, run_id: str, command: str, args: list[str], undoes: str | None) -> JournalWriter:
-        """Make ``.graph/journal/<run-id>/`` with ``run.json`` (running), fsynced."""
+        """Make ``.graph/journal/<run-id>/`` with ``run.json`` (running),
+        fsynced.  Raises OSError (a full disk) with no folder left behind."""
         folder = derived_path(root, f"{FOLDER}/{run_id}/run.json").parent  # made here, ids are unique
         run = Run(run_id, folder, command, [str(a) for a in args], utc_now(), None, "running", undoes)
         writer = cls(folder, run)
-        writer._write_run()
-        fsync_dir(folder.parent)
+        try:
+            replace_file(folder / "run.json", None, writer._run_bytes())
+            fsync_dir(folder.parent)
+        except BaseException:
+            writer.discard()
+            raise
         return writer
 
-    def _write_run(self) -> None:
-        replace_file(self.folder / "run.json", _read_or_none(self.folder / "run.json"), self._run_bytes())
+    def discard(self) -> None:
+        """Remove this run's journal: for a run that stopped before any file
+        changed (its journal could not be written), nothing to take back."""
+        import shutil
+
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def _run_bytes(self) -> bytes:
         # ASCII: an argument that is not UTF-8 (a vault path) is a lone surrogate,
         # which json writes as \udcff and reads back as the same string
-        return (json.dumps(self.run.summary(), ensure_ascii=True) + "\n").encode("ascii")
+        info = self.run.summary()
+        rest = {key: value for key, value in info.items() if key not in ("state", "finished")}
+        rest["folders"] = self.run.folders
+        head = _head(self.run.state, self.run.finished)
+        return head + (json.dumps(rest, ensure_ascii=True)[1:] + "\n").encode("ascii")
 
     def _append(self, name: str, data: bytes) -> tuple[int, int]:
         fd = open_derived(self.folder / name, os.O_WRONLY | os.O_APPEND)
@@ -325,9 +379,12 @@ class JournalWriter:
             os.close(fd)
         return offset, len(data)
 
-    def record(self, changes: list[tuple[Change, bytes | None]]) -> None:
+    def record(self, changes: list[tuple[Change, bytes | None]], folders: list[str] = ()) -> None:
         """Write ahead: every change and the bytes before it, fsynced before
-        any file of the run is touched."""
+        any file of the run is touched, with room reserved for what
+        :meth:`finish` writes (so a full disk fails the run here, before
+        any file changed, not after).  ``folders``: those the run will
+        create (vault paths, outermost first)."""
         blob = bytearray()
         for change, data in changes:
             if data is not None:
@@ -339,7 +396,41 @@ class JournalWriter:
         lines = "".join(json.dumps(c.as_dict(), ensure_ascii=False) + "\n" for c, _ in changes)
         self._append("entries.jsonl", lines.encode("utf-8"))
         self.run.changes.extend(change for change, _ in changes)
-        self._write_run()
+        self.run.folders += [f for f in folders if f not in self.run.folders]
+        room = sum(_outcome_room(change.n) for change in self.run.changes)
+        fd = open_derived(self.folder / _OUTCOMES, os.O_WRONLY)
+        try:
+            _write_all(fd, b" " * (room - 1) + b"\n", 0)  # allocated, not sparse: finish() writes over it
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        self._reserved = (0, room)
+        path = self.folder / "run.json"
+        replace_file(path, _read_or_none(path), self._run_bytes())  # its count of files
+
+    def hold_space(self, size: int) -> None:
+        """Hold ``size`` bytes of the disk in ``spare`` (allocated, not a
+        sparse file), for a rollback to free (:func:`release_space`).
+        Raises OSError when the disk has not that much room."""
+        if size <= 0:
+            return
+        fd = open_derived(self.folder / _SPARE, os.O_WRONLY)
+        try:
+            try:
+                os.posix_fallocate(fd, 0, size)
+            except (AttributeError, OSError) as exc:
+                if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+                    raise
+                chunk = b"\xa5" * (1 << 20)  # no fallocate on this file system: real bytes hold the room
+                at = 0
+                while at < size:
+                    at += os.pwrite(fd, chunk[: min(len(chunk), size - at)], at)
+                os.fsync(fd)
+        except BaseException:
+            os.close(fd)
+            release_space(self.folder.parent.parent, self.run.id)
+            raise
+        os.close(fd)
 
     def keep(self, data: bytes) -> tuple[int, int]:
         """Keep more bytes (what an undo puts back); returns where."""
@@ -348,13 +439,78 @@ class JournalWriter:
         return where
 
     def finish(self, outcomes: list[dict]) -> None:
-        """What happened to each change; the run is done."""
-        lines = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outcomes)
-        if lines:
-            self._append("entries.jsonl", lines.encode("utf-8"))
+        """What happened to each change; the run is done.  Both are written
+        in place, over the room :meth:`begin` and :meth:`record` reserved,
+        so no new disk block is needed.  Raises OSError when even that
+        fails (a copy-on-write file system that is full, a failing disk):
+        the run then did not finish, and the caller must say so."""
+        lines = "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in outcomes).encode("utf-8")
+        at, room = self._reserved
+        if lines and len(lines) <= room:
+            fd = open_derived(self.folder / _OUTCOMES, os.O_WRONLY)
+            try:
+                _write_all(fd, lines + (b" " * (room - len(lines) - 1) + b"\n" if room > len(lines) else b""), at)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        elif lines:
+            self._append(_OUTCOMES, lines)  # more than reserved: cannot happen, but never lost
         self.run.finished = utc_now()
         self.run.state = "done"
-        self._write_run()
+        _set_head(self.folder / "run.json", self.run.state, self.run.finished)
+
+
+def _outcome_room(n: int) -> int:
+    return len(json.dumps({"n": n, **_WORST_OUTCOME}, ensure_ascii=False)) + 1
+
+
+def _write_all(fd: int, data: bytes, at: int) -> None:
+    done = 0
+    while done < len(data):
+        done += os.pwrite(fd, data[done:], at + done)
+
+
+def _head(state: str, finished: str | None) -> bytes:
+    """The first :data:`HEAD_BYTES` bytes of ``run.json``: ``{"state": ...,
+    "finished": ...,`` and spaces (JSON allows them between members)."""
+    text = f'{{"state": {json.dumps(state, ensure_ascii=True)}, "finished": {json.dumps(finished, ensure_ascii=True)},'
+    return text.ljust(HEAD_BYTES).encode("ascii")
+
+
+def _set_head(path: Path, state: str, finished: str | None) -> None:
+    """Rewrite ``run.json``'s state and finish time in place (its first
+    :data:`HEAD_BYTES` bytes, one disk sector: no new block, and no torn
+    write).  A journal written before heads existed, or a state too long
+    for the head, is rewritten whole instead.  Raises OSError."""
+    head = _head(state, finished)
+    fd = open_derived(path, os.O_RDWR)
+    try:
+        old = os.pread(fd, HEAD_BYTES + 1, 0)
+        if len(head) == HEAD_BYTES and _is_head(old):
+            _write_all(fd, head, 0)
+            os.fsync(fd)
+            return
+    finally:
+        os.close(fd)
+    before = _read_or_none(path)
+    data = json.loads(before.decode("utf-8")) if before else {}
+    data["state"], data["finished"] = state, finished
+    replace_file(path, before, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _is_head(data: bytes) -> bool:
+    """Whether ``data`` (the first bytes of ``run.json``) starts with a
+    head :func:`_head` wrote, followed by the rest of the object."""
+    if len(data) <= HEAD_BYTES or not data.startswith(b'{"state": '):
+        return False
+    head = data[:HEAD_BYTES].rstrip(b" ")
+    if not head.endswith(b","):
+        return False
+    try:
+        value = json.loads(head[:-1] + b"}")
+    except ValueError:
+        return False
+    return isinstance(value, dict) and set(value) == {"state", "finished"}
 
 
 def _read_or_none(path: Path) -> bytes | None:
@@ -366,12 +522,24 @@ def _read_or_none(path: Path) -> bytes | None:
 
 
 def mark_run(root: Path, run_id: str, state: str) -> None:
-    """Set a journaled run's ``state`` (``rolled-back`` after a recovery)."""
+    """Set a journaled run's ``state`` (``rolled-back`` after a recovery;
+    ``running`` for a finished run that must be taken back by the next
+    writer, its finish time then cleared), in place (:func:`_set_head`).
+    Raises OSError."""
     path = derived_path(root, f"{FOLDER}/{run_id}/run.json")
     before = _read_or_none(path)
     data = json.loads(before.decode("utf-8")) if before else {}
-    data["state"] = state
-    replace_file(path, before, (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8"))
+    _set_head(path, state, None if state == "running" else data.get("finished"))
+
+
+def release_space(graph: Path, run_id: str) -> bool:
+    """Free the room a run held for its rollback (``spare`` in its journal;
+    removing a file needs no room).  True when there was some."""
+    try:
+        os.unlink(Path(graph) / FOLDER / run_id / _SPARE)
+    except OSError:
+        return False
+    return True
 
 
 # Seconds between two looks for old journals.  A look reads every run's
@@ -405,3 +573,34 @@ def prune_journals(root: Path, keep_days: float, max_mb: float) -> list[str]:
     # the time as its text: a stamp whose bytes never change might not be rewritten
     write_derived(root, f"{FOLDER}/{_PRUNED_STAMP}", f"{time.time()}\n".encode(), durable=False)
     return removed
+
+
+def scrub_secret(graph: Path, secret: bytes) -> list[str]:
+    """Overwrite every copy of ``secret`` the journal keeps (``card.py
+    redact``): in each run's ``before.bin`` with as many ``*`` (offsets
+    and lengths stay right; the copy no longer matches its hash, so an
+    undo leaves that file as it is rather than put the secret back), and
+    in its recorded ``args`` with ``[redacted]``.  Returns the ids of the
+    runs changed."""
+    changed = []
+    try:
+        names = sorted(entry.name for entry in os.scandir(_journal_root(graph)) if entry.is_dir())
+    except FileNotFoundError:
+        return []
+    text = secret.decode("utf-8", "surrogateescape")
+    for name in names:
+        folder = _journal_root(graph) / name
+        touched = False
+        kept = _read_or_none(folder / "before.bin")
+        if kept is not None and secret in kept:
+            replace_file(folder / "before.bin", kept, kept.replace(secret, b"*" * len(secret)))
+            touched = True
+        record = _read_or_none(folder / "run.json")
+        info = json.loads(record.decode("utf-8")) if record else None
+        if isinstance(info, dict) and any(isinstance(a, str) and text in a for a in info.get("args") or []):
+            info["args"] = [a.replace(text, "[redacted]") if isinstance(a, str) else a for a in info["args"]]
+            replace_file(folder / "run.json", record, (json.dumps(info, ensure_ascii=True) + "\n").encode("ascii"))
+            touched = True
+        if touched:
+            changed.append(name)
+    return changed

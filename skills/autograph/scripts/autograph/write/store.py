@@ -22,11 +22,24 @@ change with its checks:
 Every skipped change is reported (:class:`changes.Result`), never forced.  A
 run killed half way is rolled back by the next writer (:func:`writer_lock`,
 :func:`recover`), each file only while it holds what the run left in it.
+
+A run that returned is finished: its end is written in place over room
+the journal reserved when it began (write/journal.py), so a full disk
+cannot leave a run that reported success looking unfinished, to be rolled
+back days later; when even that fails, :func:`apply` raises (the command
+exits 3) and the next writer rolls the run back.  A run that moves or
+trashes files also holds, from its start until the writer lock is
+released, the disk space its own rollback needs, so a move that fails half
+way on a full disk can be taken back at once.  Files the store would refuse
+anyway (read-only, hard-linked) are reported without being journaled.  A
+rollback removes the folders the run it takes back created, while they are
+empty.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import sys
@@ -37,14 +50,14 @@ from ..read.vault import GRAPH_DIR, TRASH_DIR
 from . import journal as journal_mod
 from . import lock, replace
 from .changes import Edit, Move, Result, Skipped, Trash, new_run_id
-from .confine import PathError, TargetError, check_folder, check_target, read_regular, vault_target
+from .confine import PathError, TargetError, check_folder, check_target, read_regular, vault_target, why_refused
 from .derived import CONFLICTS_DIR, derived_path, save_conflict
 from .journal import digest
 from .merge import edited_on_top, merge3
 from .replace import TMP_NAME, Conflict, LateWrite, Swap, fsync_dir, owner_for_new, rename_noreplace
 from .rollback import plan_rollback
 
-__all__ = ["apply", "last_recovery", "recover", "sweep_temporary_files", "writer_lock"]
+__all__ = ["apply", "last_recovery", "recover", "remove_made_folders", "reopen", "sweep_temporary_files", "writer_lock"]
 
 # Old files kept open after their swap, to look for late writes once more at
 # the end of the run (bounded: a process may hold only so many descriptors).
@@ -70,6 +83,8 @@ def _watch_limit() -> int:
 
 
 last_recovery: list = []  # (run id, Result) of the runs the last writer_lock rolled back
+_depth: dict[str, int] = {}  # real vault path -> writer_lock nesting in this process
+_spares: dict[str, list[str]] = {}  # real vault path -> runs holding room for their rollback
 
 
 @contextlib.contextmanager
@@ -80,7 +95,9 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
     did not finish (killed), temporary files it left in the vault are swept
     and its run is rolled back first (:func:`recover`); what that did is in
     :data:`last_recovery`.  Raises OSError when ``.graph/`` cannot be
-    created (a read-only vault: reading commands still work without it)."""
+    created (a read-only vault: reading commands still work without it).
+    When the outermost hold ends, the room the runs made under it held for
+    their rollback is freed (:meth:`journal.JournalWriter.hold_space`)."""
 
     def taken(killed: bool) -> None:
         last_recovery.clear()
@@ -90,17 +107,28 @@ def writer_lock(root: Path, wait: float = 0.0, command: str = ""):
             if kept:
                 last_recovery.append(("", Result("", conflicts=kept)))
 
+    key = os.path.realpath(root)
     with lock.hold(root, wait, command, taken):
-        yield
+        _depth[key] = _depth.get(key, 0) + 1
+        try:
+            yield
+        finally:
+            _depth[key] -= 1
+            if not _depth[key]:
+                del _depth[key]
+                for run_id in _spares.pop(key, ()):
+                    journal_mod.release_space(Path(key) / GRAPH_DIR, run_id)
 
 
 def sweep_temporary_files(root: Path) -> list[Skipped]:
     """Clear the temporary files a killed run left in the vault (names
     ``.autograph-*.tmp``, regular files only).  Called under the writer
     lock, when no other run can own them.  One that holds bytes a journaled
-    run wrote or replaced is removed (the journal keeps them); any other
-    (another writer's save that landed during the killed run's swap) is
-    kept under ``.graph/conflicts/recovered-<time>/`` and returned."""
+    run wrote or replaced is removed (the journal keeps them), and so is an
+    empty one (a killed run's temporary file before its first byte: no
+    editor saves a note as nothing over autograph's temporary name); any
+    other (another writer's save that landed during the killed run's swap)
+    is kept under ``.graph/conflicts/recovered-<time>/`` and returned."""
     graph = Path(os.path.realpath(root)) / GRAPH_DIR
     known: set[str | None] = set()
     for run in journal_mod.unfinished(graph):
@@ -122,7 +150,7 @@ def sweep_temporary_files(root: Path) -> list[Skipped]:
                         os.unlink(path)
                     continue
                 data = read_regular(path)
-                if digest(data) in known:
+                if not data or digest(data) in known:
                     os.unlink(path)
                     continue
                 rel = os.path.relpath(path, root)
@@ -141,14 +169,17 @@ def sweep_temporary_files(root: Path) -> list[Skipped]:
 
 
 def recover(root: Path) -> list[tuple[str, Result]]:
-    """Roll back every run that did not finish (killed mid-way): each file
-    it changed goes back to its bytes before, unless someone changed it
-    since (then it is reported, left alone).  Each rollback is itself a
+    """Roll back every run that did not finish (killed mid-way, or one
+    whose end could not be recorded), newest first: each file it changed
+    goes back to its bytes before, unless someone changed it since (then it
+    is reported, left alone), and the folders it created go while empty.
+    A run marked done is never taken back here.  Each rollback is itself a
     journaled run (``undoes`` names the run).  Call under the writer lock
     (:func:`writer_lock` calls it when its previous holder died)."""
     graph = Path(os.path.realpath(root)) / GRAPH_DIR
     done = []
     for run in journal_mod.unfinished(graph):
+        journal_mod.release_space(graph, run.id)  # the room it held for this
         changes, _ = plan_rollback(root, run)
         result = apply(root, changes, command="recover", args=["recover", run.id], undoes=run.id)
         journal_mod.mark_run(root, run.id, "rolled-back")
@@ -191,7 +222,15 @@ def apply(
 
     Each file that changed is a conflict and each file that cannot be
     written is a failure, reported in the :class:`Result`; the run goes on
-    with the others.  A new note's folders are created inside the vault
+    with the others.  A file the store refuses whatever it holds (no write
+    permission, other hard links) is a failure that is not journaled.  A
+    run that moves or trashes files (and is no undo) holds the disk space
+    its rollback needs until the writer lock is released; raises OSError
+    before any file changes when the disk has not that room, or the journal
+    cannot be written.  When the run's end cannot be recorded, raises
+    OSError after the writes: the run is then taken back by the next
+    writer, never counted as finished.  With ``undoes``, the folders the
+    undone run created are removed once empty.  A new note's folders are created inside the vault
     unless ``make_folders`` is False.  At the end every written note is
     read once more: one that no longer holds what was written (an editor
     saved over it) is reported as a conflict, not counted as written.
@@ -206,8 +245,15 @@ def apply(
         target = vault_target(root, change.path)
         if isinstance(change, Move):
             vault_target(root, change.to)
+        why = _refused(target) if isinstance(change, Edit) and change.before is not None else None
+        if why is not None:  # refused whatever it holds: nothing to journal (an enforce over read-only notes)
+            result.failed.append(Skipped(change.path, f"{why}; not written"))
+            continue
         planned.append((change, target))
     if not planned:
+        if undoes:
+            with writer_lock(root, wait, command):
+                remove_made_folders(root, undoes)
         return result
     inside = os.path.realpath(root)
     holds: dict[str, bytes] = {}  # written path -> the bytes it should now hold
@@ -259,10 +305,19 @@ def apply(
         journal = journal_mod.JournalWriter.begin(
             root, result.run_id, command, sys.argv if args is None else args, undoes
         )
+        try:
+            entries = [(_journal_change(n, c, target), _before_of(c)) for n, (c, target) in enumerate(planned, 1)]
+            journal.record(entries, _folders_to_make(root, planned))
+            if undoes is None and any(isinstance(change, Move) for change, _ in planned):
+                _spares.setdefault(key, []).append(result.run_id)
+                journal.hold_space(_rollback_room(planned))
+        except BaseException as exc:
+            # no file of the run changed yet: its journal goes, nothing is left to roll back
+            journal.discard()
+            if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+                raise OSError(exc.errno, f"{_NO_ROOM} ({exc.strerror})") from None
+            raise
         lock.open_runs.setdefault(key, set()).add(result.run_id)
-        journal.record(
-            [(_journal_change(n, change, target), _before_of(change)) for n, (change, target) in enumerate(planned, 1)]
-        )
         for n, (change, target) in enumerate(planned, 1):
             if not lock.intact(root):
                 result.failed.append(Skipped(change.path, _LOCK_GONE))
@@ -326,14 +381,127 @@ def apply(
                 continue
             _call_changed_again(result, change.path)
             outcomes[n] = {"n": n, "result": "conflict", "now": None}
-        lock.open_runs[key].discard(result.run_id)  # every change tried: nothing for a next writer to roll back
         try:
             journal.finish([outcomes[n] for n in sorted(outcomes)])
+        except (OSError, PathError, TargetError) as exc:
+            if not lock.intact(root) or not journal.folder.is_dir():
+                # .graph/ was deleted under the run, its journal with it: nothing is left to roll back
+                lock.open_runs[key].discard(result.run_id)
+                result.warnings.append(f"the run's journal could not be finished ({exc}); undo.py may not see this run")
+                return result
+            # the run stays open, so the lock tells the next writer to roll it back: a run is never
+            # taken back after it was reported done
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise OSError(
+                getattr(exc, "errno", None) or errno.EIO,
+                f"the run {result.run_id} wrote its files but its end could not be recorded ({reason}); "
+                "it does not count as done: the next writing command (or undo.py recover) rolls it back",
+            ) from None
+        lock.open_runs[key].discard(result.run_id)  # finished: nothing for a next writer to roll back
+        if undoes:
+            remove_made_folders(root, undoes)
+        try:
             if journal_mod.prune_due(root):
                 journal_mod.prune_journals(root, *(keep or (journal_mod.KEEP_DAYS, journal_mod.MAX_MB)))
         except (OSError, PathError, TargetError, Conflict) as exc:
-            result.warnings.append(f"the run's journal could not be finished ({exc}); undo.py may not see this run")
+            result.warnings.append(f"old journals could not be pruned ({exc})")
     return result
+
+
+_NO_ROOM = (
+    "not enough free disk space for this run's journal (and, for a move, the room to take it back); nothing was written"
+)
+_PAGE = 4096
+
+
+def _refused(target: Path) -> str | None:
+    """Why the store would refuse to replace ``target`` whatever it holds
+    (read-only, other hard links), by what stat shows; None otherwise (the
+    write checks everything again)."""
+    try:
+        info = check_target(target, follow_symlinks=False)
+    except (TargetError, OSError):
+        return None  # the write itself reports it
+    return None if info is None else why_refused(info)
+
+
+def _folders_to_make(root: Path, planned) -> list[str]:
+    """The folders the run will create, outermost first: those on the way
+    to a new file or a move's destination (``.trash/<run-id>/...`` too)
+    that do not exist now."""
+    made: list[str] = []
+    seen: set[str] = set()
+    for change, _ in planned:
+        if isinstance(change, Move):
+            dest = change.to
+        elif isinstance(change, Edit) and change.before is None:
+            dest = change.path
+        else:
+            continue
+        parts = dest.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            folder = "/".join(parts[:depth])
+            if folder in seen:
+                continue
+            seen.add(folder)
+            if not os.path.lexists(os.path.join(root, folder)):
+                made.append(folder)
+    return made
+
+
+def remove_made_folders(root: Path, run_id: str) -> list[str]:
+    """Remove the folders the run ``run_id`` created (its journal's
+    ``folders``) that are empty now, deepest first, so a retry of a move
+    taken back does not nest (``archive/projects/projects/``).  Only empty
+    real folders inside the vault go; anything else stays.  Returns the
+    folders removed.  Call under the writer lock."""
+    try:
+        run = journal_mod.load(Path(os.path.realpath(root)) / GRAPH_DIR, run_id)
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+    inside = os.path.realpath(root)
+    removed = []
+    for folder in sorted(run.folders, key=lambda f: f.count("/"), reverse=True):
+        full = os.path.join(inside, folder)
+        if ".." in folder.split("/") or os.path.isabs(folder) or os.path.islink(full):
+            continue
+        if os.path.realpath(full) != os.path.normpath(full):
+            continue  # a symlinked folder on its way: not the folder the run made
+        try:
+            os.rmdir(full)
+        except OSError:
+            continue  # not empty (someone put a file there), or gone
+        removed.append(folder)
+    return removed
+
+
+def _rollback_room(planned) -> int:
+    """The disk space the rollback of these changes may need (bytes):
+    its journal (the bytes each rewritten file holds after the run), a
+    temporary file per file it writes back, and a page for each entry and
+    folder; counted in whole pages, as a file system allocates them."""
+
+    def pages(size: int) -> int:
+        return -(-size // _PAGE) * _PAGE
+
+    after = before = 0
+    folders = set()
+    for change, _ in planned:
+        folders.add(change.path.rpartition("/")[0])
+        if isinstance(change, Edit) and change.before is not None:
+            after += len(change.after)
+            before += pages(len(change.before))
+    return pages(after) + before + pages(512 * len(planned)) + _PAGE * (16 + len(folders))
+
+
+def reopen(root: Path, run_id: str) -> None:
+    """Count the finished run ``run_id`` as not finished: its journal says
+    ``running`` again (in place, no room needed) and the writer lock is
+    left so, so the next writer (or ``undo.py recover``) rolls it back.
+    For a run whose taking back failed at once (a move on a full disk).
+    Call under the writer lock.  Raises OSError."""
+    lock.open_runs.setdefault(os.path.realpath(root), set()).add(run_id)
+    journal_mod.mark_run(root, run_id, "running")
 
 
 def _check_destination(root: Path, path: str) -> None:
