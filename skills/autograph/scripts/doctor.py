@@ -3,7 +3,7 @@
 # requires-python = ">=3.11"
 # dependencies = []
 # ///
-"""doctor.py: validate a memory store: note format, index pointers, caps, secrets."""
+"""doctor.py: validate a memory store: note format, index pointers, caps, secrets, names that differ only in case."""
 
 from __future__ import annotations
 
@@ -97,7 +97,9 @@ by file name only, as before).
 Issues (each reported once, with file and line; exit code 1):
 {KINDS}
 Warnings (reported, exit code unaffected): index-soft-cap, duplicate-pointer,
-skipped (a file the walk left out, such as a symlink out of the store).
+skipped (a file the walk left out, such as a symlink out of the store),
+case-collision (paths that differ only in letter case, foo.md beside FOO.md:
+a macOS or Windows checkout of the store keeps one of them).
 Info (no problem, exit code unaffected): unwritten-link, a [[name]] in a note
 of Claude Code's format that names no memory yet (Claude Code writes these
 on purpose: a memory worth writing later); once per note and name.
@@ -178,7 +180,7 @@ def _human(report: dict) -> str:
 
 
 def cmd_doctor(args) -> int:
-    from autograph.hosts import caps, store_doctor
+    from autograph.hosts import caps, store_cases, store_doctor
     from autograph.schema.model import DEFAULTS, load_schema
 
     named = args.store if args.store is not None else args.vault
@@ -199,7 +201,7 @@ def cmd_doctor(args) -> int:
             f'create it (init.py) or fix "memory.folder"'
         )
     store = store_doctor.locate_store(folder, settings)
-    report = store_doctor.doctor(store, settings, limits)
+    report = store_cases.with_case_warnings(store_doctor.doctor(store, settings, limits), store)
     report["caps"] = limits.as_dict()
     if args.json:
         cli.print_json(report)

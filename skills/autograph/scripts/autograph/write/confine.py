@@ -114,8 +114,10 @@ def locked_by_flag(path) -> bool:
     or ``+a``): no mode bit shows them.  False where they cannot be read."""
     if not sys.platform.startswith("linux"):
         return False
-    import fcntl
-
+    try:
+        import fcntl
+    except ImportError:  # a Python built without it: the flags cannot be read, as on other systems
+        return False
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:

@@ -10,13 +10,20 @@ without ours (what an undo puts back), only where that is certain.
 
 The store calls these when a write lands during its own (write/replace.py)
 and after a run (write/store.py); nothing here touches a file.
+
+:func:`merge_paragraphs` is the paragraph rule of a merge of two copies of
+one card (dedup, a sync client's conflict copy): a paragraph the other copy
+holds grown by a line replaces the one the card holds, rather than standing
+beside it with every line but one repeated.
 """
 
 from __future__ import annotations
 
+import re
+
 from .changes import Edit
 
-__all__ = ["edited_on_top", "merge3", "merge_note"]
+__all__ = ["edited_on_top", "merge3", "merge_note", "merge_paragraphs"]
 
 
 def merge_note(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
@@ -152,3 +159,143 @@ def _slides(old: bytes, new: bytes) -> bool:
             ):
                 return True
     return False
+
+
+def merge_paragraphs(
+    have: list[str], content: list[str], have_code: list[bool] | None = None, content_code: list[bool] | None = None
+) -> tuple[list[str], list[str], list[bool]]:
+    """Fold the paragraphs of ``content`` (lines another copy of a card
+    holds) into ``have`` (the lines the card holds in the same place), where
+    one is a version of the other.
+
+    Lines keep their line breaks; a paragraph is a run of non-blank lines
+    outside code (``have_code`` and ``content_code`` flag the lines in code
+    or a comment, found with :func:`read.regions.code_regions` when not
+    given; code is never folded).  Lines are compared without line ends and
+    trailing spaces.  For each paragraph Q of ``content``, in order:
+
+    * when a paragraph the card holds has every line of Q, in Q's order
+      (the same paragraph, or Q is a shorter version): Q is dropped;
+    * else, when Q has every line of a paragraph P the card holds, in P's
+      order (P grew: a line added at its end, start or middle): P becomes
+      P with Q's other lines in Q's order (P's lines as the card wrote them,
+      the new ones with P's line break; a list grows at its end), and Q is
+      dropped.  A new line the card holds in another paragraph (a list item
+      anywhere), or an earlier paragraph of ``content`` that stays holds, is
+      not added again; when no new line is left, nothing changes;
+    * else Q stays in ``content`` for the caller to place.
+
+    A dropped paragraph goes with the blank lines after it.  Returns
+    ``(have, content, content_code)``, new lists: ``have`` keeps every line
+    it held, in its order; every line of ``content`` is in one of the two (a
+    list item compared without its indent); a paragraph each side holds once
+    is in the two together once.  Raises ValueError when a list of code
+    flags is not one flag per line.
+    """
+    have, content = list(have), list(content)
+    have_code = list(have_code) if have_code is not None else _code_flags(have)
+    content_code = list(content_code) if content_code is not None else _code_flags(content)
+    if len(have_code) != len(have) or len(content_code) != len(content):
+        raise ValueError("a code flag per line")
+    keep = [True] * len(content)
+    stays: list[list[str]] = []  # the paragraphs of content kept so far
+    for start, end in _paragraphs(content, content_code):
+        q = [_key(line) for line in content[start:end]]
+        runs = _paragraphs(have, have_code)
+        held = [[_key(line) for line in have[a:b]] for a, b in runs]
+        if any(_within(q, p) for p in held):
+            _drop(keep, content, content_code, start, end)
+            continue
+        grown = next((n for n, p in enumerate(held) if len(p) < len(q) and _within(p, q)), None)
+        if grown is None:
+            stays.append(q)
+            continue
+        a, b = runs[grown]
+        elsewhere = {line for n, p in enumerate(held) if n != grown for line in p}
+        elsewhere.update(line for p in stays for line in p)  # the caller places these too
+        elsewhere |= {line.strip() for line in have if _is_item(line)}  # a list item, however indented
+        merged = _grow(have[a:b], content[start:end], elsewhere)
+        have[a:b] = merged
+        have_code[a:b] = [False] * len(merged)
+        _drop(keep, content, content_code, start, end)
+    kept = [n for n, k in enumerate(keep) if k]
+    return have, [content[n] for n in kept], [content_code[n] for n in kept]
+
+
+def _key(line: str) -> str:
+    return line.rstrip()
+
+
+_ITEM = re.compile(r"[ \t]*(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+
+
+def _is_item(line: str) -> bool:
+    return _ITEM.match(line.rstrip("\r\n")) is not None
+
+
+def _blank(line: str) -> bool:
+    return not line.strip()
+
+
+def _code_flags(lines: list[str]) -> list[bool]:
+    """Whether each line starts in code or a comment (as the card's body reads)."""
+    from ..read.regions import code_regions, inside
+
+    regions = code_regions("".join(lines))
+    starts = [s for s, _ in regions]
+    flags, pos = [], 0
+    for line in lines:
+        flags.append(inside(regions, starts, pos))
+        pos += len(line)
+    return flags
+
+
+def _paragraphs(lines: list[str], code: list[bool]) -> list[tuple[int, int]]:
+    """``(start, end)`` of each run of non-blank lines outside code."""
+    runs, n = [], 0
+    while n < len(lines):
+        if code[n] or _blank(lines[n]):
+            n += 1
+            continue
+        end = n + 1
+        while end < len(lines) and not code[end] and not _blank(lines[end]):
+            end += 1
+        runs.append((n, end))
+        n = end
+    return runs
+
+
+def _within(small: list[str], big: list[str]) -> bool:
+    """Every line of ``small`` is in ``big``, in the same order."""
+    it = iter(big)
+    return all(any(line == other for other in it) for line in small)
+
+
+def _grow(mine: list[str], theirs: list[str], elsewhere: set[str]) -> list[str]:
+    """The paragraph ``mine`` with the lines ``theirs`` adds to it, placed as
+    in ``theirs`` (``mine`` is a subsequence of ``theirs``); an added line
+    already in ``elsewhere`` (another paragraph of the card, or a list item
+    it holds) is left out.  A list grows at its end: when ``mine`` and the
+    added lines are all list items, they follow ``mine`` (the card's items
+    first, as a merge joins lists).  Every line ends as ``mine`` ends its
+    lines; the last as ``mine``'s last."""
+    newline = next((line[len(line.rstrip("\r\n")) :] for line in mine if line.endswith("\n")), "\n")
+    ending = mine[-1][len(mine[-1].rstrip("\r\n")) :]
+    out, added, at = [], [], 0
+    for line in theirs:
+        if at < len(mine) and _key(line) == _key(mine[at]):
+            out.append(mine[at].rstrip("\r\n"))
+            at += 1
+        elif _key(line) not in elsewhere and not (_is_item(line) and line.strip() in elsewhere):
+            out.append(line.rstrip("\r\n"))
+            added.append(line)
+    if added and all(_is_item(line) for line in mine + added):
+        out = [line.rstrip("\r\n") for line in mine] + [line.rstrip("\r\n") for line in added]
+    return [line + newline for line in out[:-1]] + [out[-1] + ending]
+
+
+def _drop(keep: list[bool], lines: list[str], code: list[bool], start: int, end: int) -> None:
+    """Mark the paragraph ``lines[start:end]`` and the blank lines after it dropped."""
+    while end < len(lines) and not code[end] and _blank(lines[end]):
+        end += 1
+    keep[start:end] = [False] * (end - start)
