@@ -401,6 +401,9 @@ def test_set_names_another_card_holding_the_identity(tmp_path):
         write(root, cards.plan_new(vault, schema, "person", title, [("description", "x"), ("email", email)], DAY))
     vault, schema = opened(root)
     plan = cards.plan_set(vault, schema, "people/Bob.md", [("email", "ALEX@example.com")], DAY)
+    assert not plan.edits and plan.refused["reason"] == "identity-taken"  # issue 30: refused unless forced
+    assert "people/Alex.md" in plan.refused["message"]
+    plan = cards.plan_set(vault, schema, "people/Bob.md", [("email", "ALEX@example.com")], DAY, force=True)
     assert plan.edits and any("people/Alex.md" in note and "dedup.py" in note for note in plan.notes)
 
 

@@ -55,6 +55,7 @@ HEALTH_KEYS = {
     "invalid_frontmatter",
     "unreadable",
     "case_collisions",
+    "conflict_copies",
     "warnings",
     "previous",
     "stale_share",

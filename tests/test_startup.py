@@ -41,7 +41,7 @@ SUBCOMMANDS = {
     "engine.py": ["init", "decay", "touch", "creative", "stats"],
     "graph.py": ["health", "backlinks", "orphans", "report", "fix", "mv"],
     "moc.py": ["generate"],
-    "card.py": ["new", "set", "log", "link", "retire"],
+    "card.py": ["new", "set", "log", "link", "retire", "redact"],
     "orchestrate.py": ["health", "bootstrap", "dedup-prepare", "link-prepare", "graph-prepare", "research"],
     "daily.py": ["extract", "mark"],
     "enrich.py": ["tags", "links"],

@@ -46,6 +46,7 @@ COMMANDS = [
     ("card.py", ["remember", "person", "Zoe Tester", "description=A tester", "status=active"], "write"),
     ("card.py", ["show", "Dana Reyes"], "read"),
     ("card.py", ["batch"], "write"),
+    ("card.py", ["redact", "Dana Reyes", "role"], "write"),
     ("daily.py", ["extract", "--all"], "read"),
     ("daily.py", ["mark", "--date", "2026-11-24"], "write"),
     ("dedup.py", [], "write"),

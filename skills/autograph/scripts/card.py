@@ -21,13 +21,25 @@ card, creates one, or stops as ambiguous; batch carries a day of such
 lines in one run.  The lower-level steps, when the card is known:
   new     ADD a card (refused when its identity, its name or an alias
           of that name exists)
-  set     UPDATE fields (old values go to ## History; equal values: nothing)
+  set     UPDATE fields (old values go to ## History; equal values: nothing;
+          an email, phone or handle another live card holds is refused
+          unless --force)
   retire  SUPERSEDE a card by another
   (nothing: NOOP, when the card already says it)
 then link what it relates to (link) and note what happened (log).  Every
 command that writes also touches the card (access_count + 1, tier,
 last_accessed) and sets updated, in the same one write.  --source NOTE
 (every write) names the note a fact came from and dates it.
+
+Secrets: a value or a log line that looks like a password, an API key, a
+token or a private key is refused (exit 2, reason secret; the message
+names its kind, never the value); --allow-secret stores one on purpose,
+and even then it is shown as [redacted], never indexed and never kept in
+## History (an old value that looks like one is not either).  redact NOTE
+FIELD|--line N takes one out of the card, its History, the journal's
+copies and the index.  access_count, last_accessed, tier and relevance are
+autograph's own (every write's touch sets them): refused, exit 2.  An
+unquoted YYYY-MM-DD is written as a date (updated: 2020-01-01).
 
 NOTE and OTHER: a path (people/Dana Reyes, Dana Reyes.md; always taken
 as given) or any name of the card: its file name (resolved as a wikilink
@@ -46,12 +58,14 @@ keeps a list.
 
 JSON keys (--json): command, path (the card), today, refused (null, or
 {reason, message, matches[{path, field, value, retired}] (live cards
-first), missing[]} with reason
+first), missing[], fields[] (reason secret: where)} with reason
 identity-match, exists, by-itself, by-superseded, missing-required,
-not-supersedable, not-editable; for remember also ambiguous,
+not-supersedable, not-editable, identity-taken (set, remember: another
+live card holds the identity value), secret; for remember also ambiguous,
 identity-conflict, title-taken), changes[{path,
-field, old, new} or {path, section, line}], notes[], edits[{path, reason}],
-written[], conflicts[{path, error, copy}], failed[{path, error}], run.
+field, old, new} or {path, section, line}] (a secret as [redacted]),
+notes[], edits[{path, reason}], written[], conflicts[{path, error, copy}],
+failed[{path, error}], run; redact adds purged{journal[], index}.
 
 Kind: an agent's deliberate write, so it writes unless --dry-run; each run
 is journaled (undo.py undo RUN takes it back).  It looks the card up and
@@ -64,7 +78,9 @@ Exit codes: 0 done (or nothing to do); 1 refused: the identity or the name
 exists (the card is named), or retire --by names the card itself or a card
 that is itself retired (a cycle or a chain would leave no current card);
 2 bad usage (a missing required field, an unknown type, a NOTE that names
-no note or several notes, retiring a card whose type cannot be superseded);
+no note or several notes, retiring a card whose type cannot be superseded,
+autograph's own fields) or refused (identity-taken without --force, secret
+without --allow-secret);
 3 I/O failure or a bug; 4 the write was skipped (the card changed meanwhile, cannot be written, or its
 frontmatter does not parse).
 
@@ -76,6 +92,7 @@ Examples:
   card.py log "Alex Example" "Met at the Berlin offsite" --vault ~/vault
   card.py link "Alex Example" Acme "Project Atlas" --vault ~/vault
   card.py retire "Old Alex" --by "Alex Example" --vault ~/vault --json
+  card.py redact "Alex Example" api_key --vault ~/vault
 """
 
 
@@ -118,6 +135,25 @@ Examples:
   card.py remember person Dana role=CEO --into "people/Dana Reyes.md" --vault ~/vault
 """
 
+REDACT_EPILOG = """\
+A redact run is journaled like every write, but its copy of the card before is overwritten too:
+undo.py cannot put the secret back (it says the journal's copy is damaged and leaves the card).
+A run whose copy held the secret can no longer restore that file either.  Copies outside
+.graph/ (the .trash/ of a dedup merge, a sync client's conflict copy, git history) are not
+touched: remove those by hand.
+
+JSON keys (--json): those of every card.py command (changes show [redacted] for what was taken
+out), plus purged{journal[] (run ids whose copies were overwritten), index (true when the index
+file was rebuilt without it)}.
+
+Exit codes: 0 taken out; 2 bad usage (no such field and no History line of it, a line outside
+the body or empty); 4 the write was skipped (the card changed meanwhile).
+
+Examples:
+  card.py redact "Dana Reyes" api_key --vault ~/vault
+  card.py redact "Dana Reyes" --line 14 --vault ~/vault --json
+"""
+
 SHOW_EPILOG = """\
 JSON keys (--json): command ("show"), path, as_of (null without --as-of), existed, fields {name: value}.
 autograph's own fields (updated, tier, relevance, access_count, last_accessed) are left out with --as-of.
@@ -139,8 +175,9 @@ One JSON object a line (blank lines are skipped):
   {"op": "link", "note": "Dana Reyes", "others": ["Acme Robotics"]}
   {"op": "retire", "note": "D. Reyes", "by": "Dana Reyes"}
   {"op": "touch", "note": "Dana Reyes"}
-remember also takes "into" and "new"; "source" is optional (not for touch).  Field values are JSON
-values: a string is text, "2026-12-01" a date, [..] a list.
+remember also takes "into" and "new"; remember and set take "force", remember, set and log
+"allow_secret" (true or false, as --force and --allow-secret); "source" is optional (not for touch).
+Field values are JSON values: a string is text, "2026-12-01" a date, [..] a list.
 
 The input is read whole before the lock is taken.  Every line is planned in order on the vault as the
 lines before left it (line 7 may update the card line 2 created, also under --dry-run); all are written
@@ -163,10 +200,21 @@ Examples:
 """
 
 NOTE_HELP = "the card: a path, or a name that fits one note (resolved like a wikilink)"
+ALLOW_SECRET_HELP = (
+    "store a value or a line that looks like a secret (a password, an API key, a token, a private key) on "
+    "purpose; without it such a write is refused (exit 2), the value never shown"
+)
+FORCE_SET_HELP = (
+    "write an identity value (email, phone, handle) another live card holds; without it refused (exit 2, "
+    "reason identity-taken); a forced value leaves a ## Log line, and dedup.py --apply then merges the two "
+    "cards only from a reviewed manifest"
+)
 
 
-def _common(p, source: bool = True) -> None:
+def _common(p, source: bool = True, secret: bool = False) -> None:
     cli.add_vault(p, positional=False, notes=("note", "others", "by", "into", "source"))
+    if secret:
+        p.add_argument("--allow-secret", action="store_true", help=ALLOW_SECRET_HELP)
     if source:
         p.add_argument(
             "--source",
@@ -207,12 +255,19 @@ def _plan(args):
 
 
 def _card(args, vault, schema, today, plan):
-    from autograph.memory import cards
+    from autograph.memory import cards, secrets
 
     apply = cli.writes(args)
+    # the journal records the command line: a secret given on it (--allow-secret, redact) is not kept there
+    sys.argv[1:] = secrets.masked_words(sys.argv[1:])
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, f"card.py {args.command}", schema)
     code = cards.exit_code(plan, cli.outcome_code(outcome))
     data = cards.report(plan, today, outcome)
+    if args.command == "redact":
+        done = apply and plan.path in outcome["written"]
+        data["purged"] = secrets.purge(vault.root, schema, plan.secrets) if done else {"journal": [], "index": False}
+    # a diff would show the secret a change holds (its report shows [redacted])
+    diff = args.diff and args.command != "redact" and plan.changes == secrets.shown_changes(plan.changes)
 
     def show() -> int:
         if args.json:
@@ -220,14 +275,18 @@ def _card(args, vault, schema, today, plan):
             return code
         cli.print_lines(cards.report_lines(plan))
         if plan.edits:  # a refused plan has none
-            cli.print_outcome(outcome, plan.edits, apply, args.diff)
+            cli.print_outcome(outcome, plan.edits, apply, diff)
+        if "purged" in data:
+            purged = data["purged"]
+            cli.print_lines([f"taken out of {cli.plural(len(purged['journal']), 'journaled run')}"])
+            cli.print_lines(["index: rebuilt without it" if purged["index"] else "index: no index file to purge"])
         return code
 
     return show
 
 
 def cmd_show(args) -> int:
-    from autograph.memory import asof, cards, decay
+    from autograph.memory import asof, cards, decay, secrets
 
     vault, schema = cli.load(args)
     path = cards.named_card(vault, schema, args.note)
@@ -238,13 +297,14 @@ def cmd_show(args) -> int:
     day = (args.as_of or today).isoformat()
     existed, fields = asof.as_of(note, day, decay.Settings.of(schema).zone) if args.as_of else (True, note.properties)
     data = {"command": "show", "path": path, "as_of": args.as_of.isoformat() if args.as_of else None}
-    data.update({"existed": existed, "fields": cards.json_value(fields)})
+    data.update({"existed": existed, "fields": cards.json_value(secrets.shown_fields(fields))})
     if args.json:
         cli.print_json(data)
     elif not existed:
         print(f"{path} did not exist yet on {day}")
     else:
-        cli.print_lines([f"{path}" + (f" as of {day}" if args.as_of else "")] + cards.field_lines(fields))
+        shown = secrets.shown_fields(fields)
+        cli.print_lines([f"{path}" + (f" as of {day}" if args.as_of else "")] + cards.field_lines(shown))
     return cli.EXIT_OK if existed else cli.EXIT_FOUND
 
 
@@ -312,7 +372,7 @@ def _batch(args, text: bytes):
 def build_parser():
     parser = cli.make_parser(
         "card.py",
-        "Create and update cards in place: remember, batch, new, set, log, link, retire; show reads one.",
+        "Create and update cards in place: remember, batch, new, set, log, link, retire, redact; show reads one.",
         EPILOG,
     )
     commands = parser.add_subparsers(metavar="COMMAND", dest="command")
@@ -329,7 +389,7 @@ def build_parser():
     p.add_argument("title", metavar="TITLE", help="the card's title; its file name (forbidden characters replaced)")
     p.add_argument("fields", nargs="*", metavar="field=value", help="fields to set (values as YAML flow values)")
     p.add_argument("--force", action="store_true", help="create it even when its identity or name exists elsewhere")
-    _common(p)
+    _common(p, secret=True)
     p.set_defaults(func=cmd_card)
 
     p = cli.subparser(
@@ -347,7 +407,8 @@ def build_parser():
     how = p.add_mutually_exclusive_group()
     how.add_argument("--into", metavar="NOTE", help="update this card (refused when an identity value conflicts)")
     how.add_argument("--new", action="store_true", help="create a card though a name matches (a title no card bears)")
-    _common(p)
+    p.add_argument("--force", action="store_true", help=FORCE_SET_HELP)
+    _common(p, secret=True)
     p.set_defaults(func=cmd_card)
 
     p = cli.subparser(
@@ -362,7 +423,8 @@ def build_parser():
         "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
     )
     p.add_argument("fields", nargs="+", metavar="field=value", help="fields to set (values as YAML flow values)")
-    _common(p)
+    p.add_argument("--force", action="store_true", help=FORCE_SET_HELP)
+    _common(p, secret=True)
     p.set_defaults(func=cmd_card)
 
     p = cli.subparser(
@@ -376,7 +438,7 @@ def build_parser():
         "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
     )
     p.add_argument("text", nargs="+", metavar="TEXT", help="the line (several words are joined by spaces)")
-    _common(p)
+    _common(p, secret=True)
     p.set_defaults(func=cmd_card)
 
     p = cli.subparser(
@@ -404,6 +466,23 @@ def build_parser():
     p.add_argument("note", metavar="NOTE", help="the card to retire: a path or a name")
     p.add_argument("--by", required=True, metavar="OTHER", help="the card that supersedes it")
     _common(p)
+    p.set_defaults(func=cmd_card)
+
+    p = cli.subparser(
+        commands,
+        "redact",
+        "take a secret out: a field (and its History), or a line, then out of the journal and the index",
+        "Remove FIELD from NOTE with every ## History line of it that holds its value or looks like a\n"
+        "secret; or, with --line N, hide the secrets of line N of its body as [redacted] (the whole line\n"
+        "when none is seen there; a private key block whole).  Then the same text is overwritten in every\n"
+        "journaled run's copies and arguments, and the index file is brought up to date and vacuumed.",
+        REDACT_EPILOG,
+    )
+    p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("field", nargs="?", metavar="FIELD", help="the property holding the secret")
+    what.add_argument("--line", type=int, metavar="N", help="the line of the note (1-based) holding the secret")
+    _common(p, source=False)
     p.set_defaults(func=cmd_card)
 
     p = cli.subparser(

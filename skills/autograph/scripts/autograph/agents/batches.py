@@ -16,6 +16,7 @@ underestimates for CJK text, which is why budgets should keep a margin.
 from __future__ import annotations
 
 from ..read import jsonfile
+from ..read.secrets import mask
 from ..read.text import printable
 
 __all__ = ["DEFAULT_BUDGET", "dumps", "estimate", "item_tokens", "over_budget_warnings", "pack", "summary"]
@@ -53,6 +54,7 @@ def pack(
     """
     if budget < 1:
         raise ValueError("the budget must be at least 1 token")
+    items = [_masked(item) for item in items]
     if max_items is not None and max_items < 1:
         raise ValueError("a batch must hold at least 1 item")
     batches: list[dict] = []
@@ -77,6 +79,21 @@ def pack(
     close()
     width = max(3, len(str(len(batches))))
     return [{"id": f"{prefix}-{n:0{width}d}", **batch} for n, batch in enumerate(batches, 1)]
+
+
+def _masked(item):
+    """``item`` with each text in it that holds a secret masked
+    (:func:`secrets.mask`): a batch is handed to an agent, never a secret
+    with it.  The item itself when none does."""
+    if isinstance(item, str):
+        return mask(item)
+    if isinstance(item, list):
+        items = [_masked(value) for value in item]
+        return item if all(a is b for a, b in zip(items, item, strict=True)) else items
+    if isinstance(item, dict):
+        values = {key: _masked(value) for key, value in item.items()}
+        return item if all(values[key] is item[key] for key in item) else values
+    return item
 
 
 def over_budget_warnings(data: dict) -> list[str]:

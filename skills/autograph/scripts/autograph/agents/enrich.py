@@ -265,8 +265,12 @@ def _tags_of(properties: dict):
 
 
 def _excerpt(note) -> str:
+    """What the model sees of the note's body: without its ``## Related``
+    section, each secret hidden (never sent), cut at :data:`EXCERPT_CHARS`."""
+    from ..read.secrets import mask
+
     text = note.text or ""
-    body = text[note.body_offset :]
+    body = mask(text[note.body_offset :])
     related = sections.find(body, HEADING) if HEADING.lower() in body.lower() else None
     if related is not None:
         body = body[: related[0]] + body[related[1] :]

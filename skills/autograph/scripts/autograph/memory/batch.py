@@ -10,6 +10,9 @@ Each line of the input is one JSON object, an operation of ``card.py``::
     {"op": "touch", "note": "Dana Reyes"}
 
 ``remember`` also takes ``into`` and ``new`` (as ``--into`` and ``--new``);
+``remember`` and ``set`` take ``force``, ``remember``, ``set`` and ``log``
+``allow_secret`` (as ``--force`` and ``--allow-secret``: another card's
+identity, a value that looks like a secret; each refused otherwise);
 ``source`` is optional everywhere but ``touch``.  Field values are JSON
 values (a string is text; an ISO date string ``2026-12-01`` is a date).
 
@@ -38,9 +41,9 @@ __all__ = ["Line", "OPS", "plan_batch", "line_outcome"]
 
 # op -> (required keys, optional keys)
 OPS = {
-    "remember": (("type", "title"), ("fields", "source", "into", "new")),
-    "set": (("note", "fields"), ("source",)),
-    "log": (("note", "text"), ("source",)),
+    "remember": (("type", "title"), ("fields", "source", "into", "new", "force", "allow_secret")),
+    "set": (("note", "fields"), ("source", "force", "allow_secret")),
+    "log": (("note", "text"), ("source", "allow_secret")),
     "link": (("note", "others"), ("source",)),
     "retire": (("note", "by"), ("source",)),
     "touch": (("note",), ()),
@@ -110,9 +113,9 @@ def _reject_constant(name: str):
     raise ValueError(f"{name} is not JSON a property can hold")
 
 
-def _flag(value) -> bool:
+def _flag(value, name: str = "new") -> bool:
     if not isinstance(value, bool):
-        raise BadRequest(f'"new" must be true or false, not {json.dumps(value)}')
+        raise BadRequest(f'"{name}" must be true or false, not {json.dumps(value)}')
     return value
 
 
@@ -124,7 +127,7 @@ def _text(op: dict, key: str) -> str:
 
 
 def _plan(vault, schema, op: dict, today: datetime.date) -> cards.Plan:
-    from .commands import read_source
+    from .commands import read_source, secret_refused
     from .decay import plan_touch
     from .remember import plan_remember
 
@@ -139,27 +142,35 @@ def _plan(vault, schema, op: dict, today: datetime.date) -> cards.Plan:
         told += [f"unknown key {', '.join(unknown)}"] if unknown else []
         raise BadRequest(f"{name}: {'; '.join(told)} (keys: {', '.join(required + optional)})")
     source = read_source(vault, schema, _text(op, "source"), today) if op.get("source") is not None else None
+    flags = {key: _flag(op.get(key, False), key) for key in ("force", "allow_secret")}
     if name == "remember":
+        fields = _fields(op.get("fields"))
+        refused = secret_refused(name, None, flags, fields, title=_text(op, "title"))
+        if refused is not None:
+            return refused
         into = cards.named_card(vault, schema, _text(op, "into")) if op.get("into") is not None else None
         return plan_remember(
             vault,
             schema,
             _text(op, "type"),
             _text(op, "title"),
-            _fields(op.get("fields")),
+            fields,
             today,
             source,
             into,
             _flag(op.get("new", False)),
+            force=flags["force"],
         )
     path = cards.named_card(vault, schema, _text(op, "note"))
     if name == "set":
         assignments = _fields(op["fields"])
         if not assignments:
             raise BadRequest('set: "fields" is empty')
-        return cards.plan_set(vault, schema, path, assignments, today, source)
+        refused = secret_refused(name, path, flags, assignments)
+        return refused or cards.plan_set(vault, schema, path, assignments, today, source, force=flags["force"])
     if name == "log":
-        return cards.plan_log(vault, schema, path, _text(op, "text"), today, source)
+        refused = secret_refused(name, path, flags, text=_text(op, "text"))
+        return refused or cards.plan_log(vault, schema, path, _text(op, "text"), today, source)
     if name == "link":
         others = op["others"] if isinstance(op["others"], list) else [op["others"]]
         if not others or not all(isinstance(o, str) for o in others):

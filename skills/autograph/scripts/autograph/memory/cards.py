@@ -18,8 +18,14 @@ per field:
   touch); otherwise it rewrites only that key's lines
   (:func:`frontmatter.set_property`) and appends the old value to
   ``## History`` (:func:`sections.history_line`);
+* ``set`` refuses an identity value another live card holds unless
+  forced (``identity-taken``; a forced one leaves a ``## Log`` line dedup
+  reads), and autograph's own fields (:data:`OWN_FIELDS`); a secret-shaped
+  value never goes to ``## History`` (``card.py`` refuses storing one
+  unless allowed: :mod:`secrets`);
 * ``log``, ``link`` and ``retire`` append to ``## Log`` and ``## Related``
-  through :mod:`sections`;
+  through :mod:`sections`; ``redact`` (:func:`plan_redact`) takes a
+  secret out;
 * every card a command writes is also touched (:func:`decay.plan_touch`:
   ``access_count`` + 1, ``tier``, ``last_accessed``) in the same one write,
   and gets ``updated`` set to today.
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,11 +68,13 @@ __all__ = [
     "identity_matches",
     "link_form",
     "named_card",
+    "OWN_FIELDS",
     "parse_assignment",
     "parse_value",
     "plan_link",
     "plan_log",
     "plan_new",
+    "plan_redact",
     "plan_retire",
     "plan_set",
     "report",
@@ -104,6 +113,7 @@ class Plan:
     action: str | None = None
     matches: list = field(default_factory=list)
     suggested_title: str | None = None
+    secrets: list = field(default_factory=list)  # redact's: the text taken out, never reported
 
 
 # ---------------------------------------------------------------------------
@@ -128,7 +138,21 @@ def parse_value(text: str):
         except fm.FrontmatterError as exc:
             raise BadRequest(f"{text!r} is not one YAML value ({exc.reason}); quote it to keep it as text") from None
         return _wikilinks(values["v"])
-    return fm.resolve_plain(stripped)
+    return _day_or(fm.resolve_plain(stripped))
+
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _day_or(value):
+    """An unquoted ``2020-01-01`` is a date, written unquoted as Obsidian's
+    date property writes it (YAML reads it as a date too); other text as it is."""
+    if isinstance(value, str) and _ISO_DAY.fullmatch(value):
+        try:
+            return datetime.date.fromisoformat(value)
+        except ValueError:
+            return value
+    return value
 
 
 def _wikilinks(value):
@@ -599,6 +623,11 @@ def _link_target(vault, value, source: str) -> str | None:
 
 
 def _same(old, new) -> bool:
+    """Equal values; a date and its ISO text are one day (the parser reads
+    ``updated: 2020-01-01`` as text, ``field=2020-01-01`` gives a date)."""
+    if isinstance(old, datetime.date) != isinstance(new, datetime.date):
+        day, other = (old, new) if isinstance(old, datetime.date) else (new, old)
+        return not isinstance(day, datetime.datetime) and isinstance(other, str) and other == day.isoformat()
     return fm.same_value(old, new)
 
 
@@ -816,6 +845,7 @@ def plan_new(
     already (``remember``); only file names are checked.  Raises
     :class:`BadRequest` for an unknown type or an empty title."""
     kind = canonical_type(schema, kind)
+    _own_fields(assignments)
     title = title.strip()
     if title.lower().endswith(".md") and title[:-3].strip():
         title = title[:-3].strip()  # a file name given as the title: Foo.md is Foo, not Foo.md.md
@@ -950,6 +980,7 @@ def plan_set(
     today: datetime.date,
     source=None,
     first_lines: bool = False,
+    force: bool = False,
 ) -> Plan:
     """Plan setting each ``(field, value)`` of ``assignments`` on the card
     at ``path``.  A field that already holds an equal value (parsed values
@@ -971,10 +1002,21 @@ def plan_set(
     newest day of the facts the card holds.  With a source (or
     ``first_lines``, as ``remember`` asks), a field that had no value gets
     a first-value line (:func:`source.first_line`; ``aliases`` aside): the
-    day its value began, for the recency rule and ``show --as-of``."""
+    day its value began, for the recency rule and ``show --as-of``.
+
+    autograph's own fields (:data:`OWN_FIELDS`) raise :class:`BadRequest`:
+    the touch of the same write would overwrite them.  An identity value
+    (``identity.match_fields``) another live card holds is refused
+    (``identity-taken``, exit 2, naming that card) unless ``force``; a
+    forced one leaves a ``## Log`` line (:func:`dedup.forced_line`) on
+    which ``dedup.py --apply`` lists the pair for review instead of
+    merging it.  A value that looks like a secret (:mod:`secrets`), old
+    or new, never goes to ``## History``."""
     from . import recency
+    from .secrets import value_secret
     from .source import first_line, past_line
 
+    _own_fields(assignments)
     if source is not None:
         source.check(path)
     plan = Plan("set", path)
@@ -997,6 +1039,7 @@ def plan_set(
                 value = [value]
             if written is not None and (_same(old, value) or _same_identity(schema, written, old, value)):
                 continue  # the value the card holds, maybe spelled another way: no change
+            secret = value_secret(written or key, old) or value_secret(written or key, value)
             added = (
                 isinstance(old, list) and isinstance(value, list) and all(any(_same(o, v) for v in value) for o in old)
             )
@@ -1004,23 +1047,54 @@ def plan_set(
                 held = recency.fact_evidence(props, draft.body, written or key, zone)
                 if held is not None and source.day < held:  # an older fact: History only, once
                     line = past_line(source.day, written or key, value, link)
-                    if line not in past and not _recorded(draft.text, source.day, written or key, value):
+                    if secret:  # a secret is never kept in History
+                        plan.notes.append(f"{written or key}: a secret-shaped value is never kept in ## History")
+                    elif line not in past and not _recorded(draft.text, source.day, written or key, value):
                         past.append(line)
                     continue
-            if draft.set(key, value):
+            if secret and draft.set(key, value):
+                plan.notes.append(f"{written or key}: a secret-shaped value is never kept in ## History")
+            elif draft.set(key, value):
                 if not _empty(old):  # a list given items keeps its old value in History too
-                    lines.append(sections.history_line(day, written or key, old, value, link))
+                    lines.append(sections.history_line(day, written or key, _day_or(old), value, link))
                 elif (source is not None or first_lines) and not _empty(value) and key.lower() != "aliases":
                     lines.append(first_line(day, written or key, value, link))
         draft.append("History", lines + past)
         if source is not None:  # only past values: the card's facts are as new as they were
             draft.updated = _later(draft.properties, source.day, zone) if draft.set_any() else False
+        taken = _shared_identity(vault, schema, plan, draft)
+        if taken and not force:
+            return _identity_taken(plan, taken)
+        from .dedup import forced_line
+
+        draft.append(
+            "Log", [forced_line(day, m["field"], m["value"], link_form(vault, path, m["path"])) for m in taken]
+        )
+        plan.notes += [
+            f"{m['field']}: {m['path']} holds the same value; written with --force (dedup.py merges the two "
+            "only from a reviewed manifest)"
+            for m in taken
+        ]
     except _NotEditable as exc:
         return _refusal(plan, exc)
-    _shared_identity(vault, schema, plan, draft)
     _retired_note(vault, schema, plan, path)
     changed = [c["field"] for c in draft.changes if "field" in c] or [k for k, _ in assignments]
     return _finish(plan, [draft], schema, today, "set " + ", ".join(changed))
+
+
+# autograph's own bookkeeping: every write's touch sets them (engine.py touch, decay); a fact never does
+OWN_FIELDS = ("access_count", "last_accessed", "tier", "relevance")
+
+
+def _own_fields(assignments) -> None:
+    """Raise :class:`BadRequest` for a field of :data:`OWN_FIELDS`: the touch
+    of the same write would overwrite it, so the report would lie."""
+    own = [key for key, _ in assignments if str(key).strip().lower() in OWN_FIELDS]
+    if own:
+        raise BadRequest(
+            f"{', '.join(dict.fromkeys(own))}: autograph keeps these itself (every write touches the card; "
+            "engine.py touch and engine.py decay set them); card.py does not set them"
+        )
 
 
 def _recorded(text: str, day: str, key: str, value) -> bool:
@@ -1069,18 +1143,54 @@ def _retired_note(vault, schema, plan: Plan, path: str) -> None:
         plan.notes.append(f"{path} is retired (status: superseded); a new fact belongs on the card that replaced it")
 
 
-def _shared_identity(vault, schema, plan: Plan, draft: _Draft) -> None:
-    """Note when a value just set is an identity another card holds: two
-    cards of one subject (``dedup.py`` merges them)."""
+def _shared_identity(vault, schema, plan: Plan, draft: _Draft) -> list[dict]:
+    """The identity values just set that another live card holds now
+    (:func:`identity_matches`: ``[{path, field, value}]``, ``field`` the
+    one set here); a retired card holding one, or a card whose History
+    shows it held one, is only noted (an old address moves on)."""
     values = {c["field"]: c["new"] for c in draft.changes if "field" in c and c["new"] is not None}
     if not values:
-        return
+        return []
+    from ..read import identity as ident
+    from .dedup import identity_settings
+
+    settings = identity_settings(schema)
     kind = _known_type(schema, card_type(schema, draft.path, draft.properties))
+    taken = []
     for match in identity_matches(vault, schema, kind, values, exclude=draft.path):
-        plan.notes.append(
-            f"{match['field']}: {match['path']} holds the same value; if it is the same subject, "
-            "dedup.py merges the two cards"
+        if match["retired"] or match.get("old"):
+            plan.notes.append(
+                f"{match['field']}: {match['path']} held the same value ({'retired' if match['retired'] else 'before'})"
+            )
+            continue
+        norm = ident.normalise(
+            match["value"], settings.kinds[match["field"].lower()], settings.country, settings.ignore
         )
+        for field_set, value in values.items():  # the field of this card that takes it (handle= matches telegram:)
+            kind_set = settings.kinds.get(field_set.lower())
+            items = ident.values_of({field_set: value}, field_set)
+            if kind_set is not None and any(
+                ident.normalise(i, kind_set, settings.country, settings.ignore) == norm for i in items
+            ):
+                taken.append(
+                    {"path": match["path"], "field": field_set, "value": match["value"], "held": match["field"]}
+                )
+                break
+    return taken
+
+
+def _identity_taken(plan: Plan, taken: list[dict]) -> Plan:
+    """Refuse a plan that would give the card another live card's identity."""
+    told = "; ".join(f"{m['field']}: {m['path']} holds {printable(str(m['value']))!r}" for m in taken)
+    plan.refused = {
+        "reason": "identity-taken",
+        "message": f"{told} (another card's identity: nightly dedup.py --apply would merge the two). If it is "
+        "the same subject, merge them (dedup.py --manifest, then --apply-manifest); if the value is wrong, "
+        "give the right one; --force writes it anyway (dedup.py then asks for a review before merging)",
+        "matches": [{"path": m["path"], "field": m["held"], "value": m["value"], "retired": False} for m in taken],
+    }
+    plan.edits, plan.changes = [], []
+    return plan
 
 
 def plan_log(vault, schema, path: str, text: str, today: datetime.date, source=None) -> Plan:
@@ -1228,6 +1338,8 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date, source=
 # (not-editable) 4, the write skipped (cli.EXIT_SKIPPED).  Numbers: the
 # library sits below cli and does not import it.
 REFUSED_EXIT = {
+    "identity-taken": 2,
+    "secret": 2,
     "identity-match": 1,
     "exists": 1,
     "by-itself": 1,
@@ -1254,13 +1366,16 @@ def report(plan: Plan, today: datetime.date, outcome: dict) -> dict:
     """What ``card.py --json`` prints: ``command``, ``path`` (the card),
     ``today`` (YYYY-MM-DD), ``refused`` (see :class:`Plan`), ``changes``,
     ``notes``, then ``outcome`` (what ``cli.carry_out`` returned: edits,
-    written, conflicts, failed, run).  Dates in values are ISO 8601 text."""
+    written, conflicts, failed, run).  Dates in values are ISO 8601 text;
+    a value or a line that looks like a secret is ``[redacted]``."""
+    from .secrets import shown_changes
+
     data = {
         "command": plan.command,
         "path": plan.path,
         "today": today.isoformat(),
         "refused": _json_value(plan.refused),
-        "changes": _json_value(plan.changes),
+        "changes": _json_value(shown_changes(plan.changes)),
         "notes": plan.notes,
         **outcome,
     }
@@ -1302,8 +1417,10 @@ def report_lines(plan: Plan) -> list[str]:
     of the writes (``cli.print_outcome``)."""
     if plan.refused is not None:
         return [f"refused ({plan.refused['reason']}): {printable(plan.refused['message'])}"]
+    from .secrets import shown_changes
+
     lines = [] if plan.edits else [f"nothing to change: {printable(plan.path or '')} already says it"]
-    for change in plan.changes:
+    for change in shown_changes(plan.changes):
         if "field" in change:
             old = "(none)" if change["old"] is None else sections.flow_text(change["old"])
             lines.append(
@@ -1314,3 +1431,100 @@ def report_lines(plan: Plan) -> list[str]:
             lines.append(f"  {printable(change['path'])}: ## {change['section']}: {printable(change['line'])}")
     lines += [f"note: {printable(note)}" for note in plan.notes]
     return lines
+
+
+# ---------------------------------------------------------------------------
+# card.py redact
+
+
+def plan_redact(vault, schema, path: str, field: str | None, line: int | None, today: datetime.date) -> Plan:
+    """Plan taking a secret out of the card at ``path``: the property
+    ``field`` (deleted) and every ``## History`` line of it that holds its
+    value or looks like a secret; or line ``line`` (1-based, of the body):
+    the secrets in it hidden as ``[redacted]`` (a private key block whole),
+    the whole line removed when the detector sees none there (the person
+    knows better).  ``plan.secrets`` lists the text taken out, for
+    :func:`secrets.purge` (the journal's copies, the index).  Raises
+    :class:`BadRequest` when there is nothing of the kind to take out."""
+    from ..read.secrets import REDACTED, mask, secret_spans
+
+    plan = Plan("redact", path)
+    try:
+        draft = _Draft(vault, schema, path)
+        draft.updated = False  # not a fact: updated stays
+        text = draft.text
+        newline = sections.newline_of(text)
+        lines = text.split("\n")
+        if field is not None:
+            props = draft.properties
+            written = key_of(props, field)
+            held = [s for s in _value_strings(props.get(written)) if s.strip()] if written is not None else []
+            if written is not None:
+                try:
+                    text = fm.delete_property(text, written)
+                except fm.FrontmatterError as exc:
+                    raise _NotEditable(f"{path}: {written} cannot be removed ({exc})") from None
+            dropped = _history_of(text, written or field, held)
+            if written is None and not dropped:
+                raise BadRequest(f"{path} has no {field} and no ## History line of it; nothing to redact")
+            for item in dropped:
+                text = text.replace(item + newline, "", 1) if item + newline in text else text.replace(item, "", 1)
+            plan.secrets = held + [piece for item in dropped for piece in secret_spans(item)]
+            if written is not None:
+                draft.changes.append({"path": path, "field": written, "old": REDACTED, "new": None})
+            draft.changes += [{"path": path, "section": "History", "line": REDACTED} for _ in dropped]
+        else:
+            body_line = text.count("\n", 0, fm.parse(text).body if fm.parse(text) is not None else 0) + 1
+            last = len(lines) - 1 if text.endswith("\n") else len(lines)
+            if line is None or not body_line <= line <= last or not lines[line - 1].strip():
+                raise BadRequest(
+                    f"--line {line}: give a line of {path}'s body that holds text (lines {body_line}-{last}); "
+                    "a property is redacted by its FIELD"
+                )
+            start = line - 1
+            end = start + 1
+            if "PRIVATE KEY" in lines[start] and "-----BEGIN" in lines[start]:
+                while end < len(lines) and "-----END" not in lines[end - 1]:
+                    end += 1
+            old = "\n".join(lines[start:end])
+            hidden = mask(old)
+            plan.secrets = secret_spans(old) if hidden != old else [old.strip()]
+            lines[start:end] = [hidden] if hidden != old and end - start == 1 else []
+            text = "\n".join(lines)
+            draft.changes.append({"path": path, "section": _section_at(lines, start), "line": REDACTED})
+        draft.text = text
+    except _NotEditable as exc:
+        return _refusal(plan, exc)
+    return _finish(plan, [draft], schema, today, "redact")
+
+
+def _value_strings(value) -> list[str]:
+    if isinstance(value, list):
+        return [s for item in value for s in _value_strings(item)]
+    if value is None or isinstance(value, (bool, dict)):
+        return []
+    return [value.isoformat() if hasattr(value, "isoformat") else str(value)]
+
+
+def _history_of(text: str, field: str, held: list[str]) -> list[str]:
+    """The ``## History`` lines of ``field`` that hold one of ``held`` (its
+    values) or look like a secret."""
+    from ..read.secrets import first_secret
+    from .asof import LINE
+
+    found = []
+    for item in sections.items(text, "History"):
+        match = LINE.match(item)
+        if match is None or match.group(2).strip().casefold() != field.casefold():
+            continue
+        if any(value in item for value in held if len(value) >= 4) or first_secret(item) is not None:
+            found.append(item)
+    return found
+
+
+def _section_at(lines: list[str], index: int) -> str:
+    """The heading of the section line ``index`` is in ("body" before any)."""
+    for text in reversed(lines[:index]):
+        if text.startswith("#") and text.lstrip("#").startswith(" "):
+            return text.lstrip("#").strip()
+    return "body"

@@ -10,13 +10,24 @@ from __future__ import annotations
 
 import datetime
 
-from .cards import Plan, find_card, named_card, parse_assignment, plan_link, plan_log, plan_new, plan_retire, plan_set
+from .cards import (
+    Plan,
+    find_card,
+    named_card,
+    parse_assignment,
+    plan_link,
+    plan_log,
+    plan_new,
+    plan_redact,
+    plan_retire,
+    plan_set,
+)
 from .daily import date_of
 from .errors import BadRequest
 from .remember import plan_remember
 from .source import Source
 
-__all__ = ["plan_command", "read_source"]
+__all__ = ["plan_command", "read_source", "secret_refused"]
 
 
 def plan_command(vault, schema, command: str, request: dict, today: datetime.date) -> Plan:
@@ -28,33 +39,70 @@ def plan_command(vault, schema, command: str, request: dict, today: datetime.dat
     (NOTE) and ``new`` for ``remember``; for the others ``note`` (NOTE),
     with ``fields`` for ``set``, ``text`` (words, joined by spaces) for
     ``log``, ``others`` (OTHER names) for ``link`` and ``by`` (OTHER) for
-    ``retire``.  ``source`` (a note name, or None), for every command that
-    writes a fact, is read by :func:`source.read_source`.  NOTE and OTHER
-    are read by :func:`named_card`, NOTE first.  Raises
-    :class:`BadRequest` (:class:`Ambiguous` too) for a request that cannot
-    be carried out as asked."""
+    ``retire``; ``field`` or ``line`` for ``redact``.  ``force`` for
+    ``set`` and ``remember`` writes an identity value another card holds;
+    ``allow_secret`` stores a value or a line that looks like a secret
+    (else refused: :func:`secret_refused`).  ``source`` (a note name, or
+    None), for every command that writes a fact, is read by
+    :func:`source.read_source`.  NOTE and OTHER are read by
+    :func:`named_card`, NOTE first.  Raises :class:`BadRequest`
+    (:class:`Ambiguous` too) for a request that cannot be carried out as
+    asked."""
     given = request.get("source")
     source = read_source(vault, schema, given, today) if given is not None else None
+    force = bool(request.get("force"))
     if command in ("new", "remember"):
         fields = [parse_assignment(word) for word in request["fields"]]
+        refused = secret_refused(command, None, request, fields, title=request["title"])
+        if refused is not None:
+            return refused
         if command == "new":
-            return plan_new(
-                vault, schema, request["type"], request["title"], fields, today, request["force"], source=source
-            )
+            return plan_new(vault, schema, request["type"], request["title"], fields, today, force, source=source)
         into = named_card(vault, schema, request["into"]) if request.get("into") is not None else None
         return plan_remember(
-            vault, schema, request["type"], request["title"], fields, today, source, into, request.get("new", False)
+            vault,
+            schema,
+            request["type"],
+            request["title"],
+            fields,
+            today,
+            source,
+            into,
+            request.get("new", False),
+            force=force,
         )
     path = named_card(vault, schema, request["note"])
+    if command == "redact":
+        return plan_redact(vault, schema, path, request.get("field"), request.get("line"), today)
     if command == "set":
-        return plan_set(vault, schema, path, [parse_assignment(word) for word in request["fields"]], today, source)
+        fields = [parse_assignment(word) for word in request["fields"]]
+        refused = secret_refused(command, path, request, fields)
+        return refused or plan_set(vault, schema, path, fields, today, source, force=force)
     if command == "log":
-        return plan_log(vault, schema, path, " ".join(request["text"]), today, source)
+        text = " ".join(request["text"])
+        return secret_refused(command, path, request, text=text) or plan_log(vault, schema, path, text, today, source)
     if command == "link":
         return plan_link(
             vault, schema, path, [named_card(vault, schema, other) for other in request["others"]], today, source
         )
     return plan_retire(vault, schema, path, named_card(vault, schema, request["by"]), today, source)
+
+
+def secret_refused(command: str, path, request: dict, fields=(), text=None, title=None) -> Plan | None:
+    """The refused plan of a request that would store a secret
+    (:func:`secrets.found_in`: reason ``secret``, exit 2, the value never
+    shown); None when there is none or ``request["allow_secret"]``."""
+    if request.get("allow_secret"):
+        return None
+    from .secrets import found_in, refusal
+
+    found = found_in(fields, text, title)
+    if not found:
+        return None
+    plan = Plan(command, path, refused=refusal(found))
+    if command == "remember":
+        plan.action = "refused"
+    return plan
 
 
 def read_source(vault, schema, name: str, today: datetime.date) -> Source:

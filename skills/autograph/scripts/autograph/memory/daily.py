@@ -546,9 +546,14 @@ def extract(note, resolver, schema, own_date: str | None = None) -> dict:
     the name resolves to, or None), emails, handles and phones
     ``normalised`` (:func:`identity.normalise`).  ``own_date``, the daily
     note's own date, is not listed among its dates."""
+    from ..read.secrets import mask
+
+    # a secret in the note is never listed, written to .graph/daily/ or handed to an agent: the body is
+    # read with each one hidden (as [redacted], line for line, so line numbers stay right)
     text = note.text or ""
     offset = note.body_offset
-    body = text[offset:]
+    body = mask(text[offset:])
+    text = text[:offset] + body
     first_line = note.body_line
     masked = _masked(body)
     lines = body.split("\n")
@@ -663,10 +668,12 @@ def linked(note, resolver, schema, cards: LinkedCards | None = None) -> list[dic
     links to attachments and to the note itself are not listed.  ``cards``
     says what a card is and its type (None: every note is one, typed by its
     folder, :meth:`model.Schema.infer_type`)."""
+    from ..read.secrets import mask
+
     text = note.text or ""
     offset = note.body_offset
     first_line = note.body_line
-    lines = text[offset:].split("\n")
+    lines = mask(text[offset:]).split("\n")  # contexts without a secret the line holds
     found: dict[tuple[int, str], dict] = {}
     on_line: dict[int, list[str]] = {}
     for link in scan(text, offset, first_line):

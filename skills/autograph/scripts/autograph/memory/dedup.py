@@ -73,11 +73,15 @@ from dataclasses import dataclass, field
 
 from ..read import frontmatter as fm
 from ..read import identity as ident
+from ..write.merge import merge_paragraphs
 
 __all__ = [
     "Card",
     "conflicts_between",
     "find_groups",
+    "FORCED",
+    "forced_line",
+    "forced_values",
     "Group",
     "groups_from_manifest",
     "identity_settings",
@@ -192,6 +196,7 @@ class Group:
     ranking: list[dict] = field(default_factory=list)
     differs: list[str] = field(default_factory=list)  # conflict fields whose current values differ
     settled: str | None = None  # the card supersede.py keeps current (it retires the others); None: none
+    reviewed: bool = False  # read from a manifest a person reviewed: a forced identity does not hold it back
 
     def as_dict(self) -> dict:
         return {
@@ -631,6 +636,10 @@ def merge_body(body: str, other: str, newline: str) -> str:
         flags = code[1:] if key is not None else code
         target = next((s for s in mine if s[0] == key), None)
         if target is not None:
+            # a paragraph the other copy grew (a line added) replaces the card's, in its place
+            first = 0 if target[0] is None else 1
+            grown, content, flags = merge_paragraphs(target[1][first:], content, None, flags)
+            target[1] = target[1][:first] + grown
             content, flags = _not_yet_in(content, flags, target[1])
             present = {line.strip() for line in target[1] if _is_item(line)}
             content = [
@@ -1032,6 +1041,8 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
                     names = conflicts_between(a, b, ignored) if a is not None and b is not None else []
                     if names and reason is None:
                         reason = f"conflicting identity key {names[0]} ({a.path}, {b.path})"
+            if reason is None and not group.reviewed:
+                reason = _forced_identity(notes, cards, settings)
         text = notes[0].text if notes else ""
         added_history, added_aliases = [], []
         if reason is None:
@@ -1086,6 +1097,67 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
             if change.path == entry["canonical"]:
                 entry["history"] = [line.replace(change.old, change.new) for line in entry["history"]]
     return plan
+
+
+# The ## Log line card.py set --force leaves when it gives a card an identity
+# value another card holds: "- 2026-12-01: email: dana@acme.com set with
+# --force though [[Dana Reyes]] holds it (...)".  Such a pair is merged only
+# from a reviewed manifest: one agent's mistaken fact never trashes a card
+# unattended.
+FORCED = "set with --force though"
+_FORCED_LINE = re.compile(r"^[-*+] (\d{4}-\d{2}-\d{2}): ([^:\n]+?): (.*) " + re.escape(FORCED) + r" \[\[")
+
+
+def forced_line(day: str, field: str, value, other: str) -> str:
+    """The ``## Log`` line of an identity value ``field: value`` that
+    ``card.py set --force`` gave a card though the card ``other`` (a link
+    text) holds it."""
+    from ..write.sections import flow_text
+
+    return (
+        f"- {day}: {field}: {flow_text(value)} {FORCED} [[{other}]] holds it "
+        "(dedup.py merges the two only from a reviewed manifest)"
+    )
+
+
+def forced_values(text: str) -> list[tuple[str, object]]:
+    """``(field, value)`` of each :func:`forced_line` in the ``## Log`` of a
+    card's ``text``."""
+    if FORCED not in text:
+        return []
+    from ..write import sections
+
+    found = []
+    for line in sections.items(text, "Log"):
+        match = _FORCED_LINE.match(line)
+        if match is not None:
+            try:
+                value = fm.loads("v: " + match.group(3))[0].get("v")
+            except fm.FrontmatterError:
+                value = match.group(3)
+            found.append((match.group(2).strip(), value))
+    return found
+
+
+def _forced_identity(notes: list, cards: list, settings: Settings) -> str | None:
+    """Why a group is held for review: a member got an identity value
+    another member holds by ``card.py set --force`` (:func:`forced_line`);
+    None when none did."""
+    for note, card in zip(notes, cards, strict=True):
+        for name, value in forced_values(note.text or ""):
+            kind = settings.kinds.get(name.lower())
+            norm = ident.normalise(value, kind, settings.country, settings.ignore) if kind else None
+            others = [
+                c.path
+                for c in cards
+                if c is not None and c is not card and any(norm in v for n, v in c.values.items() if c.kinds[n] == kind)
+            ]
+            if norm is not None and others:
+                return (
+                    f"{note.path} got its {name} by card.py set --force though {others[0]} held it: "
+                    "review the pair (dedup.py --manifest, then --apply-manifest) before merging"
+                )
+    return None
 
 
 def _linking_notes(vault, edits, members: set[str]) -> dict[str, set[str]]:
@@ -1207,6 +1279,7 @@ def groups_from_manifest(vault, data) -> tuple[list[Group], list[dict]]:
                 item.get("evidence") or [],
                 bool(item.get("strong")),
                 {m["path"]: m.get("sha256") for m in members},
+                reviewed=True,
             )
         )
     return groups, stale

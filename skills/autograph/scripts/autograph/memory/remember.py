@@ -371,6 +371,7 @@ def plan_remember(
     source=None,
     into: str | None = None,
     new: bool = False,
+    force: bool = False,
 ) -> Plan:
     """Plan ``card.py remember``: look the subject up (:func:`lookup`) and
     create, update or refuse, as the module docstring's table says.
@@ -384,7 +385,9 @@ def plan_remember(
     ``refused`` (``identity-conflict``, ``title-taken``,
     ``missing-required``: exit 2); ``matches`` and ``suggested_title`` as
     described there.  Raises :class:`BadRequest` for an unknown type or a
-    bad value."""
+    bad value.  ``force``: an identity value another live card holds is
+    written anyway (else refused as ``card.py set`` refuses it,
+    ``identity-taken``)."""
     kind = cards.canonical_type(schema, kind)
     title, named = _title(vault, schema, title)
     if named is not None and into is None and not new:
@@ -409,13 +412,13 @@ def plan_remember(
                 matches,
                 None,
             )
-        return _update(vault, schema, into, title, values, today, source, found, matches)
+        return _update(vault, schema, into, title, values, today, source, found, matches, force)
     found = lookup(vault, schema, kind, title, values)
     if new:
         return _create_new(vault, schema, kind, title, values, today, source, found.matches)
     chosen, why, distinct = _choose(schema, kind, found)
     if chosen is not None:
-        return _update(vault, schema, chosen, title, values, today, source, found, found.matches)
+        return _update(vault, schema, chosen, title, values, today, source, found, found.matches, force)
     if why:
         matches = found.matches + [_unreadable_entry(u) for u in found.unreadable]
         return _ambiguous(vault, schema, kind, title, values, why, matches, distinct)
@@ -424,7 +427,7 @@ def plan_remember(
 
 
 # autograph's own bookkeeping: a fact never sets it (created and updated are dates a fact may carry)
-OWN = ("access_count", "last_accessed", "tier", "relevance")
+OWN = cards.OWN_FIELDS
 
 
 def _title(vault, schema, given: str) -> tuple[str, str | None]:
@@ -558,14 +561,16 @@ def _created(plan: Plan, vault, schema, kind, title, values) -> Plan:
     return plan
 
 
-def _update(vault, schema, path: str, title: str, values: dict, today, source, found, matches: list[dict]) -> Plan:
+def _update(
+    vault, schema, path: str, title: str, values: dict, today, source, found, matches: list[dict], force=False
+) -> Plan:
     props = vault.note(path).properties
     old = {f.lower() for f in found.old_identity.get(path, ())}
     kept = {k: v for k, v in values.items() if k.lower() not in old}  # an old address stays on the retired card
     assignments = _merged(schema, props, kept)
     assignments += _with_alias(props, title, path, matches)
     plan = (
-        cards.plan_set(vault, schema, path, assignments, today, source, first_lines=True)
+        cards.plan_set(vault, schema, path, assignments, today, source, first_lines=True, force=force)
         if assignments
         else Plan("set", path)
     )

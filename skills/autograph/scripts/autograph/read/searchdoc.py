@@ -210,10 +210,27 @@ def document(note, hubs, parsed=None) -> tuple[tuple, list[str]]:
         " ".join(_strings(low.get("description", low.get("summary")))) if low else "",
         " ".join(t.replace("/", " ") for t in tags),
         "\n".join(h.rstrip(" \t#\r") for _, h in headings),
-        " ".join(s for k, v in low.items() if k not in _SKIP_PROPS for s in _strings(v)),
+        [(k, s) for k, v in low.items() if k not in _SKIP_PROPS for s in _strings(v)],
         body,
         "",
     ]
+    from .secrets import mask  # here: a query never loads the detector's patterns
+
+    # a secret a card holds (stored with --allow-secret, or by hand) is never searchable; a
+    # property's value is judged with its name (password: hunter2).  The searched texts go
+    # through the detector as one text, a NUL line between them (no secret spans a line)
+    pairs = fields[5]
+    parts = [fields[2], fields[4], fields[6], "\n".join(f"{k}: {s}" for k, s in pairs)]
+    whole = "\n\0\n".join(parts)
+    masked = mask(whole)
+    if masked is not whole:
+        found = masked.split("\n\0\n")
+        if len(found) != len(parts):  # a NUL line in a note: each text on its own
+            found = [mask(part) for part in parts]
+        fields[2], fields[4], fields[6] = found[:3]
+        if found[3] != parts[3]:
+            pairs = [(k, s if mask(f"{k}: {s}") == f"{k}: {s}" else "") for k, s in pairs]
+    fields[5] = " ".join(s for _, s in pairs)
     if not text.isascii():
         fields = [strip_marks(f) for f in fields]
         fields[-1] = bigrams(" ".join(fields)) if has_cjk(text) else ""
