@@ -188,6 +188,27 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).lower()
 
 
+_NAME = 1  # _folded_equal compares the file name alone
+
+
+def _folded_equal(paths: list[str], wanted: str, part: int = 0) -> list[str]:
+    """The ``paths`` (or, with ``part`` :data:`_NAME`, whose file name)
+    equal to ``wanted`` by :func:`_fold`.  A large vault's list is passed
+    over without folding each path: an ASCII one of another length than
+    the folded ``wanted`` cannot be equal (folding ASCII keeps its length)."""
+    target = _fold(wanted)
+    size = len(target)
+    found = []
+    for path in paths:
+        text = path.rsplit("/", 1)[-1] if part == _NAME else path
+        if text.isascii():
+            if len(text) == size and text.lower() == target:
+                found.append(path)
+        elif _fold(text) == target:
+            found.append(path)
+    return found
+
+
 def _stem(path: str) -> str:
     name = path.rsplit("/", 1)[-1]
     return name[:-3] if name.endswith(".md") else name
@@ -681,7 +702,7 @@ class _Draft:
     def __init__(self, vault, schema, path: str):
         self.vault = vault
         self.path = path
-        if path not in vault.cards(schema):
+        if not vault.is_card(path, schema):
             raise _NotEditable(
                 f"{path}: not a card (a template, in ignore_folders, an index file or a hub); card.py writes only cards"
             )
@@ -883,10 +904,10 @@ def plan_new(
                 "suggested_title": None,
             }
             return plan
-    same_file = [p for p in vault.files if _fold(p) == _fold(path)]
-    same_name = [p for p in vault.notes if _fold(_stem(p)) == _fold(name) and p not in same_file]
+    same_file = _folded_equal(vault.files, path)
+    same_name = [p for p in _folded_equal(vault.notes, name + ".md", _NAME) if p not in same_file]
     # [[name]] reaches a file named so (atlas.png) before a note atlas.png.md
-    same_name += [p for p in vault.files if not p.endswith(".md") and _fold(p.rsplit("/", 1)[-1]) == _fold(name)]
+    same_name += [p for p in _folded_equal(vault.files, name, _NAME) if not p.endswith(".md")]
     if same_file or (same_name and not force):
         found = same_file or same_name
         apart = _suggest(vault, schema, kind, title, values, found)
