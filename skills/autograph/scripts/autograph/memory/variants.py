@@ -7,26 +7,11 @@ phone, so identity dedup never pairs them.  :func:`keys` gives a name's
 *name keys*; two cards one of whose keys they share are a probable
 duplicate, **suggested, never merged by name alone** (:func:`suggest`).
 
-A name key is built from the name's words, each
-
-* folded as :func:`names.fold` folds names (case, accents of Latin, Greek
-  and Cyrillic letters, Latin letters with a stroke);
-* Cyrillic and Greek transliterated to Latin (:data:`CYRILLIC`,
-  :data:`GREEK`), then spelled loosely (:func:`_loose`: ``iya`` is ``ia``,
-  ``y`` is ``i``, ``x`` is ``ks``, doubled letters single), so ``Мария`` and
-  ``Maria`` meet; Chinese, Japanese and Korean names are not transliterated
-  and match only as written;
-* a German umlaut also written out (``ä`` as ``ae``: ``Schäfer`` meets
-  ``Schaefer``);
-* a given name also as its full form (:data:`NICKNAMES`, extended by the
-  schema's ``identity.nicknames``: ``{"Pepe": ["José"]}``).
-
-Three kinds of key: ``full`` (every word), ``initial`` (``R. Smith``: an
-initial and the last word, matched only against a name written with an
-initial) and ``given`` (a name of one word, ``Bob``: matched against the
-first word of a longer name, the weakest).  A name holding a digit
-(``Meeting 2026-11-20``) or a one-word name shorter than three letters has
-no key.
+How a name key is built (folding, transliteration, umlauts, nicknames,
+the ``full``, ``initial`` and ``given`` kinds) is :mod:`autograph.read.namekeys`'s:
+the index file keeps every note's keys, so a look-up reads only the cards
+sharing one.  Here: how strongly two names' keys say one person
+(:func:`same_person`), the suggestions and the look-up by variant.
 """
 
 from __future__ import annotations

@@ -227,6 +227,17 @@ def _hidden(text: str, spans: list[tuple[int, int]]) -> str:
     return "".join(out)
 
 
+def _hays(data: bytes):
+    """``(trigger, shape ranks, the bytes to look in)`` for each of
+    :data:`_TRIGGERS`: ``data``, or for a case-insensitive trigger
+    ``data`` lowered (once; lowering ASCII keeps every offset)."""
+    lowered = None
+    for trigger, ranks, fold in _TRIGGERS:
+        if fold and lowered is None:
+            lowered = data.lower()
+        yield trigger, ranks, lowered if fold else data
+
+
 def _scan_bytes(data: bytes, first_line: int, held: list | None = None) -> list[tuple[int, str]]:
     """``(line, what)`` for each line of ``data`` (whole lines, or part of
     one; ``first_line`` is the number of its first line) holding a secret.
@@ -234,16 +245,9 @@ def _scan_bytes(data: bytes, first_line: int, held: list | None = None) -> list[
     nothing; one finding per line, the first shape in :data:`_SHAPES` order.
     With ``held``, a line whose text runs to the end of ``data`` (cut there)
     is not judged: its number goes to ``held``, to be judged with more."""
-    lowered = None
     windows: dict[tuple[int, int, int], set] = {}  # (line start, window start, window end) -> shape ranks
     size = len(data)
-    for trigger, ranks, fold in _TRIGGERS:
-        if fold:
-            if lowered is None:
-                lowered = data.lower()
-            hay = lowered
-        else:
-            hay = data
+    for trigger, ranks, hay in _hays(data):
         at = hay.find(trigger)
         while at >= 0:
             start = hay.rfind(b"\n", 0, at) + 1
@@ -419,16 +423,9 @@ def mask(text: str) -> str:
 def _trigger_lines(data: bytes) -> dict[int, tuple[int, set]]:
     """``{line start: (line end, shape ranks)}`` for each line of ``data``
     holding a trigger (bytes: lowering ASCII keeps every offset)."""
-    lowered = None
     lines: dict[int, tuple[int, set]] = {}
     size = len(data)
-    for trigger, ranks, fold in _TRIGGERS:
-        if fold:
-            if lowered is None:
-                lowered = data.lower()
-            hay = lowered
-        else:
-            hay = data
+    for trigger, ranks, hay in _hays(data):
         narrow = _NARROW.get(trigger)
         if narrow is not None:  # a trigger in every link: its lines found by a pattern led by it, in C
             for match in narrow.finditer(data):
