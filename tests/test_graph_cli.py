@@ -152,8 +152,8 @@ def test_health_json_keys_and_types(example_report):
     assert set(r) == {
         "vault", "score", "penalties", "notes", "attachments", "hubs", "links", "resolved_links", "avg_links",
         "broken_links", "orphans", "dead_ends", "ambiguous_links", "broken_anchors", "description_coverage",
-        "invalid_frontmatter", "unreadable", "case_collisions", "conflict_copies", "warnings", "previous", "stale_share", "tiers",
-        "recall", "memory", "index",
+        "invalid_frontmatter", "unreadable", "case_collisions", "conflict_copies", "warnings", "previous",
+        "stale_share", "tiers", "recall", "memory", "index",
     }  # fmt: skip
     assert set(r["index"]) == {"path", "notes", "parsed", "reread", "removed", "rebuilt", "stale", "memory", "readonly"}
     assert set(r["penalties"]) == {

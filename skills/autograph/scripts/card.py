@@ -258,14 +258,11 @@ def _card(args, vault, schema, today, plan):
     from autograph.memory import cards, secrets
 
     apply = cli.writes(args)
-    # the journal records the command line: a secret given on it (--allow-secret, redact) is not kept there
-    sys.argv[1:] = secrets.masked_words(sys.argv[1:])
     outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, f"card.py {args.command}", schema)
     code = cards.exit_code(plan, cli.outcome_code(outcome))
     data = cards.report(plan, today, outcome)
     if args.command == "redact":
-        done = apply and plan.path in outcome["written"]
-        data["purged"] = secrets.purge(vault.root, schema, plan.secrets) if done else {"journal": [], "index": False}
+        data["purged"] = secrets.purge_written(vault.root, schema, plan, outcome)
     # a diff would show the secret a change holds (its report shows [redacted])
     diff = args.diff and args.command != "redact" and plan.changes == secrets.shown_changes(plan.changes)
 
@@ -277,9 +274,7 @@ def _card(args, vault, schema, today, plan):
         if plan.edits:  # a refused plan has none
             cli.print_outcome(outcome, plan.edits, apply, diff)
         if "purged" in data:
-            purged = data["purged"]
-            cli.print_lines([f"taken out of {cli.plural(len(purged['journal']), 'journaled run')}"])
-            cli.print_lines(["index: rebuilt without it" if purged["index"] else "index: no index file to purge"])
+            cli.print_lines(secrets.purged_lines(data["purged"]))
         return code
 
     return show
@@ -338,17 +333,7 @@ def _batch(args, text: bytes):
     lines, edits = batch.plan_batch(vault, schema, text, today)
     apply = cli.writes(args)
     outcome = cli.carry_out(vault.root, edits, apply, args.wait, "card.py batch", schema)
-    results, codes = [], []
-    for line in lines:
-        if line.plan is None:
-            results.append({"line": line.number, "op": line.op, "error": line.error})
-            codes.append(line.code)
-            continue
-        mine = batch.line_outcome(line, outcome)
-        codes.append(cards.exit_code(line.plan, cli.EXIT_SKIPPED if mine["conflicts"] or mine["failed"] else 0))
-        results.append({"line": line.number, "op": line.op, **cards.report(line.plan, today, mine)})
-    failed = [r["line"] for r, c in zip(results, codes, strict=True) if c]
-    code = next((c for c in (cli.EXIT_USAGE, cli.EXIT_SKIPPED, cli.EXIT_FOUND) if c in codes), cli.EXIT_OK)
+    results, failed, code = batch.results(lines, outcome, today)
     data = {"results": results, "run": outcome["run"], "failed": failed, "today": today.isoformat()}
 
     def show() -> int:
@@ -419,9 +404,7 @@ def build_parser():
         "Nothing is written when every field already holds its value (no touch either).\n\n"
         "Example:\n  card.py set 'Alex Example' role=CEO tags='[team, berlin]'",
     )
-    p.add_argument(
-        "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
-    )
+    p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
     p.add_argument("fields", nargs="+", metavar="field=value", help="fields to set (values as YAML flow values)")
     p.add_argument("--force", action="store_true", help=FORCE_SET_HELP)
     _common(p, secret=True)
@@ -434,9 +417,7 @@ def build_parser():
         "Add '- DAY: TEXT' under NOTE's ## Log (nothing when the same line is there).",
         "Example:\n  card.py log 'Alex Example' Met at the offsite",
     )
-    p.add_argument(
-        "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
-    )
+    p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
     p.add_argument("text", nargs="+", metavar="TEXT", help="the line (several words are joined by spaces)")
     _common(p, secret=True)
     p.set_defaults(func=cmd_card)
@@ -449,9 +430,7 @@ def build_parser():
         "The link is written in the shortest form that resolves to OTHER.\n\n"
         "Example:\n  card.py link 'Alex Example' Acme 'Project Atlas'",
     )
-    p.add_argument(
-        "note", metavar="NOTE", help="the card: a path, or a name that fits one note (resolved like a wikilink)"
-    )
+    p.add_argument("note", metavar="NOTE", help=NOTE_HELP)
     p.add_argument("others", nargs="+", metavar="OTHER", help="notes to link (each must exist)")
     _common(p)
     p.set_defaults(func=cmd_card)

@@ -242,3 +242,22 @@ def line_outcome(line: Line, outcome: dict) -> dict:
         "failed": [f for f in outcome["failed"] if f["path"] in mine],
         "run": outcome["run"] if mine & set(outcome["written"]) else None,
     }
+
+
+def results(lines: list[Line], outcome: dict, today: datetime.date) -> tuple[list[dict], list[int], int]:
+    """``(results, failed, code)`` of a carried-out batch: per line its
+    ``{line, op, error}`` (not planned) or ``{line, op, ...}`` of
+    :func:`cards.report` on its part of ``outcome``
+    (:func:`line_outcome`); the numbers of the lines that did not succeed;
+    and the run's exit code (``card.py``'s: 2 before 4 before 1, else 0)."""
+    found, codes = [], []
+    for line in lines:
+        if line.plan is None:
+            found.append({"line": line.number, "op": line.op, "error": line.error})
+            codes.append(line.code)
+            continue
+        mine = line_outcome(line, outcome)
+        codes.append(cards.exit_code(line.plan, 4 if mine["conflicts"] or mine["failed"] else 0))
+        found.append({"line": line.number, "op": line.op, **cards.report(line.plan, today, mine)})
+    failed = [r["line"] for r, c in zip(found, codes, strict=True) if c]
+    return found, failed, next((c for c in (2, 4, 1) if c in codes), 0)

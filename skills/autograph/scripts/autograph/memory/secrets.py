@@ -21,13 +21,14 @@ secret, ``hunter2`` alone may be a word.
 
 from __future__ import annotations
 
-from ..read.secrets import REDACTED, first_secret, mask, secret_spans
+from ..read.secrets import REDACTED, first_secret, mask
 
 __all__ = [
     "REDACTED",
     "found_in",
-    "masked_words",
     "purge",
+    "purge_written",
+    "purged_lines",
     "refusal",
     "shown_changes",
     "shown_fields",
@@ -86,27 +87,6 @@ def refusal(found: list[dict]) -> dict:
     }
 
 
-def masked_words(words: list[str]) -> list[str]:
-    """Command-line ``words`` with what looks like a secret hidden: the
-    value of a ``field=value`` word, and any word inside a secret the words
-    spell together (``the password is hunter22`` given as four words).  The
-    journal records a run's command line; a secret stored with
-    ``--allow-secret`` is not kept there too."""
-    pieces = [p for p in secret_spans(" ".join(words)) if len(p) >= 4]
-    out = []
-    for word in words:
-        name, sep, value = word.partition("=")
-        if sep and name and value_secret(name, value):
-            word = f"{name}={REDACTED}"
-        for piece in pieces:
-            if piece in word:
-                word = word.replace(piece, REDACTED)
-            elif len(word) >= 4 and word in piece:
-                word = REDACTED
-        out.append(word)
-    return out
-
-
 def shown_changes(changes: list[dict]) -> list[dict]:
     """A plan's ``changes`` as a command reports them: a value or a line
     that looks like a secret as ``[redacted]``."""
@@ -129,6 +109,25 @@ def shown_fields(fields: dict) -> dict:
     """A card's ``{field: value}`` as ``card.py show`` prints it: a value
     that looks like a secret as ``[redacted]``."""
     return {key: REDACTED if value_secret(str(key), value) else value for key, value in fields.items()}
+
+
+def purge_written(root, schema, plan, outcome: dict) -> dict:
+    """:func:`purge` of what a ``card.py redact`` ``plan`` took out, once
+    its card was written (``outcome``: ``cli.carry_out``'s); else nothing
+    purged: ``{"journal": [], "index": False}``."""
+    if plan.path not in outcome["written"]:  # a dry run, a refused or skipped write
+        return {"journal": [], "index": False}
+    return purge(root, schema, plan.secrets)
+
+
+def purged_lines(purged: dict) -> list[str]:
+    """The human report of :func:`purge`'s result, a line each."""
+    from ..read.text import plural
+
+    return [
+        f"taken out of {plural(len(purged['journal']), 'journaled run')}",
+        "index: rebuilt without it" if purged["index"] else "index: no index file to purge",
+    ]
 
 
 def purge(root, schema, pieces: list[str]) -> dict:

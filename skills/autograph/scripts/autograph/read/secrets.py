@@ -22,6 +22,7 @@ __all__ = [
     "find_secrets",
     "first_secret",
     "mask",
+    "masked_words",
     "pieces",
     "redact",
     "secret_spans",
@@ -464,3 +465,24 @@ def first_secret(text: str) -> str | None:
     value."""
     found = find_secrets(text)
     return found[0][1] if found else None
+
+
+def masked_words(words: list[str]) -> list[str]:
+    """Command-line ``words`` with what looks like a secret hidden: the
+    value of a ``field=value`` word, and any word inside a secret the words
+    spell together (``the password is hunter22`` given as four words).  The
+    journal records every run's command line so (:func:`store.apply`): a
+    secret stored with ``--allow-secret`` is not kept there too."""
+    pieces = [p for p in secret_spans(" ".join(words)) if len(p) >= 4]
+    out = []
+    for word in words:
+        name, sep, value = word.partition("=")
+        if sep and name and first_secret(f"{name}: {value}") is not None:
+            word = f"{name}={REDACTED}"
+        for piece in pieces:
+            if piece in word:
+                word = word.replace(piece, REDACTED)
+            elif len(word) >= 4 and word in piece:
+                word = REDACTED
+        out.append(word)
+    return out

@@ -302,8 +302,12 @@ def apply(
         for change, _ in planned:  # every destination checked before the first write, not half way
             if isinstance(change, Move):
                 _check_destination(root, change.to)
+        from ..read.secrets import masked_words  # the detector's patterns, only for a run that writes
+
+        # a secret given on the command line (--allow-secret, redact) is not kept in the journal
+        words = sys.argv if args is None else args
         journal = journal_mod.JournalWriter.begin(
-            root, result.run_id, command, sys.argv if args is None else args, undoes
+            root, result.run_id, command, words[:1] + masked_words(list(words[1:])), undoes
         )
         try:
             entries = [(_journal_change(n, c, target), _before_of(c)) for n, (c, target) in enumerate(planned, 1)]
