@@ -9,24 +9,26 @@ reported with the note it copies (``graph.py health``), for a person to
 fold in and remove.
 
 The names the clients give a copy of ``Note.md`` (the table the code
-below holds, with where each form is described):
+below holds), with where each form is described; those marked "as
+reported" were not checked against the vendor's own page:
 
 * Syncthing: ``Note.sync-conflict-20261201-120000-ABCDEFG.md`` (date,
   time, the changing device's short id; docs.syncthing.net, "Conflicting
-  Changes");
+  Changes", and the tools that resolve them);
 * Nextcloud: ``Note (conflicted copy 2026-12-01 120000).md``
-  (docs.nextcloud.com, desktop client "Conflicts");
-* Dropbox: ``Note (Dana's conflicted copy 2026-12-01).md``
-  (help.dropbox.com, "conflicted copy");
+  (docs.nextcloud.com, user manual, desktop client "Conflicts");
+* Dropbox: ``Note (Dana's conflicted copy 2026-12-01).md`` (the editor's
+  name, "conflicted copy", the date; help.dropbox.com,
+  syncing-uploads/conflicted-copy);
 * Obsidian Sync, set to create conflict files: ``Note (Conflicted copy
-  DEVICE 202612011200).md`` (help.obsidian.md, Sync "Conflict
-  resolution");
-* ownCloud: ``Note_conflict-20261201-120000.md`` (doc.owncloud.com,
-  desktop client "Conflicts");
+  DEVICE 202612011200).md`` (as reported);
+* ownCloud: ``Note_conflict-20261201-120000.md`` (as reported in
+  owncloud/android#815, "_conflict+date");
 * iCloud Drive, as the load run of issue 30 saw it: ``Note (conflict
   2026-12-01).md``;
-* OneDrive, "keep both": the device's name appended,
-  ``Note-LAPTOP-AB12CD3.md`` (support.microsoft.com).
+* OneDrive: ``Note (conflicted copy ...).md`` like Dropbox's, or, on
+  "keep both", the device's name appended, ``Note-LAPTOP-AB12CD3.md`` (as
+  reported).
 
 OneDrive's form is taken only when the note it copies is beside it and
 the suffix is a Windows device name as Windows makes them up
@@ -39,7 +41,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["conflict_copies", "original_of"]
+__all__ = ["conflict_copies", "may_be_copy", "original_of"]
 
 # each: the copy's name (without .md) -> the name of the note it copies
 _FORMS = (
@@ -52,6 +54,13 @@ _FORMS = (
 _ONEDRIVE = re.compile(r"(?P<name>.+)-(?:DESKTOP|LAPTOP)-[0-9A-Z]{7}", re.S)
 
 
+def may_be_copy(name: str) -> bool:
+    """Whether a file name (or path) holds a mark of one of the forms: False
+    for nearly every note, told without a pattern (a vault's every note
+    is asked)."""
+    return "onflict" in name or "-DESKTOP-" in name or "-LAPTOP-" in name
+
+
 def original_of(path: str, notes: set[str] | frozenset[str] = frozenset()) -> str | None:
     """The vault path of the note that note ``path`` is a sync conflict copy
     of (the same folder, the name without the client's mark), or None when
@@ -62,8 +71,8 @@ def original_of(path: str, notes: set[str] | frozenset[str] = frozenset()) -> st
     if not name.endswith(".md"):
         return None
     stem = name[:-3]
-    if "onflict" not in stem and "-DESKTOP-" not in stem and "-LAPTOP-" not in stem:
-        return None  # the common case, told without a pattern
+    if not may_be_copy(stem):
+        return None
     prefix = folder + "/" if folder else ""
     for form in _FORMS:
         found = form.fullmatch(stem)

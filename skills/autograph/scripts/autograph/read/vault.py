@@ -21,7 +21,7 @@ from functools import cached_property
 from pathlib import Path
 
 from . import jsonfile
-from .conflicts import original_of
+from .conflicts import may_be_copy, original_of
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -377,17 +377,18 @@ class Vault:
         index_files = {f.strip("/").lower() for f in schema.index_files}
         hub_names = schema.hub_names
         generated = self.generated_mocs(schema)
-        notes: list[set] = []  # the vault's notes as a set, made when a name asks (OneDrive's copies)
+        notes: set[str] = set()  # the vault's notes, filled when a name asks (OneDrive's copies)
 
         def is_card(path: str) -> bool:
             if folders and path.startswith(folders):
                 return False
             if path in generated:
                 return False
-            if ("onflict" in path or "-DESKTOP-" in path or "-LAPTOP-" in path) and original_of(
-                path, notes[0] if notes else notes.append(set(self.notes)) or notes[0]
-            ) is not None:
-                return False  # a sync client's conflict copy: an artefact, never the card
+            if may_be_copy(path):
+                if not notes:
+                    notes.update(self.notes)
+                if original_of(path, notes) is not None:
+                    return False  # a sync client's conflict copy: an artefact, never the card
             if path.lower() in index_files:
                 return False
             stem = path.rsplit("/", 1)[-1]
