@@ -128,6 +128,7 @@ def test_dedup_never_groups_a_copy_and_health_lists_each_with_its_note(tmp_path)
     root = _vault(tmp_path)
     code, plan, err = _script("dedup.py", root, "--vault", str(root), "--json")
     assert code in (0, 1), err
+    assert plan["cards"] == 2  # Dana and Ben: no copy is a card
     grouped = json.dumps(plan)
     assert not any(copy.rsplit("/", 1)[1][:-3] in grouped for copy in COPIES), plan
     code, report, err = _script("graph.py", root, "health", str(root), "--json")
@@ -151,3 +152,4 @@ def test_a_map_of_content_never_lists_a_copy(tmp_path):
     )
     assert proc.returncode in (0, 1), proc.stderr
     assert "sync-conflict" not in proc.stdout and "conflicted copy" not in proc.stdout
+    assert sum(page["entries"] for page in json.loads(proc.stdout)["pages"]) == 2  # Dana and Ben, no copy
