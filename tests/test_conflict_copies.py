@@ -129,8 +129,10 @@ def test_dedup_never_groups_a_copy_and_health_lists_each_with_its_note(tmp_path)
     code, plan, err = _script("dedup.py", root, "--vault", str(root), "--json")
     assert code in (0, 1), err
     assert plan["cards"] == 2  # Dana and Ben: no copy is a card
-    grouped = json.dumps(plan)
-    assert not any(copy.rsplit("/", 1)[1][:-3] in grouped for copy in COPIES), plan
+    # the copies are offered as one group to fold into the note, never as a card of an identity group
+    assert [(g["canonical"], g.get("copy")) for g in plan["groups"]] == [("people/Dana Reyes.md", True)]
+    assert sorted(m["path"] for m in plan["groups"][0]["members"][1:]) == sorted(COPIES)
+    assert plan["merged"] == [] and not json.dumps(plan["suggestions"]).count("onflict")
     code, report, err = _script("graph.py", root, "health", str(root), "--json")
     assert code == 0, err
     assert report["conflict_copies"] == [{"path": copy, "copy_of": "people/Dana Reyes.md"} for copy in sorted(COPIES)]
@@ -153,3 +155,53 @@ def test_a_map_of_content_never_lists_a_copy(tmp_path):
     assert proc.returncode in (0, 1), proc.stderr
     assert "sync-conflict" not in proc.stdout and "conflicted copy" not in proc.stdout
     assert sum(page["entries"] for page in json.loads(proc.stdout)["pages"]) == 2  # Dana and Ben, no copy
+
+
+def test_dedup_folds_a_copy_into_its_note_only_from_a_reviewed_manifest(tmp_path):
+    notes = {
+        "people/Dana Reyes.md": CARD,
+        "people/Dana Reyes.sync-conflict-20261201-120000-ABCDEFG.md": COPY.replace("description: Dana", "role: CTO"),
+        "Home.md": "[[Dana Reyes]] [[Dana Reyes.sync-conflict-20261201-120000-ABCDEFG]]\n",
+    }
+    root = make_vault(tmp_path, notes)
+    copy = "people/Dana Reyes.sync-conflict-20261201-120000-ABCDEFG.md"
+    code, plan, err = _script("dedup.py", root, "--vault", str(root), "--json", "--apply")
+    assert code == 1, err  # offered, never merged unattended
+    assert [g["members"][1]["path"] for g in plan["groups"] if g.get("copy")] == [copy]
+    assert (root / copy).exists() and plan["merged"] == []
+    manifest = tmp_path / "groups.json"
+    code, _, err = _script("dedup.py", root, "--vault", str(root), "--json", "--manifest", str(manifest))
+    assert json.loads(manifest.read_text())["groups"][0]["copy"] is True
+    code, done, err = _script(
+        "dedup.py", root, "--vault", str(root), "--json", "--apply-manifest", str(manifest), "--apply"
+    )
+    assert code == 0, (done, err)
+    text = (root / "people/Dana Reyes.md").read_text(encoding="utf-8")
+    assert "Met at the offsite." in text and text.count("Works at Hooli.") == 1
+    assert "role: CTO" in text and "description: Dana" in text  # what the copy adds joins the card
+    assert "sync-conflict" not in text.split("---")[1]  # the copy's name is no alias
+    assert not (root / copy).exists() and list((root / ".trash").rglob("*sync-conflict*"))
+    assert "[[Dana Reyes.sync-conflict" not in (root / "Home.md").read_text(encoding="utf-8")
+
+
+def test_a_manifest_copy_group_must_hold_copies_of_its_card(tmp_path):
+    root = _vault(tmp_path)
+    manifest = tmp_path / "groups.json"
+    manifest.write_text(
+        json.dumps(
+            {
+                "format": "autograph-dedup-manifest",
+                "version": 1,
+                "groups": [
+                    {
+                        "canonical": "people/Dana Reyes.md",
+                        "members": [{"path": "people/Dana Reyes.md"}, {"path": "people/Ben Carter.md"}],
+                        "copy": True,
+                    }
+                ],
+            }
+        )
+    )
+    code, _, err = _script("dedup.py", root, "--vault", str(root), "--apply-manifest", str(manifest), "--apply")
+    assert code == 2 and "conflict copies" in err
+    assert (root / "people/Ben Carter.md").exists()

@@ -49,6 +49,12 @@ alone are merged only from a reviewed manifest: --manifest FILE writes every gro
 FILE --apply merges the groups left in it; a group whose members changed
 since the manifest was written is skipped as a conflict.
 
+Sync conflict copies: a card with copies a sync client left beside it
+(Note.sync-conflict-..., Note (conflicted copy ...), see graph.py health)
+is a group with "copy": true, never strong: --manifest writes it,
+--apply-manifest FILE --apply folds what each copy adds into the card
+(the card stays, the copy goes to .trash/<run-id>/, its name never an alias).
+
 Name variants: cards whose names are one name in other spellings (a
 nickname from a built-in table and identity.nicknames, initials,
 Cyrillic and Greek transliterated, umlauts written out) and that hold no
@@ -60,8 +66,9 @@ name_key, confidence, to review and merge with --apply-manifest.
 Manifest (JSON): {format: "autograph-dedup-manifest", version: 1, vault,
 groups[{canonical, members[{path, sha256}], evidence[{key, field, fields,
 kind, value, paths}], strong, ranking[{path, backlinks, properties,
-body_chars, date}], differs[], settled}]}.  An evidence key is "kind:value": one
-value under any field of its kind (handle and telegram) is one identity.
+body_chars, date}], differs[], settled, copy (true for conflict copies,
+else absent)}]}.  An evidence key is "kind:value": one value under any
+field of its kind (handle and telegram) is one identity.
 sha256 is of each member file's bytes; null means "as it is".
 
 JSON keys (--json): vault, schema (path or null), cards (cards examined),
@@ -131,6 +138,7 @@ def _dedup(args):
     # one read of every note's links, for backlinks and the rewrite; a dry run writes not even the index
     index = note_index(vault, schema, use_disk=apply)
     report = dedup.find_groups(vault, schema, index=index)
+    report.groups += dedup.copy_groups(vault, schema)  # a sync client's copies: folded in from a manifest
     cli.warn(index.warnings)
     grouped = {path for group in report.groups for path in group.members}
     suggestions = (
@@ -230,6 +238,7 @@ def _report(args, vault, schema, report, plan, selected, stale, outcome, manifes
     for group in report.groups[:SHOWN]:
         evidence = ", ".join(e["key"] for e in group.evidence)
         mark = "" if group.strong else "  (needs a manifest: no email or phone key)"
+        mark = "  (sync conflict copies: a manifest folds them in)" if group.copy else mark
         print(f"  {cli.printable(group.canonical)}  <- {cli.printable(', '.join(group.members[1:]))}{mark}")
         print(f"      by {cli.printable(evidence)}")
     if len(report.groups) > SHOWN:

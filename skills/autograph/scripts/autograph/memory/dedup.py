@@ -197,9 +197,10 @@ class Group:
     differs: list[str] = field(default_factory=list)  # conflict fields whose current values differ
     settled: str | None = None  # the card supersede.py keeps current (it retires the others); None: none
     reviewed: bool = False  # read from a manifest a person reviewed: a forced identity does not hold it back
+    copy: bool = False  # the others are a sync client's conflict copies of canonical (copy_groups)
 
     def as_dict(self) -> dict:
-        return {
+        found = {
             "canonical": self.canonical,
             "members": [{"path": p, "sha256": self.hashes.get(p)} for p in self.members],
             "evidence": self.evidence,
@@ -208,6 +209,9 @@ class Group:
             "differs": self.differs,
             "settled": self.settled,
         }
+        if self.copy:
+            found["copy"] = True
+        return found
 
 
 @dataclass
@@ -424,6 +428,27 @@ def find_groups(vault, schema, graph=None, index=None) -> Report:
         report.groups.append(group)
     report.groups.sort(key=lambda g: g.canonical)
     return report
+
+
+def copy_groups(vault, schema) -> list[Group]:
+    """A group for each card with sync conflict copies beside it
+    (:mod:`read.conflicts`): the card canonical, its copies the members,
+    never strong, so they are folded in only from a reviewed manifest
+    (what a copy adds joins the card, the copy goes to ``.trash/``, its name
+    never becomes an alias)."""
+    from ..read.conflicts import conflict_copies
+
+    copies: dict[str, list[str]] = {}
+    for copy, original in conflict_copies(vault.notes).items():
+        if original in vault.files and vault.is_card(original, schema):
+            copies.setdefault(original, []).append(copy)
+    groups = []
+    for original, found in sorted(copies.items()):
+        members = [original, *sorted(found)]
+        evidence = [{"key": f"copy:{copy}", "kind": "conflict-copy", "paths": [original, copy]} for copy in found]
+        hashes = {path: sha256(vault.note(path, keep=False).data) for path in members}
+        groups.append(Group(original, members, evidence, False, hashes, copy=True))
+    return groups
 
 
 def _clash(left: list[str], right: list[str], cards: dict[str, Card], ignored: set[str]):
@@ -730,7 +755,7 @@ def _fold(name) -> str:
 
 
 def merge_text(
-    vault, path: str, text: str, member, settings: Settings, day: str, evidence: dict | None = None
+    vault, path: str, text: str, member, settings: Settings, day: str, evidence: dict | None = None, named: bool = True
 ) -> tuple[str, list[str], list[str]]:
     """The text of the canonical note at ``path`` (``text``, the text so
     far) with ``member`` (a :class:`note.Note`) merged in, before links are
@@ -741,7 +766,9 @@ def merge_text(
     met).  autograph's own fields (:data:`recency.OWN_FIELDS`) are left to
     the caller (:func:`recency.own_fields`).  Raises
     :class:`frontmatter.FrontmatterError` when a property cannot be edited
-    and ValueError when a History line would land in unclosed code."""
+    and ValueError when a History line would land in unclosed code.
+    ``named=False`` (a sync conflict copy): the member's file name is no
+    name of the card, so it does not join ``aliases``."""
     from ..write import sections
     from . import recency
 
@@ -801,7 +828,7 @@ def merge_text(
     aliases = _aliases(props)
     taken = {_fold(a) for a in aliases} | {_fold(vault_stem(path))}
     added = []
-    for name in [vault_stem(member.path), *_aliases(member.properties)]:
+    for name in ([vault_stem(member.path)] if named else []) + _aliases(member.properties):
         if _fold(name) not in taken:
             taken.add(_fold(name))
             added.append(name)
@@ -1029,7 +1056,9 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
             reason = "a group needs two or more members"
         elif taken & set(members):
             reason = "a member is in another group too"
-        elif not set(members) <= card_paths:
+        elif group.copy and not (members[0] in card_paths and _copies_of(members[0], members[1:])):
+            reason = f"not sync conflict copies of the card {members[0]}"
+        elif not group.copy and not set(members) <= card_paths:
             outside = sorted(set(members) - card_paths)
             reason = f"not a card (a template, an ignored folder, or no note): {', '.join(outside)}"
         notes, problem = _member_notes(vault, members) if reason is None else ([], None)
@@ -1049,7 +1078,9 @@ def plan_merge(vault, schema, groups: list[Group], day: str, index=None, ignored
             try:
                 evidence: dict = {}
                 for note in notes[1:]:
-                    text, history, aliases = merge_text(vault, notes[0].path, text, note, settings, day, evidence)
+                    text, history, aliases = merge_text(
+                        vault, notes[0].path, text, note, settings, day, evidence, named=not group.copy
+                    )
                     added_history += history
                     added_aliases += aliases
                 text = _own_fields(text, [n.properties for n in notes], day, settings, schema)
@@ -1228,6 +1259,14 @@ def manifest(report: Report, vault_root, suggestions=(), vault=None) -> dict:
     return {"format": MANIFEST_FORMAT, "version": 1, "vault": str(vault_root), "groups": groups}
 
 
+def _copies_of(card: str, paths: list[str]) -> bool:
+    """Whether every one of ``paths`` is named as a sync conflict copy of
+    ``card`` (:func:`conflicts.original_of`)."""
+    from ..read.conflicts import original_of
+
+    return bool(paths) and all(original_of(path, {card}) == card for path in paths)
+
+
 class ManifestError(ValueError):
     """A manifest that is not one :func:`manifest` writes (exit code 2)."""
 
@@ -1272,14 +1311,18 @@ def groups_from_manifest(vault, data) -> tuple[list[Group], list[dict]]:
         if reason is not None:
             stale.append({"members": paths, "reason": reason})
             continue
+        others = [p for p in paths if p != canonical]
+        if item.get("copy") is True and not _copies_of(canonical, others):
+            raise ManifestError(f'{where}: "copy" groups hold a card and sync conflict copies of it')
         groups.append(
             Group(
                 canonical,
-                [canonical, *[p for p in paths if p != canonical]],
+                [canonical, *others],
                 item.get("evidence") or [],
                 bool(item.get("strong")),
                 {m["path"]: m.get("sha256") for m in members},
                 reviewed=True,
+                copy=item.get("copy") is True,
             )
         )
     return groups, stale
