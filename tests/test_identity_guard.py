@@ -103,6 +103,21 @@ def test_forced_identity_is_listed_for_review_never_merged_unattended(vault, tmp
     assert len(json.loads(merged.stdout)["merged"]) == 1
 
 
+def test_a_card_created_with_force_is_held_back_as_a_forced_set_is(vault):
+    """card.py new --force with Dana's email: the new card says so in its
+    Log, and the nightly dedup lists the pair for review, never merges it."""
+    proc = run("card.py", vault, "new", "person", "Dana R", "email=dana@acme.com", "description=x", "--force", "--json")
+    assert proc.returncode == 0, proc.stderr
+    created = json.loads(proc.stdout)["path"]
+    text = (vault / created).read_text(encoding="utf-8")
+    assert dedup.forced_values(text) == [("email", "dana@acme.com")] and "[[Dana Reyes]]" in text
+    assert any(DANA in note and "--force" in note for note in json.loads(proc.stdout)["notes"])
+    before = snapshot(vault)
+    data = json.loads(run("dedup.py", vault, "--apply", "--json").stdout)
+    assert data["merged"] == [] and any("--force" in item["reason"] for item in data["not_merged"])
+    assert snapshot(vault) == before
+
+
 def test_an_unforced_duplicate_is_still_merged_unattended(vault):
     """The review rule holds back only a pair joined by a forced value."""
     (vault / "people/D Reyes.md").write_text(

@@ -373,7 +373,12 @@ def build_parser():
     p.add_argument("type", metavar="TYPE", help="a type of the schema (node_types), or one of its aliases")
     p.add_argument("title", metavar="TITLE", help="the card's title; its file name (forbidden characters replaced)")
     p.add_argument("fields", nargs="*", metavar="field=value", help="fields to set (values as YAML flow values)")
-    p.add_argument("--force", action="store_true", help="create it even when its identity or name exists elsewhere")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="create it even when its identity or name exists elsewhere (a live card's identity value it holds "
+        "gets a ## Log line: dedup merges the two only from a reviewed manifest)",
+    )
     _common(p, secret=True)
     p.set_defaults(func=cmd_card)
 

@@ -886,7 +886,8 @@ def plan_new(
     given_type = values.pop(key_of(values, "type") or "type", None)
     if given_type is not None and canonical_type(schema, str(given_type)) != kind:
         raise BadRequest(f"type={given_type} disagrees with the type {kind!r} given first")
-    if not force and not looked_up:
+    forced: list[dict] = []  # live cards holding an identity value of this one, created anyway (--force)
+    if not looked_up:
         unread: list[dict] = []
         matches = identity_matches(vault, schema, kind, values, unreadable=unread)
         plan.notes += [
@@ -894,7 +895,8 @@ def plan_new(
             "keeping two cards"
             for u in unread
         ]
-        if matches:
+        forced = [m for m in matches if force and not m.get("retired")]
+        if matches and not force:
             names = ", ".join(sorted({m["path"] for m in matches}))
             plan.refused = {
                 "reason": "identity-match",
@@ -967,12 +969,22 @@ def plan_new(
         text = sections.append(
             text, "Log", [f"- {known.isoformat()}: first noted (from [[{source.link(vault, path)}]])"]
         )
+    if forced:  # as set --force leaves it: dedup.py --apply lists the pair for review, never merges it unattended
+        from .dedup import forced_line
+
+        lines = [forced_line(_day(today), m["field"], m["value"], link_form(vault, path, m["path"])) for m in forced]
+        text = sections.append(text, "Log", lines)
+        plan.notes += [
+            f"{m['field']}: {m['path']} holds the same value; created with --force (dedup.py merges the two "
+            "only from a reviewed manifest)"
+            for m in forced
+        ]
     data = text.encode("utf-8")
     after = _touched(vault, schema, path, data, today)
     plan.edits = [Edit(path, None, after, f"new {kind} card")]
     plan.changes = [{"path": path, "field": k, "old": None, "new": v} for k, v in fields.items()]
-    if source is not None:
-        plan.changes.append({"path": path, "section": "Log", "line": sections.items(text, "Log")[-1]})
+    if source is not None or forced:
+        plan.changes += [{"path": path, "section": "Log", "line": line} for line in sections.items(text, "Log")]
     return plan
 
 
