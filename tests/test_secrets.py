@@ -135,6 +135,9 @@ def test_allowed_secret_is_stored_but_never_shown_indexed_or_journaled(vault):
     assert diff.returncode == 0 and "+role: CTO" in diff.stdout  # a diff is shown when it holds no secret
     found = run("search.py", vault, PASSWORD.split("-")[0], "--json")
     assert found.returncode in (0, 1) and BEN not in found.stdout  # never indexed
+    assert run("graph.py", vault, "health", "--json").returncode in (0, 1)
+    # nor kept anywhere in the index file: its properties, the identity probe, the History column
+    assert not [p for p in graph_holds(vault, PASSWORD) if "index.sqlite" in p]
     run_json = sorted((vault / ".graph" / "journal").glob("*/run.json"))
     assert run_json and not any(PASSWORD in p.read_text(encoding="utf-8") for p in run_json)  # args masked
     logged = run("card.py", vault, "log", BEN, PEM_LINE, "--allow-secret", "--diff")

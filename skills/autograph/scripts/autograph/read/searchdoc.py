@@ -214,11 +214,13 @@ def document(note, hubs, parsed=None) -> tuple[tuple, list[str]]:
         body,
         "",
     ]
-    from .secrets import mask  # here: a query never loads the detector's patterns
+    from .secrets import REDACTED, mask  # here: a query never loads the detector's patterns
 
     # a secret a card holds (stored with --allow-secret, or by hand) is never searchable; a
     # property's value is judged with its name (password: hunter2).  The searched texts go
     # through the detector as one text, a NUL line between them (no secret spans a line)
+    # The properties the index keeps (``props``) hold no secret either: such a value is stored as
+    # [redacted] (the card itself keeps it, for whoever reads the card).
     pairs = fields[5]
     parts = [fields[2], fields[4], fields[6], "\n".join(f"{k}: {s}" for k, s in pairs)]
     whole = "\n\0\n".join(parts)
@@ -227,9 +229,13 @@ def document(note, hubs, parsed=None) -> tuple[tuple, list[str]]:
         found = masked.split("\n\0\n")
         if len(found) != len(parts):  # a NUL line in a note: each text on its own
             found = [mask(part) for part in parts]
+        secret = {"description", "summary"} if found[0] != parts[0] else set()
         fields[2], fields[4], fields[6] = found[:3]
         if found[3] != parts[3]:
-            pairs = [(k, s if mask(f"{k}: {s}") == f"{k}: {s}" else "") for k, s in pairs]
+            secret.update(k for k, s in pairs if mask(f"{k}: {s}") != f"{k}: {s}")
+            pairs = [(k, "" if k in secret else s) for k, s in pairs]
+        if secret:
+            props = {k: REDACTED if isinstance(k, str) and k.lower() in secret else v for k, v in props.items()}
     fields[5] = " ".join(s for _, s in pairs)
     if not text.isascii():
         fields = [strip_marks(f) for f in fields]

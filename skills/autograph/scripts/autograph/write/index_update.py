@@ -177,9 +177,25 @@ def _probe(note) -> tuple[str | None, str | None, str | None]:
         found = find(text, "History")
         if found is not None:
             history = text[found[0] : found[1]]
+    head, history = _masked(head, history)  # a secret a card holds is never kept beside it
     probe = (head + "\n" + history if history else head).lower()
     digits = probe.encode("utf-8", "surrogatepass").translate(None, NOT_DIGITS).decode("ascii")
     return probe, digits, history
+
+
+def _masked(head: str, history: str | None) -> tuple[str, str | None]:
+    """``(head, history)`` with each secret hidden (:func:`secrets.mask`,
+    one pass over both: a NUL line between them)."""
+    from ..read.secrets import mask
+
+    whole = head if history is None else head + "\n\0\n" + history
+    masked = mask(whole)
+    if masked is whole:
+        return head, history
+    if history is None:
+        return masked, None
+    found = masked.split("\n\0\n")
+    return (found[0], found[1]) if len(found) == 2 else (mask(head), mask(history))
 
 
 def start_reading(vault, paths: list[str], schema, known: dict):
