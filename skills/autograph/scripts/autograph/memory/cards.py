@@ -446,7 +446,7 @@ def alias_matches(vault, schema, name: str, exclude: str | None = None) -> list[
     An alias is a name of the card (``dedup.py`` keeps a merged card's old
     name there; search finds it), so ``new`` refuses it as it refuses a
     note name."""
-    from .names import fold, named_rows
+    from .names import fold, named_cards, named_rows
 
     wanted = _fold(name.strip())
     if not wanted:
@@ -455,8 +455,8 @@ def alias_matches(vault, schema, name: str, exclude: str | None = None) -> list[
     # the index's folded names hold every alias this rule matches (its fold folds more)
     rows = named_rows(vault, schema, {fold(wanted)}, False) if fold(wanted) else None
     found = []
-    for path in vault.cards(schema):
-        if path == exclude or (rows is not None and path not in rows):
+    for path in named_cards(vault, schema, rows):
+        if path == exclude:
             continue
         props = rows.get(path) if rows is not None else None
         if props is None:  # not in the index as it is now: the note decides
@@ -921,7 +921,9 @@ def plan_new(
             "suggested_title": apart,
         }
         return plan
-    aliased = [] if force or looked_up else alias_matches(vault, schema, title) or alias_matches(vault, schema, name)
+    aliased = []
+    if not (force or looked_up):  # the file name, when it differs from the title, is looked up too
+        aliased = alias_matches(vault, schema, title) or (name != title and alias_matches(vault, schema, name)) or []
     if aliased:
         names = ", ".join(m["path"] for m in aliased)
         plan.refused = {

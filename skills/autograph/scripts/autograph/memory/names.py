@@ -29,6 +29,7 @@ __all__ = [
     "fold",
     "link_form",
     "name_matches",
+    "named_cards",
     "named_rows",
     "suggested_title",
 ]
@@ -105,8 +106,8 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None, qu
         return []
     found = []
     rows = named_rows(vault, schema, wanted, qualified)
-    for path in vault.cards(schema):
-        if path == exclude or (rows is not None and path not in rows):
+    for path in named_cards(vault, schema, rows):
+        if path == exclude:
             continue
         stem = _stem(path)
         if fold(stem) in wanted or (qualified and fold(_unqualified(stem)) in wanted):
@@ -132,6 +133,15 @@ def name_matches(vault, schema, names: list[str], exclude: str | None = None, qu
                 found.append({"path": path, "by": "alias", "field": "aliases", "value": alias})
                 break
     return found
+
+
+def named_cards(vault, schema, rows: dict | None) -> list[str]:
+    """The cards a look-up by name reads, in vault order: those of
+    :func:`named_rows`' ``rows`` (a few, not a pass over every card), or
+    every card without an index file (``rows`` None)."""
+    if rows is None:
+        return vault.cards(schema)
+    return [path for path in sorted(rows) if vault.is_card(path, schema)]
 
 
 def named_rows(vault, schema, wanted: set[str], qualified: bool) -> dict | None:
