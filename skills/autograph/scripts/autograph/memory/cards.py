@@ -188,25 +188,32 @@ def _fold(text: str) -> str:
     return unicodedata.normalize("NFC", text).lower()
 
 
-_NAME = 1  # _folded_equal compares the file name alone
-
-
-def _folded_equal(paths: list[str], wanted: str, part: int = 0) -> list[str]:
-    """The ``paths`` (or, with ``part`` :data:`_NAME`, whose file name)
-    equal to ``wanted`` by :func:`_fold`.  A large vault's list is passed
-    over without folding each path: an ASCII one of another length than
-    the folded ``wanted`` cannot be equal (folding ASCII keeps its length)."""
-    target = _fold(wanted)
-    size = len(target)
-    found = []
-    for path in paths:
-        text = path.rsplit("/", 1)[-1] if part == _NAME else path
-        if text.isascii():
-            if len(text) == size and text.lower() == target:
-                found.append(path)
-        elif _fold(text) == target:
-            found.append(path)
-    return found
+def _same_names(files: list[str], path: str, name: str) -> tuple[list[str], list[str]]:
+    """``(same file, same name)`` for a new card at ``path`` named
+    ``name``, compared by :func:`_fold`: the files at ``path``, and the
+    other notes named ``name`` anywhere, then the other files (not notes)
+    named ``name`` (``[[name]]`` reaches ``atlas.png`` before a note
+    ``atlas.png.md``).  One pass over a large vault's files, folding none
+    that cannot be equal: an ASCII name of another length (folding ASCII
+    keeps its length)."""
+    wanted = [_fold(path), _fold(name + ".md"), _fold(name)]
+    sizes = {len(text) for text in wanted}
+    same_file, notes, others = [], [], []
+    for file in files:
+        base = file.rsplit("/", 1)[-1]
+        if file.isascii():
+            if len(file) not in sizes and len(base) not in sizes:
+                continue
+            whole, last = file.lower(), base.lower()
+        else:
+            whole, last = _fold(file), _fold(base)
+        if whole == wanted[0]:
+            same_file.append(file)
+        elif last == wanted[1] and file.endswith(".md"):
+            notes.append(file)
+        elif last == wanted[2] and not file.endswith(".md"):
+            others.append(file)
+    return same_file, notes + others
 
 
 def _stem(path: str) -> str:
@@ -906,10 +913,7 @@ def plan_new(
                 "suggested_title": None,
             }
             return plan
-    same_file = _folded_equal(vault.files, path)
-    same_name = [p for p in _folded_equal(vault.notes, name + ".md", _NAME) if p not in same_file]
-    # [[name]] reaches a file named so (atlas.png) before a note atlas.png.md
-    same_name += [p for p in _folded_equal(vault.files, name, _NAME) if not p.endswith(".md")]
+    same_file, same_name = _same_names(vault.files, path, name)
     if same_file or (same_name and not force):
         found = same_file or same_name
         apart = _suggest(vault, schema, kind, title, values, found)

@@ -12,6 +12,7 @@ from someone else); a row that does not decode is never trusted.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import sys
@@ -376,27 +377,70 @@ def stamp_text(stamps: dict) -> bytes:
     return "\0".join(paths).encode("utf-8", "surrogatepass") + b"\0\0" + numbers.tobytes()
 
 
-def changed_stamps(old: bytes, new: bytes) -> list[int] | None:
-    """The positions (in path order) of the notes whose stamps differ
-    between two :func:`stamp_text` of the same note list, found by
-    comparing the packed stamps in blocks (a few notes written since:
-    every block but theirs is equal); None when the texts list other notes
-    (then compare :func:`read_stamp_text` of each)."""
+def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
+    """The positions (in the path order of ``new``) of the notes whose
+    stamps differ between two :func:`stamp_text`, or that ``old`` lacks,
+    found by comparing the packed stamps in blocks (a few notes written
+    since: every block but theirs is equal).  Between notes added or gone,
+    the two lists run alike, so a note added (``card.py new``) costs no
+    comparison note by note.  None when more than ``most`` notes came or
+    went, or a text does not read as one (then compare
+    :func:`read_stamp_text` of each)."""
     head, _, tail = old.partition(b"\0\0")
     head_now, _, tail_now = new.partition(b"\0\0")
-    if head != head_now or len(tail) != len(tail_now) or len(tail) % 24:
+    if head == head_now:
+        paths = paths_now = None
+        count = len(tail) // 24
+    else:
+        paths, paths_now = head.split(b"\0") if head else [], head_now.split(b"\0") if head_now else []
+        if abs(len(paths) - len(paths_now)) > most:
+            return None
+        came, went = set(paths_now).difference(paths), set(paths).difference(paths_now)
+        if len(came) + len(went) > most:
+            return None
+        count = len(paths)
+    if len(tail) != count * 24 or len(tail_now) != (count if paths is None else len(paths_now)) * 24:
         return None
+    if paths is None:
+        return _differing(memoryview(tail), memoryview(tail_now), 0, 0, count)
+    added = sorted(bisect.bisect_left(paths_now, p) for p in came)  # positions in new (both lists sorted)
+    gone = sorted(bisect.bisect_left(paths, p) for p in went)  # positions in old
     one, two = memoryview(tail), memoryview(tail_now)
-    block = 24 * 256  # 256 notes' stamps
-    changed = []
-    for start in range(0, len(tail), block):
-        if one[start : start + block] != two[start : start + block]:
-            changed += [
-                at // 24
-                for at in range(start, min(start + block, len(tail)), 24)
-                if one[at : at + 24] != two[at : at + 24]
-            ]
+    changed: list[int] = []
+    i = j = 0
+    while i < len(paths_now):
+        next_added = next((at for at in added if at >= i), len(paths_now))
+        next_gone = next((at for at in gone if at >= j), len(paths))
+        run = min(next_added - i, next_gone - j)
+        if run and (paths[j] != paths_now[i] or paths[j + run - 1] != paths_now[i + run - 1]):
+            return None  # the lists do not line up (a text not in path order): compared path by path
+        changed += _differing(one, two, j, i, run)
+        i, j = i + run, j + run
+        if i == next_added and i < len(paths_now):
+            changed.append(i)  # a note old lacks
+            i += 1
+        elif j == next_gone and j < len(paths):
+            j += 1  # a note gone since
+        elif run == 0:
+            return None  # the lists do not line up (a damaged text): never a loop without end
     return changed
+
+
+def _differing(one: memoryview, two: memoryview, start_one: int, start_two: int, count: int) -> list[int]:
+    """The positions ``start_two + k`` (``k < count``) where note
+    ``start_one + k`` of ``one`` and ``start_two + k`` of ``two`` (packed
+    stamps, 24 bytes each) differ, found by comparing blocks of 256."""
+    found = []
+    for k in range(0, count, 256):
+        n = min(256, count - k)
+        a, b = (start_one + k) * 24, (start_two + k) * 24
+        if one[a : a + n * 24] != two[b : b + n * 24]:
+            found += [
+                start_two + k + m
+                for m in range(n)
+                if one[a + m * 24 : a + m * 24 + 24] != two[b + m * 24 : b + m * 24 + 24]
+            ]
+    return found
 
 
 def read_stamp_text(text: bytes) -> dict[bytes, tuple[int, int, int]]:

@@ -207,7 +207,8 @@ class Vault:
         self.touched_in_run: frozenset[str] = frozenset()
         self._resolver: Resolver | None = None
         self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
-        self._cards: dict[int, tuple] = {}  # id(schema) -> (schema, cards)
+        self._cards: dict[int, tuple] = {}  # id(schema) -> (schema, cards, a set of them or None)
+        self._rules: dict[int, tuple] = {}  # id(schema) -> (schema, is_card(path), the notes as a set)
         self._note_list: tuple | None = None  # (files, the notes among them)
         self.progress: object | None = None
         # what was learned of the files on disk, shared by the views of one
@@ -353,13 +354,18 @@ class Vault:
         return list(self._known_cards(schema)[1])
 
     def is_card(self, path: str, schema) -> bool:
-        """Whether note ``path`` is one of :meth:`cards` (a set of them is
-        kept: a membership test costs no pass over a large vault's list)."""
-        schema_, found, members = self._known_cards(schema)
-        if members is None:
-            members = frozenset(found)
-            self._cards[id(schema)] = (schema_, found, members)
-        return path in members
+        """Whether note ``path`` is one of :meth:`cards`: from the set of
+        them when they were listed, else by their rule for this one path
+        (a look-up asking of a few notes costs no pass over a large vault)."""
+        known = self._cards.get(id(schema))
+        if known is not None and known[0] is schema:
+            if known[2] is None:
+                known = self._cards[id(schema)] = (schema, known[1], frozenset(known[1]))
+            return path in known[2]
+        rule = self._rules.get(id(schema))
+        if rule is None or rule[0] is not schema:
+            rule = self._rules[id(schema)] = (schema, self._card_rule(schema), frozenset(self.notes))
+        return path in rule[2] and rule[1](path)
 
     def _known_cards(self, schema) -> tuple:
         """``(schema, cards, set of them or None)``, found once per schema

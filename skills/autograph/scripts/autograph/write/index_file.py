@@ -659,7 +659,7 @@ def _current(con, vault) -> set[str]:
     # them: the notes whose entry is the same now hold as they are (compared
     # as the two texts' entries, far cheaper than reading every row)
     changed = changed_stamps(stored[0], now)
-    if changed is not None:  # the same notes: the stamps told apart where they differ
+    if changed is not None:  # the stamps told apart where they differ, or a note is new
         paths = sorted(stamps)  # the order of the text's entries
         return set(stamps).difference(paths[at] for at in changed)
     kept = read_stamp_text(stored[0])  # notes added or gone since: compared path by path
