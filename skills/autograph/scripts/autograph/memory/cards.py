@@ -327,7 +327,7 @@ def identity_matches(
     if found:
         from .retirement import retired
 
-        cards = set(vault.cards(schema))
+        cards = vault.card_set(schema)
         for item in found:
             item["retired"] = retired(vault, cards, item["path"], held_by[item["path"]])
     return sorted(found, key=lambda item: (item["retired"], item["path"], item["field"]))  # live cards first
@@ -595,7 +595,7 @@ def _current(vault, schema, paths: list[str]) -> list[str]:
         return paths
     from .retirement import retired, successor
 
-    cards = set(vault.cards(schema))
+    cards = vault.card_set(schema)
     kept = []
     for path in paths:
         props = vault.note(path, keep=False).properties
@@ -1172,7 +1172,7 @@ def _retired_note(vault, schema, plan: Plan, path: str) -> None:
     from .retirement import retired, successor
 
     props = vault.note(path).properties
-    cards = set(vault.cards(schema))
+    cards = vault.card_set(schema)
     if not retired(vault, cards, path, props):
         return
     after = successor(vault, cards, path, props["superseded_by"]) if props.get("superseded_by") else None
@@ -1326,7 +1326,7 @@ def plan_retire(vault, schema, path: str, by: str, today: datetime.date, source=
         by_props = new.properties
         by_status = by_props.get(key_of(by_props, "status") or "status")
         by_key = key_of(by_props, "superseded_by")
-        next_card = successor(vault, set(vault.cards(schema)), by, by_props.get(by_key)) if by_key else None
+        next_card = successor(vault, vault.card_set(schema), by, by_props.get(by_key)) if by_key else None
         if next_card is not None or (isinstance(by_status, str) and by_status.strip().lower() == "superseded"):
             told = f"superseded by {next_card}" if next_card else "status: superseded"
             plan.refused = {

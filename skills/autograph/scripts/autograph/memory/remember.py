@@ -125,7 +125,7 @@ def lookup(vault, schema, kind: str | None, title: str, values: dict) -> Lookup:
         why[match["path"]] = [{"by": "variant", **{k: v for k, v in match.items() if k != "path"}}]
     settings = identity_settings(schema)
     mine = _given_card(schema, settings, values)
-    live_cards = set(vault.cards(schema))
+    live_cards = vault.card_set(schema)
     found: dict[str, dict] = {}
     identities: dict[str, object] = {}
     old_identity: dict[str, set[str]] = {}

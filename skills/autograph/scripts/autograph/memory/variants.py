@@ -298,7 +298,12 @@ def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[d
         return []
     found = []
     sharing, fresh = _sharing(vault, {key for _kind, key in mine})
-    for path in vault.cards(schema):
+    if fresh:  # the cards sharing a key, and those the index does not hold as they are: not every card
+        wanted = [path for path in vault.notes if path in sharing or path not in fresh]
+        candidates = [path for path in wanted if vault.is_card(path, schema)]
+    else:
+        candidates = vault.cards(schema)
+    for path in candidates:
         if path in exclude or (path in fresh and path not in sharing):
             continue
         stem = path.rsplit("/", 1)[-1][:-3]

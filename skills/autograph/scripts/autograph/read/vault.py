@@ -156,6 +156,18 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
     return files, warnings
 
 
+class _CardSet:
+    """:meth:`Vault.card_set`: ``path in cards``, nothing else."""
+
+    __slots__ = ("_schema", "_vault")
+
+    def __init__(self, vault: Vault, schema):
+        self._vault, self._schema = vault, schema
+
+    def __contains__(self, path) -> bool:
+        return isinstance(path, str) and self._vault.is_card(path, self._schema)
+
+
 def _may_be_page(path: str) -> bool:
     """Whether ``path`` is named as a Map of Content page ``moc.py`` writes
     (:func:`generated.is_page_path`, in any folder)."""
@@ -366,6 +378,12 @@ class Vault:
         if rule is None or rule[0] is not schema:
             rule = self._rules[id(schema)] = (schema, self._card_rule(schema), frozenset(self.notes))
         return path in rule[2] and rule[1](path)
+
+    def card_set(self, schema) -> _CardSet:
+        """The cards as a set for membership tests (``path in ...``), each
+        answered by :meth:`is_card`: a command that asks of a few notes
+        lists no card."""
+        return _CardSet(self, schema)
 
     def _known_cards(self, schema) -> tuple:
         """``(schema, cards, set of them or None)``, found once per schema
