@@ -37,7 +37,7 @@ from ..write.changes import Edit
 from . import cards
 from .errors import BadRequest
 
-__all__ = ["Line", "OPS", "plan_batch", "line_outcome"]
+__all__ = ["Line", "OPS", "line_outcome", "plan_batch", "results"]
 
 # op -> (required keys, optional keys)
 OPS = {

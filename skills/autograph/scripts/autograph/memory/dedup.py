@@ -78,6 +78,7 @@ from ..write.merge import merge_paragraphs
 __all__ = [
     "Card",
     "conflicts_between",
+    "copy_groups",
     "find_groups",
     "FORCED",
     "forced_line",
