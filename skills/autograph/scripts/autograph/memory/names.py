@@ -147,22 +147,24 @@ def named_cards(vault, schema, rows: dict | None) -> list[str]:
 def named_rows(vault, schema, wanted: set[str], qualified: bool) -> dict | None:
     """The notes one of the folded names ``wanted`` may name, as ``{path:
     properties}`` (None: read the note), from the index file
-    (:func:`index_file.lookup`, which keeps each note's names folded: file
-    name, ``title``, ``aliases``), and every note it does not hold as it is
+    (:func:`index_file.lookup`, whose ``names`` table holds each note's
+    names folded, indexed: file name, ``title``, ``aliases``), and every
+    note it does not hold as it is
     now (changed since, or planned in this run and not written yet); None
     without an index file (every card is then read)."""
     import json
 
     from ..write import index_file
 
-    terms, params = ["unreadable IS NOT NULL"], []
-    for name in sorted(wanted):
-        terms.append("instr(names, ?) > 0")
-        params.append("\n" + name + "\n")
-        if qualified:  # "maria garcia (hooli)" for "maria garcia"
-            terms.append("instr(names, ?) > 0")
-            params.append("\n" + name + " (")
-    found = index_file.lookup(vault, "SELECT path, props, unreadable FROM docs WHERE " + " OR ".join(terms), params)
+    names = sorted(wanted)
+    terms, params = [f"name IN ({', '.join('?' * len(names))})"], list(names)
+    if qualified:  # "maria garcia (hooli)" for "maria garcia": a range of the index
+        for name in names:
+            terms.append("(name >= ? AND name < ?)")
+            params += [name + " (", name + " (\U0010ffff"]
+    columns = "SELECT path, props, unreadable FROM docs"
+    sql = f"{columns} WHERE unreadable IS NOT NULL UNION {columns} WHERE id IN (SELECT id FROM names WHERE "
+    found = index_file.lookup(vault, sql + " OR ".join(terms) + ")", params)
     if found is None:
         return None
     rows, fresh = found

@@ -316,13 +316,13 @@ def search(
 def _named(con, text: str, where: str, params: list) -> set[int]:
     """The ids of the notes (within the filters ``where``, ``params`` of
     :func:`_filters`) one of whose names is ``text``, as :func:`name_fold`
-    compares them: one scan of ``docs.names``, where :func:`document` keeps
-    each note's names folded, each between line breaks."""
+    compares them: from the index file's ``names`` table, which holds each
+    note's names folded (:func:`document`), indexed."""
     name = name_fold(text)
     if not name:
         return set()
-    sql = f"SELECT docs.id FROM docs WHERE instr(docs.names, ?) > 0{where}"
-    return {doc_id for (doc_id,) in con.execute(sql, ["\n" + name + "\n", *params])}
+    sql = f"SELECT docs.id FROM names JOIN docs ON docs.id = names.id WHERE names.name = ?{where}"
+    return {doc_id for (doc_id,) in con.execute(sql, [name, *params])}
 
 
 def _best(con, sql: str, query: str, params: list, depth: int) -> list[tuple]:

@@ -48,6 +48,8 @@ _LINK_INDEXES = """
 CREATE INDEX IF NOT EXISTS links_src ON links(src);
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_name ON links(name);
+CREATE INDEX IF NOT EXISTS names_name ON names(name);
+CREATE INDEX IF NOT EXISTS docs_unreadable ON docs(unreadable) WHERE unreadable IS NOT NULL;
 """
 
 
@@ -359,6 +361,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     con.executemany("DELETE FROM docs WHERE id = ?", old)
     con.executemany("DELETE FROM links WHERE src = ?", old)
     con.executemany("DELETE FROM fts WHERE rowid = ?", old)
+    con.executemany("DELETE FROM names WHERE id = ?", old)
     for path in gone:
         ids[path] = None
     index.removed = len(gone)
@@ -397,7 +400,8 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     add_doc = f"INSERT INTO docs ({columns}) VALUES ({', '.join('?' * 20)})"
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
-    docs, fts, edges = [], [], []
+    add_name = "INSERT INTO names VALUES (?, ?)"
+    docs, fts, edges, named = [], [], [], []
     hubs, pairs = set(), set()  # built from nothing: the hubs, and (src, dst) of the links between notes
     bulk = len(changed) >= PARALLEL_MIN
     started, index.early = index.early, None
@@ -416,6 +420,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
             doc_id = ids[path]
             docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:9], *summary))
             fts.append((doc_id, *row[9]))
+            named += [(name, doc_id) for name in row[8].split("\n") if name]  # each name folded, indexed
             if row[3] and not before:
                 hubs.add(doc_id)
             for target, name, dst in found:
@@ -426,8 +431,8 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
                     if not before and dst != doc_id:
                         pairs.add((doc_id, dst))
             if len(fts) >= WRITE_BATCH:  # written while the readers read on
-                _write(con, (add_text, fts), (add_doc, docs), (add_link, edges))
-        _write(con, (add_text, fts), (add_doc, docs), (add_link, edges))
+                _write(con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named))
+        _write(con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named))
     if bulk:
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)")  # FTS5's default, for later updates
     for statement in _LINK_INDEXES.split(";"):
