@@ -100,6 +100,27 @@ def test_the_index_names_the_cards_reading_every_card_names(vault):
     assert files_under(vault) == before  # a look-up writes nothing, not even the index
 
 
+def test_a_nickname_the_schema_adds_later_re_derives_the_stored_name_keys(vault):
+    """The index keeps each card's name keys with the schema's nicknames;
+    when a nickname is added, the next update derives them again from the
+    stored properties (no note read), and a variant look-up finds it."""
+    build_index(vault)
+    assert variants.matches(Vault.open(vault), load_schema(vault), "Pepito Garcia") == []
+    # "José" now also stands for "Pepito": José García's own keys gain "pepito garcia" (no key of
+    # "Pepito Garcia" was José García's before, so only keys derived again find it)
+    schema = dict(SCHEMA, identity={**SCHEMA["identity"], "nicknames": {"Jose": ["Pepito"]}})
+    (vault / "schema.json").write_text(json.dumps(schema), encoding="utf-8")
+    expected = answers(vault)  # with the new schema, every card read
+    view = Vault.open(vault, stamps=True)
+    index = index_file.open_index(view, load_schema(vault))
+    assert index.reread == 0  # derived again, no note parsed
+    index.close()
+    assert [m["path"] for m in variants.matches(Vault.open(vault), load_schema(vault), "Pepito Garcia")] == [
+        "people/José García.md"
+    ]
+    assert answers(vault) == expected
+
+
 def test_a_card_changed_since_the_index_is_read_as_it_is_now(vault):
     build_index(vault)
     path = vault / "people" / "Ben Carter.md"

@@ -327,7 +327,8 @@ def matches(vault, schema, name: str, exclude: set[str] = frozenset()) -> list[d
 def _sharing(vault, wanted: set[str]) -> tuple[dict[str, dict], set[str]]:
     """``({path: properties}, fresh)``: the notes one of whose stored name
     keys (:func:`namekeys.stored_keys`, of any kind) is in ``wanted``, from
-    the index file (:func:`index_file.lookup`), and the notes it holds as
+    the index file's ``variants`` table (:func:`index_file.lookup`, through
+    its index), and the notes it holds as
     they are now (the others, a note whose keys were not stored and a
     ``card.py batch``'s planned ones, are read); ``({}, set())`` without an
     index file."""
@@ -335,9 +336,10 @@ def _sharing(vault, wanted: set[str]) -> tuple[dict[str, dict], set[str]]:
 
     from ..write import index_file
 
-    needles = sorted(f"\t{key}\n" for key in wanted)
-    test = " OR ".join("instr(vkeys, ?) > 0" for _ in needles)
-    found = index_file.lookup(vault, f"SELECT path, props, vkeys FROM docs WHERE vkeys IS NULL OR {test}", needles)
+    keys = sorted(wanted)
+    columns = "SELECT path, props, vkeys FROM docs"
+    sql = f"{columns} WHERE vkeys IS NULL UNION {columns} WHERE id IN (SELECT id FROM variants WHERE key IN "
+    found = index_file.lookup(vault, sql + f"({', '.join('?' * len(keys))}))", keys)
     if found is None:
         return {}, set()
     rows, fresh = found

@@ -62,7 +62,7 @@ RETIRED = (
 # 5: a note that is not UTF-8 indexed with U+FFFD, one too large to read by its name; 6: docs.unreadable;
 # 7: docs.names (exact-name matches rank first); 8: index.sqlite, each note's summary beside its search row;
 # 9: probe, digits and history (look-ups by identity)
-INDEX_VERSION = 11
+INDEX_VERSION = 12
 MIN_SQLITE = (3, 27, 0)  # FTS5's unicode61 remove_diacritics 2
 
 BUSY_SECONDS = 5.0
@@ -96,6 +96,7 @@ CREATE TABLE docs (
   summary TEXT, targets TEXT, probe TEXT, digits TEXT, history TEXT, vkeys TEXT);
 CREATE TABLE links (src INTEGER NOT NULL, target TEXT NOT NULL, name TEXT NOT NULL, dst INTEGER);
 CREATE TABLE names (name TEXT NOT NULL, id INTEGER NOT NULL);
+CREATE TABLE variants (key TEXT NOT NULL, id INTEGER NOT NULL);
 CREATE VIRTUAL TABLE fts USING fts5({", ".join(COLUMNS)}, tokenize='unicode61 remove_diacritics 2');
 """
 

@@ -50,6 +50,8 @@ CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
 CREATE INDEX IF NOT EXISTS links_name ON links(name);
 CREATE INDEX IF NOT EXISTS names_name ON names(name);
 CREATE INDEX IF NOT EXISTS docs_unreadable ON docs(unreadable) WHERE unreadable IS NOT NULL;
+CREATE INDEX IF NOT EXISTS variants_key ON variants(key);
+CREATE INDEX IF NOT EXISTS docs_no_vkeys ON docs(id) WHERE vkeys IS NULL;
 """
 
 
@@ -77,6 +79,10 @@ def _rederive(con, schema) -> None:
         if vkeys is not None:
             names.append((stored_keys(stem, found, table), doc_id))
     con.executemany("UPDATE docs SET vkeys = ? WHERE id = ?", names)
+    con.execute("DELETE FROM variants")
+    con.executemany(
+        "INSERT INTO variants VALUES (?, ?)", [row for text, doc_id in names for row in _variants(text, doc_id)]
+    )
     if updates:
         con.executemany("UPDATE docs SET hub = ? WHERE id = ?", updates)
         con.execute(
@@ -183,6 +189,16 @@ def _probe(note) -> tuple[str | None, str | None, str | None]:
     probe = (head + "\n" + history if history else head).lower()
     digits = probe.encode("utf-8", "surrogatepass").translate(None, NOT_DIGITS).decode("ascii")
     return probe, digits, history
+
+
+def _variants(vkeys: str | None, doc_id: int) -> list[tuple[str, int]]:
+    """``(key, doc id)`` for each distinct name key of a note's stored keys
+    (:func:`namekeys.stored_keys`, ``kind<TAB>key`` a line), for the
+    ``variants`` table's index: a look-up by variant reads the notes
+    sharing a key, not every row."""
+    if not vkeys:
+        return []
+    return [(key, doc_id) for key in {line.partition("\t")[2] for line in vkeys.split("\n") if line}]
 
 
 def _masked(head: str, history: str | None) -> tuple[str, str | None]:
@@ -362,6 +378,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     con.executemany("DELETE FROM links WHERE src = ?", old)
     con.executemany("DELETE FROM fts WHERE rowid = ?", old)
     con.executemany("DELETE FROM names WHERE id = ?", old)
+    con.executemany("DELETE FROM variants WHERE id = ?", old)
     for path in gone:
         ids[path] = None
     index.removed = len(gone)
@@ -401,7 +418,8 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     add_text = f"INSERT INTO fts (rowid, {', '.join(COLUMNS)}) VALUES ({', '.join('?' * 9)})"
     add_link = "INSERT INTO links VALUES (?, ?, ?, ?)"
     add_name = "INSERT INTO names VALUES (?, ?)"
-    docs, fts, edges, named = [], [], [], []
+    add_variant = "INSERT INTO variants VALUES (?, ?)"
+    docs, fts, edges, named, variants = [], [], [], [], []
     hubs, pairs = set(), set()  # built from nothing: the hubs, and (src, dst) of the links between notes
     bulk = len(changed) >= PARALLEL_MIN
     started, index.early = index.early, None
@@ -421,6 +439,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
             docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:9], *summary))
             fts.append((doc_id, *row[9]))
             named += [(name, doc_id) for name in row[8].split("\n") if name]  # each name folded, indexed
+            variants += _variants(summary[-1], doc_id)
             if row[3] and not before:
                 hubs.add(doc_id)
             for target, name, dst in found:
@@ -431,8 +450,10 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
                     if not before and dst != doc_id:
                         pairs.add((doc_id, dst))
             if len(fts) >= WRITE_BATCH:  # written while the readers read on
-                _write(con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named))
-        _write(con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named))
+                _write(
+                    con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named), (add_variant, variants)
+                )
+        _write(con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named), (add_variant, variants))
     if bulk:
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)")  # FTS5's default, for later updates
     for statement in _LINK_INDEXES.split(";"):
