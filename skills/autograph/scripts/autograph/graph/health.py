@@ -41,7 +41,6 @@ from pathlib import Path
 from ..read import jsonfile
 from ..read.conflicts import conflict_copies
 from ..read.index import NoteIndex
-from ..read.linkgraph import Edge, build
 from ..read.text import counts, printable
 from ..read.vault import GRAPH_DIR, Vault
 from ..schema.model import Schema
@@ -49,6 +48,10 @@ from ..write import derived
 from ..write.confine import PathError, TargetError
 from ..write.replace import Conflict
 from .listing import section
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    from ..read.linkgraph import Edge
 
 __all__ = [
     "HISTORY",
@@ -146,6 +149,8 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
     """Every health finding of ``vault`` as a JSON-ready dict (keys documented
     in ``graph.py health --help``).  ``index`` may supply cached summaries;
     ``today`` (the vault's date, default the clock's) dates the stale share."""
+    from ..read.linkgraph import build  # the link graph only when the report is computed
+
     graph = build(vault, index)
     index = graph.index
     notes = vault.notes
@@ -292,8 +297,6 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> di
 
 
 def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> str:
-    from ..memory import daily
-
     code = []
     library = Path(__file__).resolve().parent.parent  # every module of autograph, in every layer
     for folder, dirs, files in os.walk(library):
@@ -305,7 +308,7 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
     parts = [
         str(vault.root.resolve()),
         vault.template_folders,
-        dataclasses.astuple(daily.settings(vault, schema)),  # where daily notes live (.obsidian/daily-notes.json)
+        _settings_text(vault.root, "daily-notes.json"),  # where daily notes live (with the schema: daily.settings)
         schema.data,
         str(schema.source),
         code,
@@ -316,6 +319,16 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
     # the file list and every note's stamp (as the index file's digest of them, when it has one)
     key.update(b"\0state\0" + index.state())
     return key.hexdigest()
+
+
+def _settings_text(root: Path, name: str) -> str | None:
+    """The text of Obsidian's settings file ``.obsidian/NAME`` as it is
+    (None when it cannot be read): a key that changes with it, without
+    reading what it says."""
+    try:
+        return jsonfile.read_bytes(root / ".obsidian" / name, 1 << 20).decode("utf-8", "replace")
+    except (OSError, jsonfile.NotAFile):
+        return None
 
 
 def previous_entry(root: Path) -> dict | None:

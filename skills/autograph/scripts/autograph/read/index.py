@@ -374,7 +374,12 @@ def stamp_text(stamps: dict) -> bytes:
     numbers = array("q", chain.from_iterable(map(stamps.__getitem__, paths)))
     if sys.byteorder == "big":
         numbers.byteswap()
-    return "\0".join(paths).encode("utf-8", "surrogatepass") + b"\0\0" + numbers.tobytes()
+    text = "\0".join(paths)
+    try:
+        head = text.encode()  # the fast path of the codec; a name that is not UTF-8 takes the other
+    except UnicodeEncodeError:
+        head = text.encode("utf-8", "surrogatepass")
+    return head + b"\0\0" + numbers.tobytes()
 
 
 def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:

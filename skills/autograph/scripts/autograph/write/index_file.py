@@ -40,6 +40,7 @@ __all__ = [
     "Index",
     "SearchUnavailable",
     "check_sqlite",
+    "close_all",
     "describe",
     "lookup",
     "note_index",
@@ -382,10 +383,27 @@ def _open_disk(path: str) -> sqlite3.Connection:
     closed when the process ends, so SQLite folds its ``-wal`` file back into
     the index and removes it."""
     con = _connect(path)
-    import atexit
+    if not _OPEN:
+        import atexit
 
-    atexit.register(con.close)
+        atexit.register(close_all)
+    _OPEN.append(con)
     return con
+
+
+_OPEN: list[sqlite3.Connection] = []  # read-write connections of this process, closed at its end
+
+
+def close_all() -> None:
+    """Close every read-write connection to an index file this process
+    opened (SQLite folds each ``-wal`` file back and removes it): at exit,
+    and by :func:`cli.exit_now` before it leaves without the interpreter's
+    teardown."""
+    while _OPEN:
+        try:
+            _OPEN.pop().close()
+        except sqlite3.Error:
+            pass
 
 
 def _readonly_copy(vault, schema, warnings, stamps) -> Index | None:

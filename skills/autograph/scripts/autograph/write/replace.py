@@ -42,7 +42,6 @@ from .confine import (
     stat_signature,
     why_refused,
 )
-from .merge import merge_note
 
 __all__ = ["Conflict", "replace_file"]
 
@@ -477,6 +476,8 @@ def _settle(late: LateWrite, save) -> _Settled:
     if late.meta:
         return _put_back(current, "its permissions, owner or links changed while it was being written", copies)
     for _ in range(3):
+        from .merge import merge_note  # only when someone wrote meanwhile: not at every start
+
         merged = merge_note(current.before, current.after, current.late) if _is_note(current.target) else None
         if merged is None:
             break
