@@ -205,3 +205,17 @@ def test_a_manifest_copy_group_must_hold_copies_of_its_card(tmp_path):
     code, _, err = _script("dedup.py", root, "--vault", str(root), "--apply-manifest", str(manifest), "--apply")
     assert code == 2 and "conflict copies" in err
     assert (root / "people/Ben Carter.md").exists()
+
+
+def test_the_report_page_lists_each_copy_with_its_note(tmp_path):
+    root = _vault(tmp_path)
+    page = tmp_path / "report.html"
+    code, data, err = _script("graph.py", root, "report", "--vault", str(root), "--json", "-o", str(page))
+    assert code == 0, err
+    assert data["sections"]["health"]["conflict_copies"] == len(COPIES)
+    html = page.read_text(encoding="utf-8")
+    assert "Sync conflict copies (7)" in html
+    assert (
+        "Dana Reyes.sync-conflict-20261201-120000-ABCDEFG.md</span>" in html
+        and "a copy of people/Dana Reyes.md" in html
+    )

@@ -206,7 +206,7 @@ def test_report_json_counts(vault, tmp_path):
     assert sections["trend"] == {"points": len(scores)}
     assert sections["tiers"] == {"points": len(DECAY)}
     assert sections["health"]["score"] == scores[-1]
-    assert set(sections["health"]) == {"score", "notes", "links", "broken_links", "orphans"}
+    assert set(sections["health"]) == {"score", "notes", "links", "broken_links", "orphans", "conflict_copies"}
     assert set(sections["folders"]) == {"folders", "with_findings"}
     assert set(sections["compliance"]) == {"score", "cards", "findings", "types"}
     assert sections["most_linked"] == 10 and sections["least_linked"] == 10

@@ -151,7 +151,7 @@ file; never a device, FIFO or symlink).  --dry-run writes nothing.
 JSON keys (--json):
   path (the file written, or that would be written with --dry-run),
   written (false with --dry-run), bytes, sections{health{score, notes,
-  links, broken_links, orphans}, trend{points}, tiers{points} (0 when decay
+  links, broken_links, orphans, conflict_copies}, trend{points}, tiers{points} (0 when decay
   has not run), memory{probable_duplicates, identity_conflicts,
   superseded_live, unprocessed_daily, flagged, share}, folders{folders,
   with_findings}, most_linked, least_linked (notes listed),

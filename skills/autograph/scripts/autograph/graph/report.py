@@ -38,7 +38,8 @@ Sections:
   (``identity.health_weight``; none when it is not set).
 * **Broken links and orphans by folder** (a broken link counts in the folder
   of the note that holds it; the vault root is shown as ``/``); folders
-  with neither are only counted.
+  with neither are only counted; then a sync client's conflict copies, each
+  with the note it copies (:mod:`read.conflicts`).
 * **Most and least linked notes**: links from other notes that resolve to
   the note (and how many notes they come from); hubs are left out of the
   least linked.
@@ -250,6 +251,7 @@ def counts(data: dict) -> dict:
             "links": report["links"],
             "broken_links": len(report["broken_links"]),
             "orphans": len(report["orphans"]),
+            "conflict_copies": len(report.get("conflict_copies", [])),
         },
         "trend": {"points": len(data["history"])},
         "tiers": {"points": len(data["decay"])},
@@ -553,6 +555,15 @@ def _folders(data: dict) -> str:
         )
     )
     out.append(_listing("Orphans", report["orphans"], lambda path: esc(path), ' class="path"'))
+    out.append(
+        _listing(
+            "Sync conflict copies",
+            report.get("conflict_copies", []),
+            lambda c: (
+                f'<span class="path">{esc(c["path"])}</span> <span class="rules">a copy of {esc(c["copy_of"])}</span>'
+            ),
+        )
+    )
     out.append("</section>")
     return "".join(out)
 
