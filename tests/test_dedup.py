@@ -22,7 +22,7 @@ from autograph.read.vault import Vault
 from autograph.schema.model import load_schema
 from conftest import CORPORA, CORPUS_NAMES, SCRIPTS, require
 from helpers import people_vault
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 TODAY = "2026-12-01"
@@ -763,6 +763,7 @@ bodies = st.lists(st.sampled_from(BODY_LINES), max_size=12).map(lambda ls: "".jo
 
 @settings(max_examples=300, deadline=None)
 @given(bodies, bodies)
+@example(body="", other="```\n```\ntext\n```\n```\n")  # two pieces of code the held paragraph left side by side
 def test_a_merge_merged_again_adds_nothing_and_keeps_every_line(body, other):
     """F7, the rule: merging a member's body a second time into the merged
     body changes nothing, and the first merge keeps every line of both."""

@@ -29,7 +29,6 @@ scores 100.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import hashlib
 import json
@@ -148,26 +147,44 @@ def case_collisions(paths: list[str]) -> list[list[str]]:
 def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, today=None) -> dict:
     """Every health finding of ``vault`` as a JSON-ready dict (keys documented
     in ``graph.py health --help``).  ``index`` may supply cached summaries;
-    ``today`` (the vault's date, default the clock's) dates the stale share."""
-    from ..read.linkgraph import build  # the link graph only when the report is computed
+    ``today`` (the vault's date, default the clock's) dates the stale share.
 
-    graph = build(vault, index)
-    index = graph.index
+    One pass over the notes (:meth:`NoteIndex.each`) feeds every finding:
+    the link tally (:class:`linkgraph.LinkTally`), the decay's readings
+    (:func:`decay.reading_of`) and the memory section (:class:`quality.Fold`),
+    so no note's summary is kept once it is counted."""
+    from ..memory import decay, quality
+    from ..read import dates
+    from ..read.linkgraph import LinkTally  # the link graph only when the report is computed
+
+    index = index if index is not None else NoteIndex(vault)
+    settings = decay.Settings.of(schema)
+    today = today or dates.today_in(settings.zone)
     notes = vault.notes
-    cards = vault.cards(schema)
-    hub_list = hubs(vault, schema, index)
-    described = 0
-    invalid = []
-    for path in cards:
-        description = index.summary(path).properties.get("description")
+    card_set = vault.card_set(schema)
+    graph = LinkTally(vault, index)
+    memory = quality.Fold(vault, schema)
+    readings: list = []  # small: the decay keeps a card's properties only while it is read
+    stats = decay.StatsTally(settings)
+    hub_list, invalid = [], []
+    cards = described = 0
+    for path, summary in index.each(notes, targets=True):
+        graph.add(path, summary)
+        if summary.error is not None:
+            line, column, reason = summary.error
+            invalid.append({"path": path, "line": line, "column": column, "error": reason})
+        if schema.is_hub(summary.stem, summary.properties):
+            hub_list.append(path)
+        if path not in card_set:
+            continue
+        cards += 1
+        description = summary.properties.get("description")
         if isinstance(description, str) and description.strip():
             described += 1
-    for path in notes:
-        error = index.summary(path).error
-        if error is not None:
-            line, column, reason = error
-            invalid.append({"path": path, "line": line, "column": column, "error": reason})
-    not_cards = set(notes).difference(cards) if len(cards) < len(notes) else set()
+        stats.add(decay.reading_of(path, summary, today, settings, index.size(path)))
+        memory.add(path, summary)
+    del readings
+    not_cards = {path for path in notes if path not in card_set} if cards < len(notes) else set()
     skip = set(hub_list) | not_cards
     # a generated Map of Content links every card of its group: its links do
     # not rescue an orphan, or one moc.py run would hide every orphan
@@ -176,17 +193,19 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         orphans = [
             path
             for path in notes
-            if path not in skip and all(edge.source in generated for edge in graph.backlinks(path))
+            if path not in skip and all(source in generated for source in graph.backlink_sources(path))
         ]
     else:
         orphans = graph.orphans(exclude=skip.__contains__)
-    broken = graph.broken()
+    broken = graph.broken
     anchors = graph.broken_anchors()
-    links = len(graph.edges)
+    links = graph.links
     unreadable = [{"path": path, "error": error} for path, error in sorted(graph.unreadable.items())]
+    recall = _recall(stats.result(), today)
+    section = memory.section(index, graph)
     counts = Counts(
         notes=len(notes),
-        cards=len(cards),
+        cards=cards,
         hub_cards=len(set(hub_list).difference(not_cards)),
         links=links,
         orphans=len(orphans),
@@ -194,14 +213,9 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         described=described,
         invalid=len(invalid) + len(unreadable),
         broken_anchors=len(anchors),
-    )
-    recall = _recall(vault, schema, index, today)
-    memory = _memory(vault, schema, index, graph)
-    counts = dataclasses.replace(
-        counts,
         stale_share=recall["stale_share"],
         stale_weight=float(schema.section("decay").get("health_weight", 0)),
-        memory_share=memory["share"],
+        memory_share=section["share"],
         memory_weight=float(schema.section("identity").get("health_weight", 0)),
     )
     value, penalties = score(counts)
@@ -217,40 +231,26 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         "avg_links": round(links / len(notes), 2) if notes else 0.0,
         "broken_links": [_edge_row(edge) for edge in broken],
         "orphans": orphans,
-        "dead_ends": graph.dead_ends(),
+        "dead_ends": graph.dead_ends,
         "ambiguous_links": [
-            dict(_edge_row(edge), resolved=edge.target, candidates=list(edge.candidates)) for edge in graph.ambiguous()
+            dict(_edge_row(edge), resolved=edge.target, candidates=list(edge.candidates)) for edge in graph.ambiguous
         ],
         "broken_anchors": [dict(_edge_row(edge), resolved=edge.target) for edge in anchors],
-        "description_coverage": round(described / len(cards), 4) if cards else 1.0,
+        "description_coverage": round(described / cards, 4) if cards else 1.0,
         "invalid_frontmatter": invalid,
         "unreadable": unreadable,
         "case_collisions": case_collisions(vault.files),
         "conflict_copies": [{"path": copy, "copy_of": note} for copy, note in conflict_copies(notes).items()],
         "warnings": list(vault.warnings),
         **recall,
-        "memory": memory,
+        "memory": section,
     }
 
 
-def _memory(vault: Vault, schema: Schema, index: NoteIndex, graph) -> dict:
-    """The report's ``memory`` section: :func:`quality.section` (probable
-    duplicates, identity conflicts, cards superseded but live, daily notes
-    not processed, their counts and the share of cards they name)."""
-    from ..memory import quality
-
-    return quality.section(vault, schema, index, graph)
-
-
-def _recall(vault: Vault, schema: Schema, index: NoteIndex, today) -> dict:
-    """The report's decay keys: ``stale_share``, ``tiers`` and ``recall``
-    (:func:`decay.stats` on the cards, as their dates give them ``today``)."""
-    from ..memory import decay
-    from ..read import dates
-
-    settings = decay.Settings.of(schema)
-    today = today or dates.today_in(settings.zone)
-    found = decay.stats(decay.read_cards(vault, schema, today, settings, index), settings)
+def _recall(found: dict, today) -> dict:
+    """The report's decay keys of :func:`decay.stats`' ``found``:
+    ``stale_share``, ``tiers`` and ``recall`` (dated, undated, not dates,
+    stale, stale days, never touched share, as of ``today``)."""
     keys = ("dated", "undated", "not_dates", "stale", "stale_days", "never_touched_share")
     return {
         "stale_share": found["stale_share"],

@@ -65,10 +65,12 @@ __all__ = [
     "plan_touch",
     "read_cards",
     "Reading",
+    "reading_of",
     "record_run",
     "relevance",
     "Settings",
     "stats",
+    "StatsTally",
     "strength",
     "tier_for",
     "TIERS",
@@ -295,6 +297,18 @@ def read_card(path: str, properties: dict, today: datetime.date, settings: Setti
     return reading
 
 
+def reading_of(path: str, summary, today: datetime.date, settings: Settings, size: int = 0) -> Reading:
+    """:func:`read_card` of a card's :class:`index.Summary`: a card that
+    cannot be read or whose frontmatter does not parse is a problem."""
+    if summary.unreadable is not None:
+        return Reading(path, {}, problem="unreadable", detail=summary.unreadable)
+    if summary.frontmatter == "invalid":
+        line, column, reason = summary.error or (0, 0, "does not parse")
+        detail = f"frontmatter does not parse (line {line}, column {column}): {reason}"
+        return Reading(path, {}, problem="invalid-frontmatter", detail=detail)
+    return read_card(path, summary.properties, today, settings, max(size, 0))
+
+
 def _show(value) -> str:
     text = repr(value) if not isinstance(value, str) else f"'{value}'"
     return text if len(text) <= 60 else text[:57] + "..."
@@ -396,21 +410,8 @@ def read_cards(
     the card's row for its current stamp; the rows read are put in it."""
     settings = settings or Settings.of(schema)
     cards = vault.cards(schema)
-    found = []
     if index is not None:
-        index.prefetch(cards)
-        sizes = dict(zip(vault.notes, (stamp[0] for stamp in index.stamps()), strict=True))
-        for path in cards:
-            summary = index.summary(path)
-            if summary.unreadable is not None:
-                found.append(Reading(path, {}, problem="unreadable", detail=summary.unreadable))
-            elif summary.frontmatter == "invalid":
-                line, column, reason = summary.error or (0, 0, "does not parse")
-                detail = f"frontmatter does not parse (line {line}, column {column}): {reason}"
-                found.append(Reading(path, {}, problem="invalid-frontmatter", detail=detail))
-            else:
-                found.append(read_card(path, summary.properties, today, settings, max(sizes.get(path, 0), 0)))
-        return found
+        return [reading_of(path, summary, today, settings, index.size(path)) for path, summary in index.each(cards)]
     from ..read import parallel
 
     root = str(vault.root)
@@ -747,48 +748,66 @@ def creative(readings: list[Reading], n: int, seed) -> list[Reading]:
     return random.Random(str(seed)).sample(pool, min(n, len(pool)))
 
 
-def stats(readings: list[Reading], settings: Settings) -> dict:
+def stats(readings, settings: Settings) -> dict:
     """Tiers overall and per type (as the dates give them today; ``core`` as
     stored), cards undated or with a value that is not a date, the stale
     share (cards last accessed more than ``decay.stale_days``, 90, days ago,
     of the dated cards), the never-touched share (no ``access_count`` of 1
     or more, of all cards) and bytes per tier, with the working set (active
     + warm) in bytes and in tokens (about 4 bytes each)."""
-    tiers = dict.fromkeys(TIERS, 0)
-    by_type: dict[str, dict[str, int]] = {}
-    size = dict.fromkeys(TIERS, 0)
-    dated = stale = never = 0
-    problems: Counter = Counter()
+    tally = StatsTally(settings)
     for reading in readings:
+        tally.add(reading)
+    return tally.result()
+
+
+class StatsTally:
+    """:func:`stats`, a reading at a time: a pass over a large vault adds
+    each card's reading and keeps none of them."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.tiers = dict.fromkeys(TIERS, 0)
+        self.by_type: dict[str, dict[str, int]] = {}
+        self.size = dict.fromkeys(TIERS, 0)
+        self.cards = self.dated = self.stale = self.never = 0
+        self.problems: Counter = Counter()
+
+    def add(self, reading: Reading) -> None:
+        """Count one card's reading."""
+        self.cards += 1
         if reading.count is None or reading.count < 1:
-            never += 1
+            self.never += 1
         if reading.days is not None:
-            dated += 1
-            stale += reading.days > settings.stale_days
+            self.dated += 1
+            self.stale += reading.days > self.settings.stale_days
         tier = reading.tier
         if tier is None:
-            problems[reading.problem or "undated"] += 1
-            continue
-        tiers[tier] += 1
-        size[tier] += reading.size
+            self.problems[reading.problem or "undated"] += 1
+            return
+        self.tiers[tier] += 1
+        self.size[tier] += reading.size
         kind = reading.kind if isinstance(reading.kind, str) and reading.kind.strip() else "(no type)"
-        by_type.setdefault(kind, dict.fromkeys(TIERS, 0))[tier] += 1
-    cards = len(readings)
-    working = size["active"] + size["warm"]
-    return {
-        "cards": cards,
-        "tiers": tiers,
-        "by_type": dict(sorted(by_type.items())),
-        "undated": problems["undated"],
-        "not_dates": problems["not-a-date"],
-        "unreadable": problems["unreadable"] + problems["invalid-frontmatter"],
-        "dated": dated,
-        "stale": stale,
-        "stale_days": settings.stale_days,
-        "stale_share": round(stale / dated, 4) if dated else 0.0,
-        "never_touched": never,
-        "never_touched_share": round(never / cards, 4) if cards else 0.0,
-        "bytes": size,
-        "working_set_bytes": working,
-        "working_set_tokens": working // 4,
-    }
+        self.by_type.setdefault(kind, dict.fromkeys(TIERS, 0))[tier] += 1
+
+    def result(self) -> dict:
+        """The :func:`stats` dict of the readings added."""
+        size, problems, cards, dated = self.size, self.problems, self.cards, self.dated
+        working = size["active"] + size["warm"]
+        return {
+            "cards": cards,
+            "tiers": self.tiers,
+            "by_type": dict(sorted(self.by_type.items())),
+            "undated": problems["undated"],
+            "not_dates": problems["not-a-date"],
+            "unreadable": problems["unreadable"] + problems["invalid-frontmatter"],
+            "dated": dated,
+            "stale": self.stale,
+            "stale_days": self.settings.stale_days,
+            "stale_share": round(self.stale / dated, 4) if dated else 0.0,
+            "never_touched": self.never,
+            "never_touched_share": round(self.never / cards, 4) if cards else 0.0,
+            "bytes": size,
+            "working_set_bytes": working,
+            "working_set_tokens": working // 4,
+        }

@@ -465,7 +465,7 @@ def _make_group(members, cards, props_of, bodies, buckets, ignored, kind_of, gra
     inside = set(members)
     for path in members:
         card = cards[path]
-        sources = {edge.source for edge in graph.backlinks(path) if edge.source not in inside}
+        sources = {source for source in graph.backlink_sources(path) if source not in inside}
         card.backlinks = len(sources)
         props = props_of[path]
         card.richness = (sum(1 for v in props.values() if v not in (None, "", [], {})), bodies[path])
@@ -735,15 +735,39 @@ def _not_yet_in(content: list[str], flags: list[bool], have: list[str]) -> tuple
         if not flags[i] and not lines[i]:
             i += 1
             continue
-        end = i + 1
-        while end < len(content) and flags[end] == flags[i] and (flags[i] or lines[end]):
-            end += 1
+        end = _piece_end(lines, flags, i)
         if found(i, end):
             while end < len(content) and not flags[end] and not lines[end]:
                 end += 1
             keep[i:end] = [False] * (end - i)
         i = end
     return [c for c, k in zip(content, keep, strict=True) if k], [f for f, k in zip(flags, keep, strict=True) if k]
+
+
+def _piece_end(lines: list[str], flags: list[bool], start: int) -> int:
+    """Where the run of lines at ``start`` ends: a paragraph at a blank line
+    or code; a piece of code at the fence that closes it (CommonMark: the
+    opening fence's character, at least as many, nothing else), else at
+    the end of the code lines.  Two pieces of code a merge left side by
+    side (the paragraph between them held already) stay two pieces."""
+    end = start + 1
+    if not flags[start]:
+        while end < len(lines) and not flags[end] and lines[end]:
+            end += 1
+        return end
+    opening = lines[start].strip()
+    char = opening[:1]
+    if char in ("`", "~") and opening.startswith(char * 3):
+        size = len(opening) - len(opening.lstrip(char))
+        while end < len(lines) and flags[end]:
+            line = lines[end].strip()
+            end += 1
+            if len(line) >= size and not line.strip(char):
+                return end
+        return end
+    while end < len(lines) and flags[end]:
+        end += 1
+    return end
 
 
 def _end_line(lines: list[str], newline: str) -> None:

@@ -50,7 +50,7 @@ from ..read import identity as ident
 from . import daily, dedup, variants
 from .retirement import no_successor, retired, successor
 
-__all__ = ["KEYS", "section"]
+__all__ = ["KEYS", "Fold", "section"]
 
 KEYS = ("probable_duplicates", "identity_conflicts", "superseded_live", "unprocessed_daily")
 
@@ -73,85 +73,157 @@ class _Only:
 def section(vault, schema, index=None, graph=None) -> dict:
     """The memory section of ``vault`` (module docstring).  ``index``: a
     :class:`index.NoteIndex` (one is made when None); ``graph``: the vault's
-    :class:`linkgraph.LinkGraph` (ranks the cards of an identity group),
-    built when a group is found and none is given."""
+    :class:`linkgraph.LinkGraph` or :class:`linkgraph.LinkTally` (ranks the
+    cards of an identity group), built when a group is found and none is
+    given.  One pass over the cards (:class:`Fold`)."""
     if index is None:
         from ..read.index import NoteIndex
 
         index = NoteIndex(vault)
-    cards = vault.cards(schema)
-    card_set = set(cards)
-    index.prefetch(cards)
-    props: dict[str, dict] = {}  # readable cards: their properties
-    for path in cards:
-        summary = index.summary(path)
-        if summary.unreadable is None and summary.frontmatter != "invalid":
-            props[path] = summary.properties
-    live = [
-        path
-        for path, found in props.items()
-        if not schema.is_hub(index.summary(path).stem, found) and not retired(vault, card_set, path, found)
-    ]
-
-    report = _identity_groups(vault, schema, cards, props, live, index, graph)
-    grouped = {path for group in report.groups for path in group.members}
-    duplicates = [
-        {
-            "cards": list(group.members),
-            "by": "identity",
-            "key": group.evidence[0]["key"] if group.evidence else "",
-            "confidence": "high" if group.strong else "medium",
-        }
-        for group in report.groups
-    ]
-    names = variants.join(variants.suggest(vault, schema, grouped=grouped, index=index))
-    duplicates += [
-        {"cards": item.cards, "by": "name", "key": item.name_key, "confidence": item.confidence}
-        for item in sorted(names, key=lambda item: item.cards)
-    ]
-    conflicts = _conflicts(schema, report)
-    superseded = _superseded_live(vault, props, card_set)
-    notes, unprocessed = _unprocessed_daily(vault, schema, cards, props)
-
-    flagged = {path for item in duplicates + conflicts for path in item["cards"]}
-    flagged.update(item["path"] for item in superseded + unprocessed)
-    counts = {
-        "cards": len(cards),
-        "daily_notes": notes,
-        "probable_duplicates": len(duplicates),
-        "identity_conflicts": len(conflicts),
-        "superseded_live": len(superseded),
-        "unprocessed_daily": len(unprocessed),
-        "flagged": len(flagged),
-    }
-    return {
-        "probable_duplicates": duplicates,
-        "identity_conflicts": conflicts,
-        "superseded_live": superseded,
-        "unprocessed_daily": unprocessed,
-        "counts": counts,
-        "share": round(len(flagged) / len(cards), 4) if cards else 0.0,
-    }
+    fold = Fold(vault, schema)
+    for path, summary in index.each(vault.cards(schema)):
+        fold.add(path, summary)
+    return fold.section(index, graph)
 
 
-def _identity_groups(vault, schema, cards, props: dict[str, dict], live: list[str], index, graph) -> dedup.Report:
-    """:func:`dedup.find_groups`, reading only the live cards that hold an
-    identity value another live card holds (the index says which): the
-    others can be in no group, no refusal and no shared key."""
-    settings = dedup.identity_settings(schema)
-    holders: dict[str, set[str]] = {}
-    for path in live:
-        held = {key.lower() for key in props[path] if isinstance(key, str)}
+class Fold:
+    """The memory section, taken in one pass over the cards: :meth:`add`
+    each card's :class:`index.Summary` in vault order (a caller's own pass,
+    as ``graph.py health``'s), then :meth:`section`.  What it keeps of a
+    card is what a finding can use: the identity keys of the live ones,
+    a ``superseded_by`` value, whether a daily rule can take it; never its
+    properties, so a large vault's pass holds a few sets of paths."""
+
+    def __init__(self, vault, schema):
+        self.vault, self.schema = vault, schema
+        self.cards = 0
+        self._card_set = vault.card_set(schema)
+        self._settings = dedup.identity_settings(schema)
+        self._holders: dict[str, set[str]] = {}  # kind:key -> the live cards holding it
+        self._eligible: set[str] = set()  # cards that read, parse and are not retired (variants.suggest's)
+        self._successors: list[tuple] = []  # (path, superseded_by, status) of readable cards naming one
+        self._daily: list[str] = []  # cards a daily rule can take
+        config = daily.settings(vault, schema)
+        self._daily_rule = (
+            {"daily"} | {alias.lower() for alias, kind in schema.type_aliases.items() if kind == "daily"},
+            config.folder + "/" if config.folder else "",
+            daily.moment_pattern(config.format),
+            config,
+        )
+
+    def add(self, path: str, summary) -> None:
+        """Take what the findings use of card ``path``."""
+        self.cards += 1
+        readable = summary.unreadable is None and summary.frontmatter != "invalid"
+        props = summary.properties if readable else {}
+        if self._may_be_daily(path, props):
+            self._daily.append(path)
+        if not readable:
+            return
+        is_retired = retired(self.vault, self._card_set, path, props)
+        if not is_retired:
+            self._eligible.add(path)
+            if not self.schema.is_hub(summary.stem, props):
+                self._hold(path, props)
+        key = dedup.find_key(props, "superseded_by")
+        value = props.get(key) if key is not None else None
+        if not no_successor(value):
+            self._successors.append((path, value, props.get("status")))
+
+    def _hold(self, path: str, props: dict) -> None:
+        settings = self._settings
+        held = {key.lower() for key in props if isinstance(key, str)}
         for name in held.intersection(settings.kinds):
             kind = settings.kinds[name]
-            for value in ident.values_of(props[path], name):
+            for value in ident.values_of(props, name):
                 key = ident.normalise(value, kind, settings.country, settings.ignore)
                 if key is not None:
-                    holders.setdefault(f"{kind}:{key}", set()).add(path)
-    wanted = {path for paths in holders.values() if len(paths) > 1 for path in paths}
-    if not wanted:
-        return dedup.Report()
-    return dedup.find_groups(_Only(vault, cards, wanted), schema, graph=graph, index=index)
+                    self._holders.setdefault(f"{kind}:{key}", set()).add(path)
+
+    def _may_be_daily(self, path: str, props: dict) -> bool:
+        kinds, prefix, pattern, _config = self._daily_rule
+        kind = props.get("type")
+        return bool(
+            (isinstance(kind, str) and kind.strip().lower() in kinds)
+            or (self.schema.infer_type(path) or "").lower() in kinds
+            or (path.startswith(prefix) and pattern.fullmatch(path[len(prefix) : -3]))
+        )
+
+    def section(self, index, graph=None) -> dict:
+        """The memory section (module docstring) of the cards added."""
+        vault, schema = self.vault, self.schema
+        cards = vault.cards(schema)
+        wanted = {path for paths in self._holders.values() if len(paths) > 1 for path in paths}
+        report = (
+            dedup.find_groups(_Only(vault, cards, wanted), schema, graph=graph, index=index)
+            if wanted
+            else dedup.Report()
+        )
+        grouped = {path for group in report.groups for path in group.members}
+        duplicates = [
+            {
+                "cards": list(group.members),
+                "by": "identity",
+                "key": group.evidence[0]["key"] if group.evidence else "",
+                "confidence": "high" if group.strong else "medium",
+            }
+            for group in report.groups
+        ]
+        names = variants.join(variants.suggest(vault, schema, grouped=grouped, index=index, eligible=self._eligible))
+        duplicates += [
+            {"cards": item.cards, "by": "name", "key": item.name_key, "confidence": item.confidence}
+            for item in sorted(names, key=lambda item: item.cards)
+        ]
+        conflicts = _conflicts(schema, report)
+        superseded = self._superseded_live()
+        notes, unprocessed = self._unprocessed_daily()
+
+        flagged = {path for item in duplicates + conflicts for path in item["cards"]}
+        flagged.update(item["path"] for item in superseded + unprocessed)
+        counts = {
+            "cards": self.cards,
+            "daily_notes": notes,
+            "probable_duplicates": len(duplicates),
+            "identity_conflicts": len(conflicts),
+            "superseded_live": len(superseded),
+            "unprocessed_daily": len(unprocessed),
+            "flagged": len(flagged),
+        }
+        return {
+            "probable_duplicates": duplicates,
+            "identity_conflicts": conflicts,
+            "superseded_live": superseded,
+            "unprocessed_daily": unprocessed,
+            "counts": counts,
+            "share": round(len(flagged) / self.cards, 4) if self.cards else 0.0,
+        }
+
+    def _superseded_live(self) -> list[dict]:
+        """Cards whose ``superseded_by`` names another card and whose
+        ``status`` is not ``superseded`` (``supersede.py``'s still current)."""
+        found = []
+        for path, value, status in self._successors:
+            by = successor(self.vault, self._card_set, path, value)
+            if by is not None and not (isinstance(status, str) and status.strip().lower() == "superseded"):
+                found.append({"path": path, "by": by, "status": status})
+        return found
+
+    def _unprocessed_daily(self) -> tuple[int, list[dict]]:
+        """``(daily notes, [{path, date, state}])``: the daily notes
+        (:func:`daily.daily_notes`) and those not processed.  Only the cards
+        a daily rule can take (by their path, or a daily ``type``) are read."""
+        if not self._daily:
+            return 0, []
+        vault = self.vault
+        config = self._daily_rule[3]
+        only = _Only(vault, vault.cards(self.schema), set(self._daily))
+        notes, _skipped = daily.daily_notes(only, self.schema, config)
+        found = []
+        for note in notes:
+            state = daily.state(vault.note(note.path, keep=False))
+            if state in ("new", "changed"):
+                found.append({"path": note.path, "date": note.date, "state": state})
+        return len(notes), found
 
 
 def _conflicts(schema, report: dedup.Report) -> list[dict]:
@@ -175,48 +247,3 @@ def _conflicts(schema, report: dedup.Report) -> list[dict]:
             grouped = group_of.get(paths[0]) is not None and len({group_of.get(p) for p in paths}) == 1
             found.append({"key": key, "cards": paths, "grouped": grouped})
     return found
-
-
-def _superseded_live(vault, props: dict[str, dict], card_set: set[str]) -> list[dict]:
-    """Cards whose ``superseded_by`` names another card and whose
-    ``status`` is not ``superseded`` (``supersede.py``'s still current)."""
-    found = []
-    for path, found_props in props.items():
-        key = dedup.find_key(found_props, "superseded_by")
-        value = found_props.get(key) if key is not None else None
-        if no_successor(value):
-            continue
-        by = successor(vault, card_set, path, value)
-        status = found_props.get("status")
-        if by is not None and not (isinstance(status, str) and status.strip().lower() == "superseded"):
-            found.append({"path": path, "by": by, "status": status})
-    return found
-
-
-def _unprocessed_daily(vault, schema, cards: list[str], props: dict[str, dict]) -> tuple[int, list[dict]]:
-    """``(daily notes, [{path, date, state}])``: the daily notes
-    (:func:`daily.daily_notes`) and those not processed.  Only cards that a
-    daily rule can take (by their path, or a daily ``type`` in the index's
-    properties) are looked at."""
-    config = daily.settings(vault, schema)
-    kinds = {"daily"} | {alias.lower() for alias, kind in schema.type_aliases.items() if kind == "daily"}
-    prefix = config.folder + "/" if config.folder else ""
-    pattern = daily.moment_pattern(config.format)
-    wanted = set()
-    for path in cards:
-        kind = props.get(path, {}).get("type")
-        if (
-            (isinstance(kind, str) and kind.strip().lower() in kinds)
-            or (schema.infer_type(path) or "").lower() in kinds
-            or (path.startswith(prefix) and pattern.fullmatch(path[len(prefix) : -3]))
-        ):
-            wanted.add(path)
-    if not wanted:
-        return 0, []
-    notes, _skipped = daily.daily_notes(_Only(vault, cards, wanted), schema, config)
-    found = []
-    for note in notes:
-        state = daily.state(vault.note(note.path, keep=False))
-        if state in ("new", "changed"):
-            found.append({"path": note.path, "date": note.date, "state": state})
-    return len(notes), found

@@ -54,23 +54,25 @@ _MEETS = (
     ("first-of", "given", "given"),
     ("given", "given", "given"),
 )
-_NONE: frozenset = frozenset()
 
 
-def _by_kind(found: set[tuple[str, str]]) -> dict[str, set[str]]:
-    """Name keys ``{(kind, key)}`` as ``{kind: {key}}``."""
-    table: dict[str, set[str]] = {}
+def _by_kind(found: set[tuple[str, str]]) -> dict[str, tuple[str, ...]]:
+    """Name keys ``{(kind, key)}`` as ``{kind: (key, ...)}`` (a name has a
+    few keys of each kind: a tuple is smaller than a set, and as quick)."""
+    table: dict[str, list[str]] = {}
     for kind, key in found:
-        table.setdefault(kind, set()).add(key)
-    return table
+        table.setdefault(kind, []).append(key)
+    return {kind: tuple(sorted(keys)) for kind, keys in table.items()}
 
 
-def _same(a: dict[str, set[str]], b: dict[str, set[str]]) -> tuple[str, str] | None:
+def _same(a: dict[str, tuple[str, ...]], b: dict[str, tuple[str, ...]]) -> tuple[str, str] | None:
     """:func:`same_person` of two names' keys by kind (:func:`_by_kind`)."""
     for mine, theirs, kind in _MEETS:
-        shared = a.get(mine, _NONE) & b.get(theirs, _NONE)
-        if shared:
-            return kind, min(shared)
+        x, y = a.get(mine), b.get(theirs)
+        if x and y:
+            shared = [key for key in x if key in y]
+            if shared:
+                return kind, min(shared)
     return None
 
 
@@ -101,7 +103,7 @@ _LEVELS = ("low", "medium", "high")
 
 
 def suggest(
-    vault, schema, paths: list[str] | None = None, grouped: set[str] = frozenset(), index=None
+    vault, schema, paths: list[str] | None = None, grouped: set[str] = frozenset(), index=None, eligible=None
 ) -> list[Suggestion]:
     """The pairs of live cards of one type (``type_aliases`` made one)
     that share a name key, with no one-value identity field in conflict
@@ -112,58 +114,37 @@ def suggest(
     ``grouped``: cards already in an identity group (dedup merges those
     first; the merged card is suggested on the next run).  ``index``: a
     :class:`index.NoteIndex` whose summaries give the properties and the
-    links (``graph.py health``), so no note is read again.  Sorted by
-    confidence, then paths."""
+    links (``graph.py health``), so no note is read again, and whose file
+    says which cards share a key (its ``variants`` table): only those are
+    looked at again.  ``eligible``: the cards already known to read, parse
+    and not be retired (a caller's own pass found them), else found here.
+    Sorted by confidence, then paths."""
     from .dedup import conflicts_between, identity_settings
-    from .retirement import retired
 
     table = nicknames_of(schema)
     settings = identity_settings(schema)
-    live = set(vault.cards(schema))
-    info: dict[str, dict] = {}
-    todo = sorted(paths if paths is not None else live)
-    if index is not None:
-        index.prefetch([path for path in todo if path not in grouped])
-    kept = _kept_keys(index)
-    for path in todo:
-        if path in grouped:
-            continue
-        if index is not None:
-            note = index.summary(path)
-            if note.unreadable is not None or note.frontmatter == "invalid":
-                continue  # as Note.unwritable: not read, or frontmatter that does not parse
-        else:
-            note = vault.note(path, keep=False)
-            if note.unwritable is not None:
-                continue
-        props = note.properties
-        if retired(vault, live, path, props):
-            continue
-        found = kept.get(path)
-        if found is None:
-            found = set()
-            names = [path.rsplit("/", 1)[-1][:-3]]
-            names += [a for a in _list(props.get("aliases")) if isinstance(a, str)]
-            if isinstance(props.get("title"), str):
-                names.append(props["title"])
-            for name in dict.fromkeys(names):  # a title that is the file name is one name
-                found |= keys(name, table)
-        if found:
-            info[path] = {"keys": found, "by_kind": _by_kind(found), "props": props, "links": None, "note": note}
-    buckets: dict[str, set[str]] = {}
-    for path, item in info.items():
-        for _kind, key in item["keys"]:
-            buckets.setdefault(key, set()).add(path)
-    pairs: set[tuple[str, str]] = set()
+    todo = [path for path in (paths if paths is not None else vault.cards(schema)) if path not in grouped]
+    buckets = _buckets(vault, schema, todo, index, table, eligible)  # a key many cards share is a common name
+    by_kind = _keys_by_kind(vault, index, sorted({path for members in buckets.values() for path in members}), table)
+    meeting = {}  # the pairs whose keys meet (same_person), with the key they share
     for members in buckets.values():
-        if 1 < len(members) <= 12:  # a key many cards share is a common name, not evidence
-            ordered = sorted(members)
-            pairs.update((a, b) for i, a in enumerate(ordered) for b in ordered[i + 1 :])
+        ordered = sorted(members)
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1 :]:
+                if (a, b) not in meeting:  # a pair sharing two keys meets in both buckets
+                    shared = _same(by_kind[a], by_kind[b])
+                    if shared is not None:
+                        meeting[a, b] = shared
+    del by_kind, buckets
+    # only the cards of a meeting pair are read again: their properties and links
+    info = {
+        path: {"props": note.properties, "links": None, "note": note}
+        for path, note in _notes(vault, index, sorted({path for pair in meeting for path in pair}))
+    }
     found_pairs = []
-    for a, b in sorted(pairs):
+    for (a, b), shared in sorted(meeting.items()):
         left, right = info[a], info[b]
-        shared = _same(left["by_kind"], right["by_kind"])
-        if shared is None or _type_of(schema, a, left) != _type_of(schema, b, right):
+        if _type_of(schema, a, left) != _type_of(schema, b, right):
             continue
         one, two = _identity(vault, schema, settings, a, left), _identity(vault, schema, settings, b, right)
         if one is not None and two is not None:
@@ -179,30 +160,155 @@ def suggest(
     return sorted(found_pairs, key=lambda s: (-_LEVELS.index(s.confidence), s.cards))
 
 
-def _kept_keys(index) -> dict[str, set[tuple[str, str]]]:
-    """``{path: name keys}`` as the index file keeps them
-    (:func:`namekeys.stored_keys`, the same names and nicknames), for a
-    :class:`index.NoteIndex` served from a file brought up to date by this
-    process (so every row holds its note as it is); {} otherwise, and
-    without the notes whose keys were not stored: they are computed."""
+def _notes(vault, index, paths: list[str]):
+    """``(path, note)`` of each of ``paths`` that reads and whose
+    frontmatter parses: the index's summary, else the note read."""
+    if index is not None:
+        for path, note in index.each(paths):
+            if note.unreadable is None and note.frontmatter != "invalid":  # as Note.unwritable
+                yield path, note
+        return
+    for path in paths:
+        note = vault.note(path, keep=False)
+        if note.unwritable is None:
+            yield path, note
+
+
+def _keys_by_kind(vault, index, paths: list[str], table) -> dict[str, dict[str, tuple[str, ...]]]:
+    """``{path: name keys by kind}`` (:func:`_by_kind`) of ``paths``: as
+    the index file keeps them where it holds the card as it is, else
+    computed from its names."""
+    found: dict[str, dict[str, tuple[str, ...]]] = {}
+    shared: dict[str, str] = {}
+    store = getattr(index, "store", None)
+    if store is not None and not store.index.stale:
+        con = store.index.con
+        for start in range(0, len(paths), 500):  # well under SQLite's bound on parameters
+            part = paths[start : start + 500]
+            sql = f"SELECT path, vkeys FROM docs WHERE vkeys IS NOT NULL AND path IN ({', '.join('?' * len(part))})"
+            try:
+                rows = con.execute(sql, part).fetchall()
+            except sqlite3.Error:
+                break
+            for path, text in rows:
+                pairs = set()
+                for line in text.split("\n"):
+                    if line:
+                        kind, _, key = line.partition("\t")
+                        pairs.add((kind, shared.setdefault(key, key)))  # one string for a key the cards share
+                found[path] = _by_kind(pairs)
+    todo = [path for path in paths if path not in found]
+    for path, note in _notes(vault, index, todo):
+        found[path] = _by_kind(_name_keys(path, note.properties, table))
+    for path in todo:
+        found.setdefault(path, {})
+    return found
+
+
+def _name_keys(path: str, props: dict, table) -> set[tuple[str, str]]:
+    """The name keys of a card's names: its file name, ``aliases`` and
+    ``title`` (as :func:`namekeys.stored_keys` keeps them)."""
+    found: set[tuple[str, str]] = set()
+    names = [path.rsplit("/", 1)[-1][:-3]]
+    names += [a for a in _list(props.get("aliases")) if isinstance(a, str)]
+    if isinstance(props.get("title"), str):
+        names.append(props["title"])
+    for name in dict.fromkeys(names):  # a title that is the file name is one name
+        found |= keys(name, table)
+    return found
+
+
+COMMON = 12  # cards sharing a name key beyond which it is a common name, not evidence
+
+
+def _buckets(vault, schema, todo: list[str], index, table, eligible) -> dict[str, set[str]]:
+    """``{key: cards}``: the cards of ``todo`` that read, parse and are not
+    retired (``eligible`` when the caller knows them), by each name key
+    (of any kind) that two to :data:`COMMON` of them share.  The index
+    file's ``variants`` table names the notes sharing a key, a key at a
+    time, so only the cards whose keys it lacks are read for them; without
+    a file brought up to date here, every card's keys are computed in one
+    pass."""
+    from .retirement import retired
+
+    live = vault.card_set(schema)
+    shared = _shared_keys(index)
+    buckets: dict[str, set[str]] = {}
+    if eligible is None:
+        eligible = set()
+        for path, note in _notes(vault, index, todo):
+            if retired(vault, live, path, note.properties):
+                continue
+            eligible.add(path)
+            if shared is None:
+                for _kind, key in _name_keys(path, note.properties, table):
+                    buckets.setdefault(key, set()).add(path)
+    else:
+        eligible = set(todo).intersection(eligible)
+        if shared is None:
+            for path, note in _notes(vault, index, [path for path in todo if path in eligible]):
+                for _kind, key in _name_keys(path, note.properties, table):
+                    buckets.setdefault(key, set()).add(path)
+    if shared is None:
+        return {key: paths for key, paths in buckets.items() if 1 < len(paths) <= COMMON}
+    con, unknown = shared
+    mine: dict[str, set[str]] = {}  # keys of the cards the file holds no keys of, computed
+    for path, note in _notes(vault, index, [path for path in todo if path in unknown and path in eligible]):
+        for _kind, key in _name_keys(path, note.properties, table):
+            mine.setdefault(key, set()).add(path)
+    buckets = {key: set(paths) for key, paths in mine.items()}
+    seen: set[str] = set()  # keys of ``mine`` the first look-up gave
+
+    def put(key: str, members: set[str]) -> None:
+        found = buckets.get(key, set()) | members
+        if 1 < len(found) <= COMMON:
+            buckets[key] = found
+        else:
+            buckets.pop(key, None)
+
+    join = "SELECT v.key, d.path FROM variants v JOIN docs d ON d.id = v.id WHERE v.key IN"
+    for key, members in _runs(con, eligible, f"{join} (SELECT key FROM variants GROUP BY key HAVING COUNT(*) > 1)"):
+        if key in mine:
+            seen.add(key)
+        put(key, members)
+    rest = sorted(set(mine).difference(seen))  # keys one note of the file holds, or none
+    for start in range(0, len(rest), 500):  # well under SQLite's bound on parameters
+        part = rest[start : start + 500]
+        for key, members in _runs(con, eligible, f"{join} ({', '.join('?' * len(part))})", part):
+            put(key, members)
+    return {key: paths for key, paths in buckets.items() if 1 < len(paths) <= COMMON}
+
+
+def _runs(con, eligible: set[str], sql: str, params=()):
+    """``(key, the eligible notes holding it)`` for each key of ``sql``'s
+    ``(key, path)`` rows, a key at a time (ordered by key): a common
+    name's notes are never all held at once."""
+    last, members = None, set()
+    for key, path in con.execute(sql + " ORDER BY v.key", params):
+        if key != last:
+            if last is not None:
+                yield last, members
+            last, members = key, set()
+        if path in eligible:
+            members.add(path)
+    if last is not None:
+        yield last, members
+
+
+def _shared_keys(index):
+    """``(connection, unknown)``: the index file of a :class:`index.NoteIndex`
+    brought up to date by this process (so every row holds its note as it
+    is), and the notes whose name keys it does not keep; None without such
+    a file, or when it cannot be read."""
     store = getattr(index, "store", None)
     if store is None or store.index.stale:
-        return {}
+        return None
+    con = store.index.con
     try:
-        rows = store.index.con.execute("SELECT path, vkeys FROM docs WHERE vkeys IS NOT NULL").fetchall()
+        unknown = {path for (path,) in con.execute("SELECT path FROM docs WHERE vkeys IS NULL")}
     except sqlite3.Error:
-        return {}
-    shared: dict[str, tuple[str, str]] = {}  # one tuple per key: a large vault's names share most of them
-    found = {}
-    for path, text in rows:
-        pairs = set()
-        for line in text.split("\n"):
-            if line:
-                kind, _, key = line.partition("\t")
-                pair = (kind, key)
-                pairs.add(shared.setdefault(pair, pair))
-        found[path] = pairs
-    return found
+        return None
+    return con, unknown
 
 
 def _type_of(schema, path: str, item: dict) -> str | None:

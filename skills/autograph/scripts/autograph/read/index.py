@@ -42,6 +42,7 @@ __all__ = [
 
 ANCHORS_KEPT = 4096
 PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
+CHUNK = 2000  # notes a pass (NoteIndex.each) holds at once
 
 
 def note_links(note) -> list[Link]:
@@ -260,6 +261,14 @@ class NoteIndex:
             known = self._stamps = self._stamps if self._stamps is not None else _stat_all(self.vault)
         return [list(known.get(path, (-1, -1, -1))) for path in self.vault.notes]
 
+    def size(self, path: str) -> int:
+        """Note ``path``'s size in bytes as its stamp gives it (-1 when it
+        could not be stat'ed): the stamps :meth:`stamps` holds."""
+        known = self.store.index.stamps if self.store is not None else None
+        if known is None:
+            known = self._stamps = self._stamps if self._stamps is not None else _stat_all(self.vault)
+        return known.get(path, (-1,))[0]
+
     def state(self) -> bytes:
         """What a stored result is keyed by: a digest of every note's stamp
         and the vault's other files, kept in the index file (taken by its
@@ -321,6 +330,50 @@ class NoteIndex:
         if not self._loaded:
             self._load()
         todo = [path for path in paths if path not in self._summaries]
+        if todo:
+            self._summaries.update(self._part(todo))
+
+    def each(self, paths: list[str], targets: bool = False):
+        """``(path, Summary)`` of each of ``paths`` (notes of the vault), in
+        their order, :data:`CHUNK` at a time: from the index file where it
+        holds the note as it is now, else parsed here (by two processes
+        for a large part, as :meth:`prefetch`).  Nothing is kept: a pass
+        over the whole vault in the memory of one chunk.  ``targets``: each
+        summary's ``targets`` filled, resolved here where the file does not
+        hold them, and stored in the index file after each chunk.  Without
+        an index file, the notes parsed are kept (a later pass parses none)."""
+        size = CHUNK if self.store is not None else max(CHUNK, PARALLEL_MIN * 4)
+        for start in range(0, len(paths), size):
+            part = paths[start : start + size]
+            with gc_paused():
+                found = self._part(part)
+            resolved = []
+            for path in part:
+                summary = found[path]
+                if targets and summary.targets is None:
+                    summary.targets = [self.vault.resolver.resolve(link.target, path) for link in summary.links]
+                    resolved.append((path, summary))
+                yield path, summary
+            if resolved and self.store is not None:
+                self.store.save(resolved)
+            _shared.clear()  # shared within a chunk: a pass keeps no note's targets
+
+    def one(self, path: str) -> Summary:
+        """The summary of note ``path``, asked of the index file alone
+        (:meth:`summary` reads every row the first time): for a few
+        notes of a pass made with :meth:`each`."""
+        summary = self._summaries.get(path)
+        if summary is None and not self._loaded:
+            summary = self._part([path])[path]
+        return summary if summary is not None else self.summary(path)
+
+    def _part(self, paths: list[str]) -> dict[str, Summary]:
+        """``{path: Summary}`` of ``paths``: those this index holds, those
+        the index file holds, the rest parsed here (counted in :attr:`parsed`)."""
+        found = {path: self._summaries[path] for path in paths if path in self._summaries}
+        if len(found) < len(paths) and self.store is not None and not self._loaded:
+            found.update(self.store.summaries_of([path for path in paths if path not in found]))
+        todo = [path for path in paths if path not in found]
         if len(todo) >= PARALLEL_MIN and parallel.can_fork():
             vault = self.vault
 
@@ -330,9 +383,14 @@ class NoteIndex:
             summaries = parallel.map_in_two(lambda path: summarize(vault, path), todo, in_child=quiet)
             if vault.progress is not None:
                 vault.progress.step(len(todo[1::2]))
-            for path, summary in zip(todo, summaries, strict=True):
-                self._summaries[path] = summary
-                self._parsed.add(path)
+        else:
+            summaries = [summarize(self.vault, path) for path in todo]
+        parsed = dict(zip(todo, summaries, strict=True))
+        if self.store is None:  # no index file to ask again: each note is parsed once, and kept
+            self._summaries.update(parsed)
+        found.update(parsed)
+        self._parsed.update(todo)
+        return found
 
     def set_targets(self, path: str, targets: list[tuple]) -> None:
         """Record where the links of note ``path`` resolve (stored with it)."""
@@ -346,12 +404,13 @@ class NoteIndex:
         self._resolved = set()
         return found
 
-    def anchors(self, path: str) -> tuple[tuple, frozenset]:
+    def anchors(self, path: str, one: bool = False) -> tuple[tuple, frozenset]:
         """A note's outline as ``(level, anchor_key(text))`` per heading in
-        document order (:func:`links.find_heading` walks it), and its block ids."""
+        document order (:func:`links.find_heading` walks it), and its block
+        ids.  ``one``: the note asked of the index file alone (:meth:`one`)."""
         found = self._anchors.get(path)
         if found is None:
-            summary = self.summary(path)
+            summary = self.one(path) if one else self.summary(path)
             try:
                 keys = _outline_keys(summary.outline)
             except ValueError:  # a damaged row: read the note again

@@ -16,7 +16,7 @@ from .links import Link, find_heading
 from .parallel import gc_paused
 from .vault import Vault
 
-__all__ = ["Edge", "LinkGraph", "build", "same_target"]
+__all__ = ["Edge", "LinkGraph", "LinkTally", "build", "same_target"]
 
 
 def same_target(a: str, b: str) -> bool:
@@ -56,6 +56,11 @@ class LinkGraph:
     def backlinks(self, path: str) -> list[Edge]:
         """Links from other notes that resolve to ``path``."""
         return [edge for edge in self.incoming.get(path, ()) if edge.source != path]
+
+    def backlink_sources(self, path: str) -> list[str]:
+        """The note of each link from another note that resolves to
+        ``path`` (a note linking twice is named twice)."""
+        return [edge.source for edge in self.incoming.get(path, ()) if edge.source != path]
 
     def orphans(self, exclude=lambda path: False) -> list[str]:
         """Notes no other note links to, except those ``exclude`` accepts (hubs)."""
@@ -130,3 +135,87 @@ def build(vault: Vault, index: NoteIndex | None = None) -> LinkGraph:
                 if target is not None:
                     graph.incoming.setdefault(target, []).append(edge)
     return graph
+
+
+class LinkTally:
+    """What a report needs of the link graph, taken in one pass over the
+    notes (:meth:`add` each note's summary, its ``targets`` filled, in vault
+    order: :meth:`NoteIndex.each`) without keeping every link: the count
+    of links, the broken and the ambiguous ones, the notes each note is
+    linked from, the dead ends and the unreadable notes.  Anchors are
+    checked at the end (:meth:`broken_anchors`), each target's outline
+    asked of the index once.  The answers are :class:`LinkGraph`'s, in the
+    memory of the findings and one source per link: a large vault's
+    health never holds every note's links."""
+
+    def __init__(self, vault: Vault, index: NoteIndex):
+        self.vault, self.index = vault, index
+        self.links = 0
+        self.broken: list[Edge] = []
+        self.ambiguous: list[Edge] = []
+        self.dead_ends: list[str] = []
+        self.unreadable: dict[str, str] = {}
+        self._sources: dict[str, list[str]] = {}  # note -> the other note of each link that resolves to it
+        self._checks: list[tuple] = []  # (target, fragment, note position, link position, source) per anchor
+        self._added = 0
+
+    def add(self, path: str, summary) -> None:
+        """Count the links of note ``path`` (its :class:`index.Summary`,
+        ``targets`` filled)."""
+        position = self._added
+        self._added += 1
+        if summary.unreadable is not None:
+            self.unreadable[path] = summary.unreadable
+            return
+        self.links += len(summary.links)
+        leads_on = False
+        for number, (link, (target, candidates, ambiguous)) in enumerate(
+            zip(summary.links, summary.targets, strict=True)
+        ):
+            if target is None:
+                self.broken.append(Edge(path, link, target, candidates, ambiguous))
+            if ambiguous:
+                self.ambiguous.append(Edge(path, link, target, candidates, ambiguous))
+            if target is None:
+                continue
+            if target != path:
+                self._sources.setdefault(target, []).append(path)
+                leads_on = leads_on or target.endswith(".md")
+            if link.fragment and target.endswith(".md"):
+                self._checks.append((target, link.fragment, position, number, path))
+        if not leads_on:
+            self.dead_ends.append(path)
+
+    def backlink_sources(self, path: str) -> list[str]:
+        """As :meth:`LinkGraph.backlink_sources`."""
+        return self._sources.get(path, [])
+
+    def orphans(self, exclude=lambda path: False) -> list[str]:
+        """As :meth:`LinkGraph.orphans`."""
+        return [path for path in self.vault.notes if path not in self._sources and not exclude(path)]
+
+    def broken_anchors(self) -> list[Edge]:
+        """As :meth:`LinkGraph.broken_anchors`: the targets' outlines asked
+        of the index (:meth:`NoteIndex.anchors`) in target order, so each
+        is decoded once; the links that fail read again from their notes."""
+        failed = []
+        for target, fragment, position, number, source in sorted(self._checks, key=lambda check: check[0]):
+            keys, ids = self.index.anchors(target, one=True)
+            if fragment.startswith("^"):
+                ok = fragment[1:].strip().lower() in ids
+            else:
+                ok = find_heading(keys, fragment) is not None
+            if not ok:
+                failed.append((position, number, source))
+        found = []
+        for _position, number, source in sorted(failed):
+            summary = self.index.one(source)
+            if number >= len(summary.links):
+                continue  # the note changed since it was counted (read again without an index file)
+            link = summary.links[number]
+            if summary.targets is not None:
+                target, candidates, ambiguous = summary.targets[number]
+            else:  # its targets were not stored: found again
+                target, candidates, ambiguous = self.vault.resolver.resolve(link.target, source)
+            found.append(Edge(source, link, target, candidates, ambiguous))
+        return found

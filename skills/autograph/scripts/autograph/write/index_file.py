@@ -22,6 +22,7 @@ answers from the index as it was (``stale``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
@@ -507,6 +508,9 @@ def open_vault(root):
     return Vault(path, files, warnings), stamps
 
 
+READ_CACHE_KB = 8192  # SQLite's page cache once the file is up to date: the OS caches the file too
+
+
 class _Rows:
     """The index file as a :class:`index.NoteIndex` reads it: each note's
     summary, and where its links resolve while the vault's file list is the
@@ -515,6 +519,7 @@ class _Rows:
     def __init__(self, opener, vault):
         self._opener = opener  # opens the file on first use: a call refused before it writes nothing
         self._index: Index | None = None
+        self._stamps_now: dict | None = None
         self.vault = vault
 
     @functools.cached_property
@@ -528,6 +533,9 @@ class _Rows:
         """The index file, opened (and brought up to date) on first use."""
         if self._index is None:
             self._index = self._opener()
+            if self._index.path is not None:  # brought up to date: a pass over its rows needs no large page cache
+                with contextlib.suppress(sqlite3.Error):
+                    self._index.con.execute(f"PRAGMA cache_size = -{READ_CACHE_KB}")
         return self._index
 
     @property
@@ -544,20 +552,50 @@ class _Rows:
 
     def summaries(self):
         """``(path, Summary)`` of each note the file holds as it is now."""
+        query = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs WHERE summary IS NOT NULL"
+        return self._decoded(self.index.con.execute(query), set(self.vault.notes))
+
+    def summaries_of(self, paths: list[str]) -> dict:
+        """``{path: Summary}`` of those of ``paths`` (notes of the vault) the
+        file holds as they are now, found through its index on ``path``:
+        a part of the vault, in the memory of that part."""
+        found = {}
+        columns = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs"
+        con = self.index.con
+        for start in range(0, len(paths), 500):  # well under SQLite's bound on parameters
+            part = paths[start : start + 500]
+            rows = con.execute(f"{columns} WHERE path IN ({', '.join('?' * len(part))})", part)
+            found.update(self._decoded(rows, None))
+        return found
+
+    def _decoded(self, rows, notes: set | None):
+        """``(path, Summary)`` of the ``rows`` (path, stamp, summary, props,
+        targets) that hold a note of the vault (``notes``; None: the rows
+        were asked for by path) as it is now."""
         from ..read.index import decode_summary
 
-        con = self.index.con
-        row = con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone()
-        hold = row is not None and row[0] == self.files_key
-        notes = set(self.vault.notes)
-        current = stamps_of(self.vault) if self.index.stale else None  # another process held the file
-        query = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs WHERE summary IS NOT NULL"
-        for path, size, mtime, ctime, text, props, targets in con.execute(query):
-            if path not in notes or (current is not None and current.get(path) != (size, mtime, ctime)):
+        hold = self._targets_hold()
+        current = self._current() if self.index.stale else None  # another process held the file
+        for path, size, mtime, ctime, text, props, targets in rows:
+            if text is None or (notes is not None and path not in notes):
+                continue
+            if current is not None and current.get(path) != (size, mtime, ctime):
                 continue
             summary = decode_summary(path, text, props, targets if hold else None)
             if summary is not None:
                 yield path, summary
+
+    def _targets_hold(self) -> bool:
+        """Whether the stored link targets were resolved against the vault's
+        file list as it is now (asked each time: a save may have moved it on)."""
+        row = self.index.con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone()
+        return row is not None and row[0] == self.files_key
+
+    def _current(self) -> dict:
+        """Every note's stamp now (:func:`stamps_of`), taken once."""
+        if self._stamps_now is None:
+            self._stamps_now = stamps_of(self.vault)
+        return self._stamps_now
 
     def save(self, resolved: list) -> None:
         """Store where the links of ``resolved`` (``(path, Summary)``) lead.
