@@ -15,6 +15,8 @@ import sys
 import autograph.read.parallel
 import autograph.write.index_update
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from autograph.graph import health
 from autograph.memory import search
 from autograph.read.vault import Vault
@@ -263,3 +265,58 @@ def test_health_says_when_it_rebuilt_a_damaged_index(make_vault):
     assert proc.returncode == 0
     assert "damaged index" in proc.stderr and "rebuilt it" in proc.stderr
     assert json.loads(proc.stdout)["index"]["rebuilt"] == "damaged"
+
+
+def index_rows(root) -> dict:
+    """What the index file holds of ``root``, ids replaced by paths: each
+    note's row (stamp, parse, counts), its links with where they lead, its
+    names and name keys, as sets comparable between two files."""
+    con = sqlite3.connect(root / ".graph" / "index.sqlite")
+    path_of = dict(con.execute("SELECT id, path FROM docs"))
+    columns = "path, size, mtime, ctime, title, names, type, status, hub, inlinks, near_hub, summary, props, vkeys"
+    found = {
+        "docs": set(con.execute(f"SELECT {columns} FROM docs")),
+        "links": {(path_of[s], t, n, path_of.get(d)) for s, t, n, d in con.execute("SELECT * FROM links")},
+        "names": {(n, path_of[i]) for n, i in con.execute("SELECT name, id FROM names")},
+        "variants": {(k, path_of[i]) for k, i in con.execute("SELECT key, id FROM variants")},
+    }
+    con.close()
+    return found
+
+
+NAMES = ["a.md", "b.md", "sub/a.md", "sub/c.md", "d.md"]
+BODIES = ["[[a]] [[c]]\n", "---\naliases: [Bob]\n---\n[[b]] [[d#x]]\n", "# x\n[[sub/a]]\n", "plain\n"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["write", "remove"]), st.sampled_from(NAMES), st.sampled_from(BODIES)), max_size=8))
+def test_an_index_kept_up_to_date_holds_what_one_built_from_nothing_holds(tmp_path_factory, steps):
+    """After each note written, added or removed, the index file brought up
+    to date (the stored stamps compared with the walk's: only the changed
+    rows read) holds the same rows as a file built from nothing."""
+    root = tmp_path_factory.mktemp("kept")
+    for name in NAMES[:3]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(BODIES[0], encoding="utf-8")
+    run(root)
+    for number, (what, name, body) in enumerate(steps):
+        path = root / name
+        if what == "write":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(body + f"step {number}\n", encoding="utf-8")
+        elif path.exists():
+            path.unlink()
+        run(root)
+        fresh = tmp_path_factory.mktemp("fresh")
+        for note in root.rglob("*.md"):
+            if ".graph" not in note.parts:
+                copy = fresh / note.relative_to(root)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_bytes(note.read_bytes())
+                stat = note.stat()
+                os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        run(fresh)
+        kept, built = index_rows(root), index_rows(fresh)
+        drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731  (a copy's ctime is its own)
+        assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
+        assert kept == built

@@ -34,6 +34,7 @@ __all__ = [
     "encode_summary",
     "encode_targets",
     "note_links",
+    "outline_keys",
     "read_stamp_text",
     "changed_stamps",
     "summarize_note",
@@ -43,6 +44,7 @@ __all__ = [
 ANCHORS_KEPT = 4096
 PARALLEL_MIN = 2000  # notes to parse before a second process pays for its start
 CHUNK = 2000  # notes a pass (NoteIndex.each) holds at once
+SHARED_MOST = 1 << 16  # places links lead to, shared between decoded summaries (_decode_targets)
 
 
 def note_links(note) -> list[Link]:
@@ -212,6 +214,8 @@ def _decode_targets(targets, count: int) -> list[tuple] | None:
         else:
             return None
         found = (path, candidates, bool(ambiguous))
+        if len(_shared) >= SHARED_MOST:
+            _shared.clear()  # a bound: a pass that keeps no summary would otherwise keep every place
         decoded.append(_shared.setdefault(found, found))  # many links lead to one note: one tuple for them
     return decoded
 
@@ -412,11 +416,11 @@ class NoteIndex:
         if found is None:
             summary = self.one(path) if one else self.summary(path)
             try:
-                keys = _outline_keys(summary.outline)
+                keys = outline_keys(summary.outline)
             except ValueError:  # a damaged row: read the note again
                 summary = self._summaries[path] = summarize(self.vault, path)
                 self._parsed.add(path)
-                keys = _outline_keys(summary.outline)
+                keys = outline_keys(summary.outline)
             if len(self._anchors) >= ANCHORS_KEPT:
                 self._anchors.pop(next(iter(self._anchors)))  # the oldest
             found = self._anchors[path] = (keys, frozenset(summary.blocks))
@@ -532,7 +536,7 @@ def _stat_all(vault: Vault) -> dict[str, tuple[int, int, int]]:
     return found
 
 
-def _outline_keys(outline: str) -> tuple[tuple[int, str], ...]:
+def outline_keys(outline: str) -> tuple[tuple[int, str], ...]:
     """``(level, anchor_key(text))`` per line of a summary's outline; raises
     ValueError for a line that is not ``level<TAB>text``."""
     if not outline:

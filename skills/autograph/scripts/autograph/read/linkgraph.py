@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .index import NoteIndex, note_links  # noqa: F401  (note_links re-exported)
+from .index import NoteIndex, note_links, outline_keys  # noqa: F401  (note_links re-exported)
 from .links import Link, find_heading
 from .parallel import gc_paused
 from .vault import Vault
@@ -158,6 +158,7 @@ class LinkTally:
         self._sources: dict[str, list[str]] = {}  # note -> the other note of each link that resolves to it
         self._checks: list[tuple] = []  # (target, fragment, note position, link position, source) per anchor
         self._added = 0
+        self._canon = {path: path for path in vault.notes}
 
     def add(self, path: str, summary) -> None:
         """Count the links of note ``path`` (its :class:`index.Summary`,
@@ -179,7 +180,10 @@ class LinkTally:
             if target is None:
                 continue
             if target != path:
-                self._sources.setdefault(target, []).append(path)
+                sources = self._sources.get(target)
+                if sources is None:  # the vault's own string for the path, not one more copy per note decoded
+                    sources = self._sources[self._canon.get(target, target)] = []
+                sources.append(path)
                 leads_on = leads_on or target.endswith(".md")
             if link.fragment and target.endswith(".md"):
                 self._checks.append((target, link.fragment, position, number, path))
@@ -195,18 +199,28 @@ class LinkTally:
         return [path for path in self.vault.notes if path not in self._sources and not exclude(path)]
 
     def broken_anchors(self) -> list[Edge]:
-        """As :meth:`LinkGraph.broken_anchors`: the targets' outlines asked
-        of the index (:meth:`NoteIndex.anchors`) in target order, so each
-        is decoded once; the links that fail read again from their notes."""
+        """As :meth:`LinkGraph.broken_anchors`: the targets read again in
+        one pass (:meth:`NoteIndex.each`, in target order), each once; the
+        links that fail read again from their notes."""
+        checks = sorted(self._checks, key=lambda check: check[0])
+        self._checks = []
+        targets = list(dict.fromkeys(check[0] for check in checks))
         failed = []
-        for target, fragment, position, number, source in sorted(self._checks, key=lambda check: check[0]):
-            keys, ids = self.index.anchors(target, one=True)
-            if fragment.startswith("^"):
-                ok = fragment[1:].strip().lower() in ids
-            else:
-                ok = find_heading(keys, fragment) is not None
-            if not ok:
-                failed.append((position, number, source))
+        at = 0
+        for target, summary in self.index.each(targets):
+            try:
+                keys, ids = outline_keys(summary.outline), frozenset(summary.blocks)
+            except ValueError:  # a damaged row: the note read again
+                keys, ids = self.index.anchors(target, one=True)
+            while at < len(checks) and checks[at][0] == target:
+                _target, fragment, position, number, source = checks[at]
+                at += 1
+                if fragment.startswith("^"):
+                    ok = fragment[1:].strip().lower() in ids
+                else:
+                    ok = find_heading(keys, fragment) is not None
+                if not ok:
+                    failed.append((position, number, source))
         found = []
         for _position, number, source in sorted(failed):
             summary = self.index.one(source)

@@ -20,7 +20,7 @@ import os
 import sqlite3
 
 from ..read.identity import NOT_DIGITS
-from ..read.index import stamp_text
+from ..read.index import changed_stamps, stamp_text
 from ..read.namekeys import nicknames_of, nicknames_stamp, stored_keys
 from ..read.searchdoc import COLUMNS, document, name_key
 
@@ -291,8 +291,13 @@ def refresh(index, vault, schema, stamps) -> None:
             _update(index, vault, schema, current, files, stamps)
             index.notes = len(stamps)
         else:
-            current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
-            _update(index, vault, schema, current, files)
+            stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()  # as of this transaction
+            delta = _delta(stored[0], text) if stored is not None and text is not None else None
+            if delta is not None:
+                _update(index, vault, schema, None, files, delta=delta)
+            else:
+                current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
+                _update(index, vault, schema, current, files)
         key = files_key(vault)
         con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (key,))
         if meta.get("schema") != derived:
@@ -330,14 +335,46 @@ def files_key(vault) -> str:
     return f"{len(vault.files)}:{zlib.crc32(listing):08x}"
 
 
-def _update(index, vault, schema, current: list[tuple], files: str, taken: dict | None = None) -> None:
+def _delta(stored, text: bytes) -> tuple[list[str], list[str]] | None:
+    """``(changed, gone)``: the notes whose stamps differ between the
+    stamps the last update stored (:func:`stamp_text`, the rows' own) and
+    ``text`` (the walk's), or that are new, and the notes gone, found by
+    comparing the two texts (:func:`changed_stamps`) instead of every row;
+    None when they do not line up that way (many notes came or went, a
+    damaged text): then every row is compared."""
+    if not isinstance(stored, bytes):
+        return None
+    positions = changed_stamps(stored, text)
+    if positions is None:
+        return None
+    head, head_now = stored.partition(b"\0\0")[0], text.partition(b"\0\0")[0]
+    paths_now = head_now.split(b"\0") if head_now else []
+    gone = [] if head == head_now else sorted(set(head.split(b"\0") if head else []).difference(paths_now))
+    decode = lambda path: path.decode("utf-8", "surrogatepass")  # noqa: E731  (as stamp_text encoded it)
+    return [decode(paths_now[at]) for at in positions], [decode(path) for path in gone]
+
+
+def _update(
+    index, vault, schema, current: list[tuple] | None, files: str, taken: dict | None = None, delta=None
+) -> None:
     """See :func:`_refresh`.  ``taken``: stamps unknown in ``current``, each
-    note's put there as it is read (a note gone meanwhile is left out)."""
+    note's put there as it is read (a note gone meanwhile is left out).
+    ``delta``: ``(changed, gone)`` already known (:func:`_delta`; then
+    ``current`` is None and the rows are not all read)."""
     con = index.con
-    before = {row[0]: row for row in con.execute("SELECT path, size, mtime, ctime FROM docs")}
-    now = {row[0]: row for row in current}
-    changed = [path for path, row in now.items() if before.get(path) != row and (path.isascii() or _encodes(path))]
-    gone = [path for path in before if path not in now]
+    if delta is None:
+        before = {row[0]: row for row in con.execute("SELECT path, size, mtime, ctime FROM docs")}
+        now = {row[0]: row[1:] for row in current}
+        changed = [path for path, row in now.items() if before.get(path, (None,))[1:] != row]
+        gone = [path for path in before if path not in now]
+        built = bool(before)
+    else:  # the rows held: only the changed ones looked up, by path
+        changed, gone = delta
+        now = index.stamps
+        held = "SELECT path FROM docs WHERE path = ?"
+        before = dict.fromkeys([path for path in changed if con.execute(held, (path,)).fetchone()] + gone)
+        built = True  # an update stored its stamps: not built from nothing
+    changed = [path for path in changed if path.isascii() or _encodes(path)]
     ids: dict[str, int | None] = {}  # path -> doc id, looked up when needed (None: not a note indexed)
 
     def id_of(path: str | None) -> int | None:
@@ -359,7 +396,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     # names whose resolution may have moved: of notes added or gone, and of other files added or gone
     stored_files = con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0]
     moved = set()  # built from nothing: no stored link to resolve again
-    if before:
+    if built:
         moved = {name_key(path) for path in changed if path not in before} | {name_key(path) for path in gone}
         if stored_files != files:
             was, is_ = set(stored_files.split("\n")) - {""}, set(files.split("\n")) - {""}
@@ -382,7 +419,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     for path in gone:
         ids[path] = None
     index.removed = len(gone)
-    if before:
+    if built:
         # where the links of the notes not read again lead: still true unless
         # a file of a name they use came or went (then resolved when asked)
         # ("targets": the file list they were resolved against; every update and save sets it)
@@ -394,7 +431,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
                 f"UPDATE docs SET targets = NULL WHERE id IN (SELECT src FROM links WHERE name IN ({marks}))",
                 list(moved),
             )
-    if moved and before:
+    if moved and built:
         marks = ",".join("?" * len(moved))
         rows = con.execute(
             f"SELECT l.rowid, s.path, l.target, l.dst FROM links l JOIN docs s ON s.id = l.src "
@@ -436,18 +473,18 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
                 # its links, as for any deleted note (its id stays known)
                 stamp = taken[path] = stamp if stamp is not None else (-1, -1, -1)
             doc_id = ids[path]
-            docs.append((doc_id, path, *(now[path][1:] if taken is None else stamp), *row[:9], *summary))
+            docs.append((doc_id, path, *(now[path] if taken is None else stamp), *row[:9], *summary))
             fts.append((doc_id, *row[9]))
             named += [(name, doc_id) for name in row[8].split("\n") if name]  # each name folded, indexed
             variants += _variants(summary[-1], doc_id)
-            if row[3] and not before:
+            if row[3] and not built:
                 hubs.add(doc_id)
             for target, name, dst in found:
                 dst = id_of(dst)
                 edges.append((doc_id, target, name, dst))
                 if dst is not None:
                     affected.add(dst)
-                    if not before and dst != doc_id:
+                    if not built and dst != doc_id:
                         pairs.add((doc_id, dst))
             if len(fts) >= WRITE_BATCH:  # written while the readers read on
                 _write(
@@ -459,7 +496,7 @@ def _update(index, vault, schema, current: list[tuple], files: str, taken: dict 
     for statement in _LINK_INDEXES.split(";"):
         if statement.strip():
             con.execute(statement)
-    if before:
+    if built:
         _count_inlinks(con, affected)
     else:  # built from nothing: every note's count from the links at hand
         counts: dict[int, int] = {}
