@@ -289,7 +289,11 @@ BODIES = ["[[a]] [[c]]\n", "---\naliases: [Bob]\n---\n[[b]] [[d#x]]\n", "# x\n[[
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["write", "remove"]), st.sampled_from(NAMES), st.sampled_from(BODIES)), max_size=8))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["write", "remove"]), st.sampled_from(NAMES), st.sampled_from(BODIES)), max_size=8
+    )
+)
 def test_an_index_kept_up_to_date_holds_what_one_built_from_nothing_holds(tmp_path_factory, steps):
     """After each note written, added or removed, the index file brought up
     to date (the stored stamps compared with the walk's: only the changed

@@ -138,7 +138,7 @@ def suggest(
     del by_kind, buckets
     # only the cards of a meeting pair are read again: their properties and links
     info = {
-        path: {"props": note.properties, "links": None, "note": note}
+        path: {"props": note.properties, "links": None, "note": None if index is not None else note, "index": index}
         for path, note in _notes(vault, index, sorted({path for pair in meeting for path in pair}))
     }
     found_pairs = []
@@ -376,14 +376,22 @@ def _value(props: dict, name: str) -> str | None:
 
 def _links(vault, item: dict, path: str) -> set[str]:
     """The notes the card links to, as the note index reads its links
-    (frontmatter values, then the body: :func:`index.note_links`)."""
+    (frontmatter values, then the body: :func:`index.note_links`), and
+    where the index file says they lead when it holds that."""
     if item["links"] is None:
-        from ..read.index import Summary, note_links
+        from ..read.index import note_links
 
-        note = item["note"]
+        note = item["note"] if item["note"] is not None else item["index"].one(path)  # only a pair's cards: asked again
+        links = note_links(note) if item["index"] is None else note.links
+        places = getattr(note, "targets", None)
         targets = set()
-        for link in note.links if isinstance(note, Summary) else note_links(note):
-            hit = vault.resolver.resolve(link.target, path).path if link.target else None
+        for number, link in enumerate(links):
+            if not link.target:
+                continue  # the card itself ([[#heading]])
+            if places is not None:
+                hit = places[number][0]
+            else:
+                hit = vault.resolver.resolve(link.target, path).path
             if hit is not None:
                 targets.add(hit)
         item["links"] = targets

@@ -451,3 +451,9 @@ class Vault:
 
             self._resolver = Resolver(self.files)
         return self._resolver
+
+    def forget_resolver(self) -> None:
+        """Let the resolver go (a large vault's is tens of MB): a process
+        whose forked readers resolve with their own copy frees it for what
+        follows; the next :attr:`resolver` builds it again."""
+        self._resolver = None

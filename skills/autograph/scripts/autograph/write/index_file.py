@@ -195,7 +195,7 @@ def _drop_all(con: sqlite3.Connection) -> None:
 def _connect(path: str) -> sqlite3.Connection:
     con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
     con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
-    con.execute("PRAGMA cache_size = -65536")  # 64 MB at most: FTS5 merges its segments in memory while it builds
+    con.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KB}")  # FTS5 merges its segments in memory while it builds
     if path != ":memory:":
         con.execute("PRAGMA journal_mode = WAL")
         con.execute("PRAGMA synchronous = OFF")  # derived data: an OS crash at worst damages it, then it is rebuilt
@@ -508,6 +508,7 @@ def open_vault(root):
     return Vault(path, files, warnings), stamps
 
 
+BUILD_CACHE_KB = 8192
 READ_CACHE_KB = 8192  # SQLite's page cache once the file is up to date: the OS caches the file too
 
 

@@ -225,6 +225,7 @@ def start_reading(vault, paths: list[str], schema, known: dict):
 
     vault.resolver  # noqa: B018 - built before the fork: every reader resolves with it
     started = parallel.stream(_reader(vault, schema, known), paths)
+    vault.forget_resolver()  # the readers have theirs; this process's would only hold memory through the build
     started.paths = paths
     return started
 
