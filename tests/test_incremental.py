@@ -15,8 +15,6 @@ import sys
 import autograph.read.parallel
 import autograph.write.index_update
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 from autograph.graph import health
 from autograph.memory import search
 from autograph.read.vault import Vault
@@ -24,6 +22,8 @@ from autograph.schema.model import load_schema
 from autograph.write.derived import save_index
 from autograph.write.index_file import note_index
 from conftest import SCRIPTS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def make_notes(make_vault, count: int = 60):
