@@ -127,19 +127,19 @@ def _key(text: str) -> str:
     return text[:-3] if text.endswith(".md") else text
 
 
-def _aliases(index, notes) -> dict[str, set[str]]:
-    """Lower-cased alias -> the notes that list it in ``aliases`` (or the
-    older ``alias``)."""
-    found: dict[str, set[str]] = {}
-    for path in notes:
-        summary = index.summary(path)
-        for key, value in summary.properties.items():
-            if key.lower() not in ("aliases", "alias"):
-                continue
+def _add_names(path: str, props: dict, aliases: dict, loose: dict, titles: dict) -> None:
+    """Add note ``path``'s names: lower-cased alias -> the notes that list
+    it in ``aliases`` (or the older ``alias``); for suggestions, its loose
+    file name (:func:`_loose`) and its ``title``."""
+    loose.setdefault(_loose(path.rsplit("/", 1)[-1]), set()).add(path)
+    for key, value in props.items():
+        lowered = key.lower()
+        if lowered in ("aliases", "alias"):
             for alias in value if isinstance(value, list) else [value]:
                 if isinstance(alias, str) and alias.strip():
-                    found.setdefault(_key(alias), set()).add(path)
-    return found
+                    aliases.setdefault(_key(alias), set()).add(path)
+        elif lowered == "title" and isinstance(value, str) and value.strip():
+            titles.setdefault(_key(value), set()).add(path)
 
 
 def name_of(target: str) -> str:
@@ -151,18 +151,6 @@ def _loose(name: str) -> str:
     """A name with letter case, spaces, ``-`` and ``_`` left out: how a
     person may misspell a file name (for suggestions only)."""
     return re.sub(r"[\s_-]+", "", _key(name))
-
-
-def _suggestions(index, notes) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
-    """``(loose name -> notes, title -> notes)`` for suggestions."""
-    loose: dict[str, set[str]] = {}
-    titles: dict[str, set[str]] = {}
-    for path in notes:
-        loose.setdefault(_loose(path.rsplit("/", 1)[-1]), set()).add(path)
-        for key, value in index.summary(path).properties.items():
-            if key.lower() == "title" and isinstance(value, str) and value.strip():
-                titles.setdefault(_key(value), set()).add(path)
-    return loose, titles
 
 
 def _candidates(span, text, source, resolver, moved, moved_resolver, aliases):
@@ -206,21 +194,25 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
     (see the module docstring), planned, not written.  ``index`` is a
     :class:`index.NoteIndex` (default: one without cache), ``settings``
     :func:`relink.link_settings` (default: the vault's)."""
-    from ..read import linkgraph
     from ..read.index import NoteIndex
 
     index = index if index is not None else NoteIndex(vault)
     settings = settings if settings is not None else relink.link_settings(vault.root)
-    graph = linkgraph.build(vault, index)
-    broken_in = sorted({edge.source for edge in graph.broken()})
+    broken: set[str] = set()
+    aliases: dict[str, set[str]] = {}
+    suggest: dict[str, set[str]] = {}
+    titles: dict[str, set[str]] = {}
+    for path, summary in index.each(vault.notes, targets=True):  # one pass, no summary kept
+        if summary.unreadable is None and any(target is None for target, _, _ in summary.targets):
+            broken.add(path)
+        _add_names(path, summary.properties, aliases, suggest, titles)
+    broken_in = sorted(broken)
     plan = FixPlan()
     if not broken_in:
         return plan
     resolver = vault.resolver
     moved = journal_moves(vault.root)
     moved_resolver = Resolver(list(moved)) if moved else None
-    aliases = _aliases(index, vault.notes)
-    suggest, titles = _suggestions(index, vault.notes)
     frozen = vault.frozen(schema)
     for path in broken_in:
         note = vault.note(path)

@@ -202,9 +202,7 @@ def _entries(vault, schema, index, group_by: str) -> tuple[dict[str, list[Entry]
     spellings: dict[str, dict[str, list[Entry]]] = {}
     generated: list[str] = []
     kept: list[str] = []
-    index.prefetch(vault.notes)
-    for path in vault.notes:
-        summary = index.summary(path)
+    for path, summary in index.each(vault.notes):  # a note at a time: no summary kept
         if summary.unreadable is not None:
             continue
         props = summary.properties
