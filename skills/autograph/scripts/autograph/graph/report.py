@@ -1,7 +1,7 @@
 """The vault report: one self-contained HTML page a person opens in a browser.
 
 :func:`collect` gathers what the page shows through the library (the health
-report of :func:`health.health_report`, backlinks from :func:`linkgraph.build`,
+report of :func:`health.health_report`, backlinks counted in one pass over the notes,
 findings of :func:`compliance.check`, and the history files under
 ``.graph/``); :func:`render` turns that into HTML; :func:`counts` is the
 summary ``graph.py report --json`` prints.  Only :func:`publish` writes a
@@ -56,7 +56,7 @@ import math
 import os
 from pathlib import Path
 
-from ..read import jsonfile, linkgraph
+from ..read import jsonfile
 from ..read.index import NoteIndex
 from ..read.text import plural, printable
 from ..read.vault import GRAPH_DIR, Vault
@@ -172,8 +172,30 @@ def collect(vault: Vault, schema: Schema, index: NoteIndex | None = None, now: s
     """Everything the report shows, as JSON-ready data (see :func:`render`)."""
     index = index if index is not None else NoteIndex(vault)
     report = health.health_report(vault, schema, index)
-    graph = linkgraph.build(vault, index)  # where links resolve is cached in the index by now
     hubs = set(report["hubs"])
+    checked = compliance.check(vault, schema)
+    by_path: dict[str, list] = {}
+    for finding in checked.findings:
+        by_path.setdefault(finding.path, []).append(finding)
+    card_set = vault.card_set(schema)
+    incoming: dict[str, list] = {}  # note -> [links to it from other notes, those notes, the last of them]
+    types: dict[str, dict] = {}
+    for path, summary in index.each(vault.notes, targets=True):  # one pass; where links lead is stored by now
+        for target, _candidates, _ambiguous in summary.targets:
+            if target is not None and target != path:
+                count = incoming.get(target)
+                if count is None:
+                    count = incoming[target] = [0, 0, None]
+                count[0] += 1
+                if count[2] != path:  # a note's links come together: a new note is the next one
+                    count[1], count[2] = count[1] + 1, path
+        if path in card_set:
+            kind = _type_of(summary.properties)
+            entry = types.setdefault(kind, {"type": kind, "cards": 0, "clean": 0, "findings": []})
+            entry["cards"] += 1
+            found = by_path.get(path, [])
+            entry["clean"] += not found
+            entry["findings"].extend(found)
 
     folders: dict[str, dict] = {}
 
@@ -189,8 +211,8 @@ def collect(vault: Vault, schema: Schema, index: NoteIndex | None = None, now: s
 
     linked = []
     for path in vault.notes:
-        edges = graph.backlinks(path)
-        linked.append({"path": path, "links": len(edges), "notes": len({edge.source for edge in edges})})
+        links, notes, _last = incoming.get(path, (0, 0, None))
+        linked.append({"path": path, "links": links, "notes": notes})
     most = sorted((r for r in linked if r["links"]), key=lambda r: (-r["links"], -r["notes"], r["path"]))[:TOP]
     shown = {r["path"] for r in most}
     least = sorted(
@@ -198,18 +220,6 @@ def collect(vault: Vault, schema: Schema, index: NoteIndex | None = None, now: s
         key=lambda r: (r["links"], r["notes"], r["path"]),
     )[:TOP]
 
-    checked = compliance.check(vault, schema)
-    by_path: dict[str, list] = {}
-    for finding in checked.findings:
-        by_path.setdefault(finding.path, []).append(finding)
-    types: dict[str, dict] = {}
-    for path in vault.cards(schema):
-        kind = _type_of(index.summary(path).properties)
-        entry = types.setdefault(kind, {"type": kind, "cards": 0, "clean": 0, "findings": []})
-        entry["cards"] += 1
-        found = by_path.get(path, [])
-        entry["clean"] += not found
-        entry["findings"].extend(found)
     by_type = []
     for entry in types.values():
         findings = entry.pop("findings")
