@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from conftest import REPO, SCRIPTS
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(SCRIPTS))
@@ -267,3 +267,52 @@ def test_remember_lists_the_strongest_match_first(tmp_path):
     )  # fmt: skip
     data = json.loads(proc.stdout)
     assert data["matches"][0]["path"] == "people/Bob.md"
+
+
+def _joined_by_rule(suggestions, apart=None):
+    """join's rule, written out as it reads: each suggestion joins every
+    group it shares a card with (kept in the order made, a joined group
+    going to the end), unless the cards of the result include two that
+    may never be one."""
+    joined = []
+    for item in suggestions:
+        touching = [j for j in joined if set(j.cards) & set(item.cards)]
+        cards = sorted(set(item.cards).union(*(j.cards for j in touching)))
+        if apart is not None and any(apart(a, b) for i, a in enumerate(cards) for b in cards[i + 1 :]):
+            joined.append(item)
+            continue
+        keys = " + ".join(dict.fromkeys([*(j.name_key for j in touching), item.name_key]))
+        evidence = [e for j in touching for e in j.evidence] + item.evidence
+        order = ("low", "medium", "high")
+        level = min([item.confidence, *(j.confidence for j in touching)], key=order.index)
+        joined = [j for j in joined if all(j is not t for t in touching)] + [
+            variants.Suggestion(cards, keys, evidence, level)
+        ]
+    return joined
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from("abcdefg"), min_size=2, max_size=2, unique=True),
+            st.sampled_from(["full:x", "given:y", "initial:z"]),
+            st.sampled_from(["low", "medium", "high"]),
+        ),
+        max_size=12,
+    ),
+    st.booleans(),
+)
+def test_join_groups_suggestions_that_share_a_card(rows, with_apart):
+    """A suggestion joins the groups it shares a card with, in the order
+    they were made, unless two of the cards may never be one."""
+    suggestions = [
+        variants.Suggestion(sorted(cards), key, [{"kind": "field", "n": n}], level)
+        for n, (cards, key, level) in enumerate(rows)
+    ]
+    apart = (lambda a, b: {a, b} == {"a", "g"}) if with_apart else None
+    got = variants.join(
+        [variants.Suggestion(list(s.cards), s.name_key, list(s.evidence), s.confidence) for s in suggestions], apart
+    )
+    assert [s.as_dict() for s in got] == [s.as_dict() for s in _joined_by_rule(suggestions, apart)]
+    assert sorted({c for s in suggestions for c in s.cards}) == sorted({c for s in got for c in s.cards})

@@ -16,6 +16,7 @@ sharing one.  Here: how strongly two names' keys say one person
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -468,16 +469,30 @@ def join(suggestions: list[Suggestion], apart=None) -> list[Suggestion]:
     says two cards may never be one (their identities conflict: two
     Alexanders a ``Sasha`` card names both); a suggestion that would join
     such cards stays a group of its own."""
-    joined: list = []
+    joined: dict[int, Suggestion] = {}  # in the order made (a number each); a group joined goes to the end
+    by_card: dict[str, set[int]] = {}  # card -> the groups holding it
+
+    numbering = itertools.count()
+
+    def add(group: Suggestion) -> None:
+        number = next(numbering)
+        joined[number] = group
+        for card in group.cards:
+            by_card.setdefault(card, set()).add(number)
+
     for item in suggestions:
-        touching = [j for j in joined if set(j.cards) & set(item.cards)]
+        numbers = sorted({n for card in item.cards for n in by_card.get(card, ())})
+        touching = [joined[n] for n in numbers]
         cards = sorted(set(item.cards).union(*(j.cards for j in touching)))
         if apart is not None and any(apart(a, b) for i, a in enumerate(cards) for b in cards[i + 1 :]):
-            joined.append(item)
+            add(item)
             continue
         keys = " + ".join(dict.fromkeys([*(j.name_key for j in touching), item.name_key]))
         evidence = [e for j in touching for e in j.evidence] + item.evidence
         levels = ("low", "medium", "high")
         level = min([item.confidence, *(j.confidence for j in touching)], key=levels.index)
-        joined = [j for j in joined if j not in touching] + [Suggestion(cards, keys, evidence, level)]
-    return joined
+        for n in numbers:
+            for card in joined.pop(n).cards:
+                by_card[card].discard(n)
+        add(Suggestion(cards, keys, evidence, level))
+    return list(joined.values())

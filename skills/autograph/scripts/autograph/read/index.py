@@ -31,6 +31,7 @@ from .vault import Vault
 __all__ = [
     "NoteIndex",
     "Summary",
+    "decode_anchors",
     "decode_summary",
     "encode_summary",
     "encode_targets",
@@ -185,6 +186,19 @@ def decode_summary(path: str, text: str, props_text: str | None, targets_text: s
         )
     except (TypeError, ValueError, RecursionError):
         return None
+
+
+def decode_anchors(text: str) -> tuple[str, tuple] | None:
+    """``(outline, block ids)`` of an :func:`encode_summary` row, without
+    decoding its links and properties (what an anchor is checked against),
+    or None when the row is not one."""
+    try:
+        row = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not (isinstance(row, list) and len(row) == 7 and isinstance(row[5], str) and isinstance(row[6], list)):
+        return None
+    return row[5], tuple(row[6])
 
 
 def encode_targets(summary: Summary) -> str | None:
@@ -362,6 +376,26 @@ class NoteIndex:
             if resolved and self.store is not None:
                 self.store.save(resolved)
             _shared.clear()  # shared within a chunk: a pass keeps no note's targets
+
+    def each_anchors(self, paths: list[str]):
+        """``(path, outline keys, block ids)`` of each of ``paths`` (as
+        :meth:`anchors`), :data:`CHUNK` at a time, in their order: only the
+        outline and the block ids decoded where the index file holds the
+        note as it is now."""
+        for start in range(0, len(paths), CHUNK):
+            part = paths[start : start + CHUNK]
+            found = {}
+            if self.store is not None and not self._loaded:
+                found = self.store.summaries_of([path for path in part if path not in self._summaries], anchors=True)
+            for path in part:
+                outline, blocks = found.get(path) or (None, ())
+                if outline is not None:
+                    try:
+                        yield path, outline_keys(outline), frozenset(blocks)
+                        continue
+                    except ValueError:
+                        pass  # a damaged row: read the note again
+                yield (path, *self.anchors(path, one=True))
 
     def one(self, path: str) -> Summary:
         """The summary of note ``path``, asked of the index file alone

@@ -11,7 +11,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .index import NoteIndex, note_links, outline_keys  # noqa: F401  (note_links re-exported)
+from .index import NoteIndex, note_links  # noqa: F401  (note_links re-exported)
 from .links import Link, find_heading
 from .parallel import gc_paused
 from .vault import Vault
@@ -199,19 +199,15 @@ class LinkTally:
         return [path for path in self.vault.notes if path not in self._sources and not exclude(path)]
 
     def broken_anchors(self) -> list[Edge]:
-        """As :meth:`LinkGraph.broken_anchors`: the targets read again in
-        one pass (:meth:`NoteIndex.each`, in target order), each once; the
-        links that fail read again from their notes."""
+        """As :meth:`LinkGraph.broken_anchors`: the targets' outlines read
+        in one pass (:meth:`NoteIndex.each_anchors`, in target order), each
+        once; the links that fail read again from their notes."""
         checks = sorted(self._checks, key=lambda check: check[0])
         self._checks = []
         targets = list(dict.fromkeys(check[0] for check in checks))
         failed = []
         at = 0
-        for target, summary in self.index.each(targets):
-            try:
-                keys, ids = outline_keys(summary.outline), frozenset(summary.blocks)
-            except ValueError:  # a damaged row: the note read again
-                keys, ids = self.index.anchors(target, one=True)
+        for target, keys, ids in self.index.each_anchors(targets):
             while at < len(checks) and checks[at][0] == target:
                 _target, fragment, position, number, source = checks[at]
                 at += 1

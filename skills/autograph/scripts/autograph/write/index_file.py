@@ -556,24 +556,27 @@ class _Rows:
         query = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs WHERE summary IS NOT NULL"
         return self._decoded(self.index.con.execute(query), set(self.vault.notes))
 
-    def summaries_of(self, paths: list[str]) -> dict:
+    def summaries_of(self, paths: list[str], anchors: bool = False) -> dict:
         """``{path: Summary}`` of those of ``paths`` (notes of the vault) the
         file holds as they are now, found through its index on ``path``:
-        a part of the vault, in the memory of that part."""
+        a part of the vault, in the memory of that part.  ``anchors``:
+        ``{path: (outline, block ids)}`` instead (:func:`index.decode_anchors`,
+        no link decoded)."""
         found = {}
         columns = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs"
         con = self.index.con
         for start in range(0, len(paths), 500):  # well under SQLite's bound on parameters
             part = paths[start : start + 500]
             rows = con.execute(f"{columns} WHERE path IN ({', '.join('?' * len(part))})", part)
-            found.update(self._decoded(rows, None))
+            found.update(self._decoded(rows, None, anchors))
         return found
 
-    def _decoded(self, rows, notes: set | None):
+    def _decoded(self, rows, notes: set | None, anchors: bool = False):
         """``(path, Summary)`` of the ``rows`` (path, stamp, summary, props,
         targets) that hold a note of the vault (``notes``; None: the rows
-        were asked for by path) as it is now."""
-        from ..read.index import decode_summary
+        were asked for by path) as it is now (``anchors``: as in
+        :meth:`summaries_of`)."""
+        from ..read.index import decode_anchors, decode_summary
 
         hold = self._targets_hold()
         current = self._current() if self.index.stale else None  # another process held the file
@@ -582,9 +585,9 @@ class _Rows:
                 continue
             if current is not None and current.get(path) != (size, mtime, ctime):
                 continue
-            summary = decode_summary(path, text, props, targets if hold else None)
-            if summary is not None:
-                yield path, summary
+            found = decode_anchors(text) if anchors else decode_summary(path, text, props, targets if hold else None)
+            if found is not None:
+                yield path, found
 
     def _targets_hold(self) -> bool:
         """Whether the stored link targets were resolved against the vault's
