@@ -324,3 +324,24 @@ def test_an_index_kept_up_to_date_holds_what_one_built_from_nothing_holds(tmp_pa
         drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731  (a copy's ctime is its own)
         assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
         assert kept == built
+
+
+def test_a_dry_run_on_a_large_vault_without_an_index_builds_a_private_one(make_vault, monkeypatch):
+    """From PRIVATE_MIN notes, a dry run with no index file answers from an
+    index in SQLite's private temporary database: the same report as the
+    index file gives, no .graph/ made, and the summaries not all held."""
+    import autograph.write.index_file as index_file
+
+    root = make_notes(make_vault)
+    schema = load_schema(root)
+    monkeypatch.setattr(index_file, "PRIVATE_MIN", 10)
+    vault = Vault.open(root)
+    index = note_index(vault, schema, use_disk=False)
+    private = health.health_report(vault, schema, index)
+    assert index.store is not None and index.store.index.path is None  # not a file of the vault
+    assert index.parsed == 60 and not index._summaries  # each note parsed once, none kept
+    assert not (root / ".graph").exists()
+    monkeypatch.setattr(index_file, "PRIVATE_MIN", 10**9)
+    in_memory = health.health_report(Vault.open(root), schema, note_index(Vault.open(root), schema, use_disk=False))
+    assert not (root / ".graph").exists()
+    assert private == in_memory and private["notes"] == 60

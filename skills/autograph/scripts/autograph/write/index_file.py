@@ -22,7 +22,6 @@ answers from the index as it was (``stale``).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import sqlite3
@@ -192,13 +191,25 @@ def _drop_all(con: sqlite3.Connection) -> None:
             con.execute('DROP TABLE IF EXISTS "' + name.replace('"', '""') + '"')
 
 
+PRIVATE = ""  # SQLite's private temporary database: on disk once its page cache is full, gone when closed
+CACHE_KB = 8192  # SQLite's page cache (KB): measured, a build at 100k is no slower than with 64 MB
+# notes from which a dry run on a vault without an index file builds a private
+# one (bounded memory; about 4x the time of parsing every note in memory at 100k)
+PRIVATE_MIN = 20000
+
+
 def _connect(path: str) -> sqlite3.Connection:
+    """A connection to the index file at ``path``, or to :data:`PRIVATE` (an
+    index in no file of the vault: a large vault's would not fit in memory,
+    so SQLite spills it to a temporary file of its own, removed on close)."""
     con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
     con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
-    con.execute(f"PRAGMA cache_size = -{BUILD_CACHE_KB}")  # FTS5 merges its segments in memory while it builds
-    if path != ":memory:":
+    con.execute(f"PRAGMA cache_size = -{CACHE_KB}")  # the OS caches the file too
+    if path != PRIVATE:
         con.execute("PRAGMA journal_mode = WAL")
-        con.execute("PRAGMA synchronous = OFF")  # derived data: an OS crash at worst damages it, then it is rebuilt
+    else:  # no other process sees it: its rollback journal need not be a file
+        con.execute("PRAGMA journal_mode = MEMORY")
+    con.execute("PRAGMA synchronous = OFF")  # derived data: an OS crash at worst damages it, then it is rebuilt
     return con
 
 
@@ -364,7 +375,7 @@ def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
         copied = _readonly_copy(vault, schema, warnings, stamps)
         if copied is not None:
             return copied
-    con = _connect(":memory:")
+    con = _connect(PRIVATE)
     return _prepare(con, None, vault, schema, warnings, stamps, early)
 
 
@@ -424,7 +435,7 @@ def _readonly_copy(vault, schema, warnings, stamps) -> Index | None:
         if _why_rebuild(source, schema) is not None:
             source.close()
             return None
-        memory = _connect(":memory:")
+        memory = _connect(PRIVATE)
         source.backup(memory)
         source.close()
         index = _prepare(memory, path, vault, schema, warnings, stamps)
@@ -508,10 +519,6 @@ def open_vault(root):
     return Vault(path, files, warnings), stamps
 
 
-BUILD_CACHE_KB = 8192
-READ_CACHE_KB = 8192  # SQLite's page cache once the file is up to date: the OS caches the file too
-
-
 class _Rows:
     """The index file as a :class:`index.NoteIndex` reads it: each note's
     summary, and where its links resolve while the vault's file list is the
@@ -534,9 +541,6 @@ class _Rows:
         """The index file, opened (and brought up to date) on first use."""
         if self._index is None:
             self._index = self._opener()
-            if self._index.path is not None:  # brought up to date: a pass over its rows needs no large page cache
-                with contextlib.suppress(sqlite3.Error):
-                    self._index.con.execute(f"PRAGMA cache_size = -{READ_CACHE_KB}")
         return self._index
 
     @property
@@ -627,8 +631,10 @@ class _Rows:
 
 def note_index(vault, schema, use_disk: bool = True, stamps: dict | None = None, create: bool = True):
     """A :class:`index.NoteIndex` of ``vault`` served from the index file,
-    brought up to date first (:func:`open_index`; ``use_disk=False``: a copy
-    in memory, nothing written).  Without SQLite's FTS5 every note is
+    brought up to date first (:func:`open_index`; ``use_disk=False``: the
+    file opened read-only, its rows checked against the notes, or without
+    one, from :data:`PRIVATE_MIN` notes, an index built in SQLite's private
+    temporary database: nothing written in the vault).  Without SQLite's FTS5 every note is
     parsed in this process instead.  ``create=False``: a vault without an
     index file gets none (a call that may yet be refused writes nothing)."""
     from ..read.index import NoteIndex
@@ -638,7 +644,17 @@ def note_index(vault, schema, use_disk: bool = True, stamps: dict | None = None,
 
     if not use_disk:  # opened at once: a read-only open writes nothing
         index = _read_only(vault)
-        return NoteIndex(vault) if index is None else NoteIndex(vault, store=_Rows(lambda: index, vault))
+        if index is not None:
+            return NoteIndex(vault, store=_Rows(lambda: index, vault))
+        if len(vault.notes) < PRIVATE_MIN:
+            return NoteIndex(vault)  # no index file: each note parsed here, its summary kept
+        try:
+            check_sqlite()
+        except SearchUnavailable:
+            return NoteIndex(vault)
+        # no index file, and too many notes to keep their summaries in memory:
+        # an index built in SQLite's private temporary database, no file of the vault
+        return NoteIndex(vault, store=_Rows(lambda: open_index(vault, schema, use_disk=False, stamps=stamps), vault))
     try:
         check_sqlite()
     except SearchUnavailable:
