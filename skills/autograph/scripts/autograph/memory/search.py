@@ -555,7 +555,7 @@ def lookup_identity(index: Index, vault, schema, field_name: str, value: str) ->
     wanted = ident.normalise(value, kind, country, ignore)
     # every field of the value's kind: handle=@ivan_p finds the card that holds it under telegram
     names = list(dict.fromkeys([name, *ident.fields_by_kind(kinds).get(kind, [])]))
-    cards = set(vault.cards(schema))
+    cards = vault.card_set(schema)  # asked of the few paths the index names: the cards are never listed
     matches = []
     if wanted is not None:
         from .cards import identity_needle
