@@ -345,3 +345,21 @@ def test_a_dry_run_on_a_large_vault_without_an_index_builds_a_private_one(make_v
     in_memory = health.health_report(Vault.open(root), schema, note_index(Vault.open(root), schema, use_disk=False))
     assert not (root / ".graph").exists()
     assert private == in_memory and private["notes"] == 60
+
+
+def test_a_row_another_process_wrote_during_a_pass_is_read_again(make_vault):
+    """A pass over the index file (NoteIndex.each) takes a row only at the
+    stamp this process's update brought it to: a row another process wrote
+    since (another version of the note) is parsed here, never mixed in."""
+    root = make_notes(make_vault, 5)
+    run(root)
+    vault = Vault.open(root)
+    index = note_index(vault, load_schema(root))
+    assert index.store.index.reread == 0  # opened and brought up to date by this process
+    other = sqlite3.connect(root / ".graph" / "index.sqlite")
+    empty = '[null,"none",null,null,[],"",[]]'  # another version of the note: no link
+    other.execute("UPDATE docs SET mtime = mtime + 1, summary = ? WHERE path = 'n002.md'", (empty,))
+    other.commit()
+    other.close()
+    found = dict(index.each(vault.notes))
+    assert index.parsed == 1 and [link.target for link in found["n002.md"].links] == ["n003"]

@@ -583,7 +583,10 @@ class _Rows:
         from ..read.index import decode_anchors, decode_summary
 
         hold = self._targets_hold()
-        current = self._current() if self.index.stale else None  # another process held the file
+        # the stamps the rows must hold: the notes as they are now where another process held the file,
+        # else those this process's update brought them to (a row another process wrote since, between
+        # two chunks of a pass, is parsed here rather than mixed in)
+        current = self._current() if self.index.stale else self.index.stamps
         for path, size, mtime, ctime, text, props, targets in rows:
             if text is None or (notes is not None and path not in notes):
                 continue
