@@ -19,6 +19,8 @@ from autograph.write.confine import PathError, TargetError, confine
 from autograph.write.derived import append_line, write_derived
 from autograph.write.replace import Conflict, replace_file
 from autograph.write.store import apply
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 def mode(path: Path) -> int:
@@ -463,3 +465,16 @@ def test_a_line_appended_to_a_note_without_a_final_newline_stays_a_line_of_its_o
     before = b"## Related\n- [[A]]\n- [[Gone]]"
     after = b"## Related\n- [[A]]\n"
     assert edited_on_top(Edit("x.md", before, after), after + b"- [[B]]\n") == before + b"\n- [[B]]\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=600), st.binary(max_size=40), st.binary(max_size=600), st.binary(max_size=40))
+def test_an_edit_gives_back_the_bytes_it_was_given(head, old, tail, new):
+    """An Edit keeps its after as the part that differs from before (one
+    copy of a note, not two): whatever the bytes, after is what was given,
+    and an edit equals one made from the same bytes."""
+    before, after = head + old + tail, head + new + tail
+    edit = Edit("a.md", before, after, "why")
+    assert edit.after == after and edit.before == before
+    assert edit == Edit("a.md", before, after, "why") and edit.replace(reason="other").after == after
+    assert Edit("a.md", None, after).after == after

@@ -204,7 +204,6 @@ def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tupl
     graph.py mv, through autograph.graph.moves), the frontmatter fixes folded in
     (one change per file).  Returns the changes, the JSON of the moves and
     the :class:`moves.MovePlan`."""
-    import dataclasses
 
     from autograph.graph import moves
     from autograph.read.note import Note
@@ -230,7 +229,7 @@ def _moves(vault: Vault, schema, report: compliance.Report, edits: list) -> tupl
             fixed = reasons.get(old or change.path)
             if fixed:
                 base = change.reason if old or "retargeted" in change.reason else ""
-                change = dataclasses.replace(change, reason="; ".join(r for r in (base, fixed) if r))
+                change = change.replace(reason="; ".join(r for r in (base, fixed) if r))
         changes.append(change)
     info = {
         "moves": [{"from": a, "to": b} for a, b in mapping.items()],

@@ -20,7 +20,6 @@ from ..read.vault import TRASH_DIR
 __all__ = ["Edit", "Move", "Result", "Skipped", "Trash", "diff", "new_run_id", "utc_now"]
 
 
-@dataclass(frozen=True)
 class Edit:
     """One planned change of one file.
 
@@ -29,13 +28,74 @@ class Edit:
     bytes to write.  ``reason`` says why, for reports.  ``mtime_ns`` sets
     the written file's modification time (undo gives a file back as it
     was); else it is the time of the write.
+
+    Immutable.  ``after`` is kept as the part that differs from ``before``
+    (a plan of a large vault holds thousands of edits that change a line of
+    a note each: one copy of each note, not two) and given back whole.
     """
 
-    path: str
-    before: bytes | None
-    after: bytes
-    reason: str = ""
-    mtime_ns: int | None = None  # give the new file this modification time (an undo's)
+    __slots__ = ("path", "before", "reason", "mtime_ns", "_cut", "_middle")
+
+    def __init__(
+        self, path: str, before: bytes | None, after: bytes, reason: str = "", mtime_ns: int | None = None
+    ) -> None:
+        cut = None
+        if before is not None and len(before) >= _SHARED_MIN and isinstance(after, bytes):
+            head = _same_head(before, after)
+            tail = _same_head(before[head:][::-1], after[head:][::-1])
+            if head + tail >= _SHARED_MIN // 2:
+                cut, after = (head, tail), after[head : len(after) - tail]
+        for name, value in zip(self.__slots__, (path, before, reason, mtime_ns, cut, after), strict=True):
+            object.__setattr__(self, name, value)
+
+    @property
+    def after(self) -> bytes:
+        """The bytes to write."""
+        if self._cut is None:
+            return self._middle
+        head, tail = self._cut
+        return self.before[:head] + self._middle + self.before[len(self.before) - tail :]
+
+    def replace(self, **changes) -> Edit:
+        """This edit with ``changes`` (``reason=...``, any argument of the constructor)."""
+        fields = {"path": self.path, "before": self.before, "after": self.after, "reason": self.reason}
+        fields["mtime_ns"] = self.mtime_ns
+        return Edit(**{**fields, **changes})
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"an Edit does not change (use replace): {name}")
+
+    def _key(self) -> tuple:
+        return (self.path, self.before, self.after, self.reason, self.mtime_ns)
+
+    def __eq__(self, other) -> bool:
+        return self._key() == other._key() if isinstance(other, Edit) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"Edit(path={self.path!r}, before={self.before!r}, after={self.after!r}, "
+            f"reason={self.reason!r}, mtime_ns={self.mtime_ns!r})"
+        )
+
+
+_SHARED_MIN = 256  # bytes: a smaller file's edit keeps its after whole
+
+
+def _same_head(a: bytes, b: bytes) -> int:
+    """How many leading bytes ``a`` and ``b`` share, by halving (each
+    comparison a memcmp, not a loop over the bytes)."""
+    low, high = 0, min(len(a), len(b))
+    view_a, view_b = memoryview(a), memoryview(b)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if view_a[:middle] == view_b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 @dataclass(frozen=True)
