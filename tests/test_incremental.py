@@ -341,6 +341,10 @@ def test_a_dry_run_on_a_large_vault_without_an_index_builds_a_private_one(make_v
     assert index.store is not None and index.store.index.path is None  # not a file of the vault
     assert index.parsed == 60 and not index._summaries  # each note parsed once, none kept
     assert not (root / ".graph").exists()
+    vault = Vault.open(root)
+    index = note_index(vault, schema, use_disk=False)
+    health.report_for(vault, schema, index)  # as graph.py health --dry-run: no stored report either
+    assert index.store.index.readonly and not (root / ".graph").exists()
     monkeypatch.setattr(index_file, "PRIVATE_MIN", 10**9)
     in_memory = health.health_report(Vault.open(root), schema, note_index(Vault.open(root), schema, use_disk=False))
     assert not (root / ".graph").exists()
@@ -363,3 +367,28 @@ def test_a_row_another_process_wrote_during_a_pass_is_read_again(make_vault):
     other.close()
     found = dict(index.each(vault.notes))
     assert index.parsed == 1 and [link.target for link in found["n002.md"].links] == ["n003"]
+
+
+def test_an_index_kept_in_no_file_is_built_in_memory_when_sqlite_cannot_spill_it(make_vault, monkeypatch):
+    """SQLite's private temporary database spills to a temporary folder; when
+    it cannot (none it may write, or full), the index is built in memory
+    alone, with a warning, and answers the same."""
+    import autograph.write.index_file as index_file
+
+    root = make_notes(make_vault, 8)
+    schema = load_schema(root)
+    real = index_file._connect
+
+    def connect(path):
+        if path == index_file.PRIVATE:
+            raise sqlite3.OperationalError("unable to open database file")
+        return real(path)
+
+    monkeypatch.setattr(index_file, "_connect", connect)
+    monkeypatch.setattr(index_file, "PRIVATE_MIN", 1)
+    vault = Vault.open(root)
+    index = note_index(vault, schema, use_disk=False)
+    report = health.health_report(vault, schema, index)
+    assert report["notes"] == 8 and report["broken_links"] == []
+    assert any("built it in memory" in warning for warning in index.warnings)
+    assert not (root / ".graph").exists()

@@ -9,7 +9,9 @@ forced; paths from data are confined to the vault; derived files live under
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import stat
 from pathlib import Path
 
@@ -478,3 +480,4 @@ def test_an_edit_gives_back_the_bytes_it_was_given(head, old, tail, new):
     assert edit.after == after and edit.before == before
     assert edit == Edit("a.md", before, after, "why") and edit.replace(reason="other").after == after
     assert Edit("a.md", None, after).after == after
+    assert copy.copy(edit) == edit and pickle.loads(pickle.dumps(edit)) == edit

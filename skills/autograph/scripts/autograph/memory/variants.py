@@ -125,7 +125,10 @@ def suggest(
     table = nicknames_of(schema)
     settings = identity_settings(schema)
     todo = [path for path in (paths if paths is not None else vault.cards(schema)) if path not in grouped]
-    buckets = _buckets(vault, schema, todo, index, table, eligible)  # a key many cards share is a common name
+    try:
+        buckets = _buckets(vault, schema, todo, index, table, eligible)  # a key many cards share is a common name
+    except sqlite3.Error:  # the index file could not be read through: every card's keys computed here
+        buckets = _buckets(vault, schema, todo, None, table, eligible)
     by_kind = _keys_by_kind(vault, index, sorted({path for members in buckets.values() for path in members}), table)
     meeting = {}  # the pairs whose keys meet (same_person), with the key they share
     for members in buckets.values():
@@ -144,6 +147,8 @@ def suggest(
     }
     found_pairs = []
     for (a, b), shared in sorted(meeting.items()):
+        if a not in info or b not in info:
+            continue  # a card that no longer reads (another process wrote it since its keys were found)
         left, right = info[a], info[b]
         if _type_of(schema, a, left) != _type_of(schema, b, right):
             continue

@@ -62,6 +62,9 @@ class Edit:
         fields["mtime_ns"] = self.mtime_ns
         return Edit(**{**fields, **changes})
 
+    def __reduce__(self):  # copy and pickle through the constructor (its attributes never change)
+        return (Edit, (self.path, self.before, self.after, self.reason, self.mtime_ns))
+
     def __setattr__(self, name, value):
         raise AttributeError(f"an Edit does not change (use replace): {name}")
 

@@ -205,7 +205,7 @@ def _connect(path: str) -> sqlite3.Connection:
     con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
     con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
     con.execute(f"PRAGMA cache_size = -{CACHE_KB}")  # the OS caches the file too
-    if path != PRIVATE:
+    if path not in (PRIVATE, ":memory:"):
         con.execute("PRAGMA journal_mode = WAL")
     else:  # no other process sees it: its rollback journal need not be a file
         con.execute("PRAGMA journal_mode = MEMORY")
@@ -375,8 +375,18 @@ def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
         copied = _readonly_copy(vault, schema, warnings, stamps)
         if copied is not None:
             return copied
-    con = _connect(PRIVATE)
-    return _prepare(con, None, vault, schema, warnings, stamps, early)
+    return _private(vault, schema, warnings, stamps, early)
+
+
+def _private(vault, schema, warnings, stamps, early=None) -> Index:
+    """An index built in SQLite's private temporary database; in memory
+    alone (``:memory:``) when SQLite cannot spill it to its temporary folder
+    (none it may write, or full), with a warning."""
+    try:
+        return _prepare(_connect(PRIVATE), None, vault, schema, warnings, stamps, early)
+    except sqlite3.OperationalError as exc:
+        warnings.append(f"SQLite's temporary folder cannot take the index ({exc}); built it in memory")
+        return _prepare(_connect(":memory:"), None, vault, schema, warnings, stamps)
 
 
 def _cannot_write(exc: Exception) -> bool:
@@ -435,8 +445,15 @@ def _readonly_copy(vault, schema, warnings, stamps) -> Index | None:
         if _why_rebuild(source, schema) is not None:
             source.close()
             return None
-        memory = _connect(PRIVATE)
-        source.backup(memory)
+        try:
+            memory = _connect(PRIVATE)
+            source.backup(memory)
+        except sqlite3.OperationalError as exc:  # no temporary folder SQLite may write: in memory alone
+            if memory is not None:
+                memory.close()
+            warnings.append(f"SQLite's temporary folder cannot take the index ({exc}); copied it into memory")
+            memory = _connect(":memory:")
+            source.backup(memory)
         source.close()
         index = _prepare(memory, path, vault, schema, warnings, stamps)
         index.readonly = True
@@ -657,7 +674,13 @@ def note_index(vault, schema, use_disk: bool = True, stamps: dict | None = None,
             return NoteIndex(vault)
         # no index file, and too many notes to keep their summaries in memory:
         # an index built in SQLite's private temporary database, no file of the vault
-        return NoteIndex(vault, store=_Rows(lambda: open_index(vault, schema, use_disk=False, stamps=stamps), vault))
+
+        def private() -> Index:
+            index = open_index(vault, schema, use_disk=False, stamps=stamps)
+            index.readonly = True  # a dry run's: nothing kept from it (no stored report either)
+            return index
+
+        return NoteIndex(vault, store=_Rows(private, vault))
     try:
         check_sqlite()
     except SearchUnavailable:
