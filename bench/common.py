@@ -17,6 +17,8 @@ Every timed process is ``sys.executable``, never a ``python3`` on PATH.
 from __future__ import annotations
 
 import os
+import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -142,3 +144,18 @@ def commit() -> str:
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     return head + ("+dirty" if dirty else "")
+
+
+def writable_copy(source: Path, dest: Path) -> Path:
+    """Copy a (possibly read-only) vault or fixture tree to ``dest`` and make
+    the copy writable; ``.graph/`` is left out (a run of the README's main
+    command leaves one in the example vault) and symlinks stay symlinks.
+    The tests' ``copy_tree`` and bench/load.py's copies both use it."""
+    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".graph"))
+    for folder, dirs, files in os.walk(dest):
+        for name in dirs + files:
+            path = Path(folder) / name
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    Path(dest).chmod(Path(dest).stat().st_mode | stat.S_IWUSR)
+    return Path(dest)

@@ -94,7 +94,6 @@ import random
 import re
 import shutil
 import signal
-import stat
 import statistics
 import subprocess
 import sys
@@ -107,7 +106,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import REPO, bench_env, commit  # noqa: E402
+from common import REPO, bench_env, commit, writable_copy  # noqa: E402
 
 SCRIPTS = REPO / "skills" / "autograph" / "scripts"
 SHARED = Path(os.environ.get("AUTOGRAPH_SHARED", REPO.parent / "shared"))
@@ -193,14 +192,8 @@ def find_vault(name: str) -> Path | None:
 
 def copy_vault(source: Path, dest: Path) -> Path:
     """A writable copy of ``source`` at ``dest`` (``.graph/`` left out), with
-    the example vault's schema when it has none (tests/conftest.copy_tree)."""
-    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".graph"))
-    for folder, dirs, files in os.walk(dest):
-        for name in dirs + files:
-            path = Path(folder) / name
-            if not path.is_symlink():
-                path.chmod(path.stat().st_mode | stat.S_IWUSR)
-    dest.chmod(dest.stat().st_mode | stat.S_IWUSR)
+    the example vault's schema when it has none."""
+    writable_copy(source, dest)
     if not (dest / "schema.json").exists():
         shutil.copyfile(EXAMPLE / "schema.json", dest / "schema.json")
     return dest

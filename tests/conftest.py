@@ -12,6 +12,8 @@ import os
 import re
 import shutil
 import stat
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -64,14 +66,47 @@ def copy_tree(source: Path, dest: Path) -> Path:
 
     ``.graph/`` is left out: a run of the README's main command leaves one in
     the example vault, and tests start from the vault as committed."""
-    shutil.copytree(source, dest, symlinks=True, ignore=shutil.ignore_patterns(".graph"))
-    for folder, dirs, files in os.walk(dest):
-        for name in dirs + files:
-            path = Path(folder) / name
-            if not path.is_symlink():
-                path.chmod(path.stat().st_mode | stat.S_IWUSR)
-    Path(dest).chmod(Path(dest).stat().st_mode | stat.S_IWUSR)
-    return dest
+    return _bench_common().writable_copy(source, dest)
+
+
+def run_in_vault(
+    script: str, root: Path, *args: str, stdin: str | None = None, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """``python3 SCRIPTS/script ARGS --vault ROOT`` as an agent runs it:
+    text output captured, ``stdin`` fed, ``env`` the environment (default
+    this process's)."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / script), *args, "--vault", str(root)],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=120,
+        env=env,
+    )
+
+
+def vault_bytes(root: Path) -> dict[str, bytes]:
+    """Every file of the vault at ``root`` (``.graph/`` left out) and its
+    bytes: two of them equal when nothing the person owns was touched."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".graph" not in p.relative_to(root).parts
+    }
+
+
+def _bench_common():
+    """bench/common.py, loaded by its path (its name, ``common``, is too
+    plain to put its folder on ``sys.path`` for every test)."""
+    import importlib.util
+
+    module = sys.modules.get("autograph_bench_common")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("autograph_bench_common", REPO / "bench" / "common.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module
 
 
 def _remove(folder: Path) -> None:

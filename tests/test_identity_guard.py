@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO, SCRIPTS
+from conftest import REPO, SCRIPTS, vault_bytes
+from conftest import run_in_vault as run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,24 +32,6 @@ from autograph.memory import cards, dedup  # noqa: E402
 
 BEN = "people/Ben Carter.md"
 DANA = "people/Dana Reyes.md"
-
-
-def run(script: str, root: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPTS / script), *args, "--vault", str(root)],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=120,
-    )
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".graph" not in p.relative_to(root).parts
-    }
 
 
 @pytest.fixture
@@ -69,14 +50,14 @@ def vault(make_vault):
 
 
 def test_set_refuses_another_cards_identity_naming_it(vault):
-    before = snapshot(vault)
+    before = vault_bytes(vault)
     proc = run("card.py", vault, "set", BEN, "email=Dana@Acme.com", "--json")
     assert proc.returncode == 2, proc.stderr
     data = json.loads(proc.stdout)
     assert data["refused"]["reason"] == "identity-taken"
     assert DANA in data["refused"]["message"] and "--force" in data["refused"]["message"]
     assert [m["path"] for m in data["refused"]["matches"]] == [DANA]
-    assert data["written"] == [] and snapshot(vault) == before
+    assert data["written"] == [] and vault_bytes(vault) == before
     human = run("card.py", vault, "set", BEN, "email=dana@acme.com")
     assert human.returncode == 2 and DANA in human.stdout
 
@@ -88,13 +69,13 @@ def test_forced_identity_is_listed_for_review_never_merged_unattended(vault, tmp
     text = (vault / BEN).read_text(encoding="utf-8")
     assert "email: dana@acme.com" in text and dedup.FORCED in text and "[[Dana Reyes]]" in text
     assert dedup.forced_values(text) == [("email", "dana@acme.com")]
-    before = snapshot(vault)
+    before = vault_bytes(vault)
     nightly = run("dedup.py", vault, "--apply", "--json")
     assert nightly.returncode == 1, nightly.stderr  # a group this run did not merge
     data = json.loads(nightly.stdout)
     assert data["merged"] == [] and data["written"] == []
     assert any("--force" in item["reason"] and BEN in item["reason"] for item in data["not_merged"])
-    assert snapshot(vault) == before and (vault / BEN).exists()
+    assert vault_bytes(vault) == before and (vault / BEN).exists()
     # a person reviews the pair and merges it from the manifest: that still works
     manifest = tmp_path / "groups.json"
     assert run("dedup.py", vault, "--manifest", str(manifest)).returncode == 1
@@ -112,10 +93,10 @@ def test_a_card_created_with_force_is_held_back_as_a_forced_set_is(vault):
     text = (vault / created).read_text(encoding="utf-8")
     assert dedup.forced_values(text) == [("email", "dana@acme.com")] and "[[Dana Reyes]]" in text
     assert any(DANA in note and "--force" in note for note in json.loads(proc.stdout)["notes"])
-    before = snapshot(vault)
+    before = vault_bytes(vault)
     data = json.loads(run("dedup.py", vault, "--apply", "--json").stdout)
     assert data["merged"] == [] and any("--force" in item["reason"] for item in data["not_merged"])
-    assert snapshot(vault) == before
+    assert vault_bytes(vault) == before
 
 
 def test_an_unforced_duplicate_is_still_merged_unattended(vault):
@@ -129,7 +110,7 @@ def test_an_unforced_duplicate_is_still_merged_unattended(vault):
 
 def test_remember_into_and_batch_are_guarded_too(vault):
     (vault / "people/Sam Lee.md").write_text("---\ntype: person\ndescription: x\n---\n", encoding="utf-8")
-    before = snapshot(vault)
+    before = vault_bytes(vault)
     into = ("remember", "person", "Sam Lee", "email=dana@acme.com", "--into", "people/Sam Lee.md", "--json")
     proc = run("card.py", vault, *into)
     assert proc.returncode == 2 and json.loads(proc.stdout)["refused"]["reason"] == "identity-taken"
@@ -137,7 +118,7 @@ def test_remember_into_and_batch_are_guarded_too(vault):
     line = {"op": "set", "note": BEN, "fields": {"email": "dana@acme.com"}}
     batch = run("card.py", vault, "batch", "--json", stdin=json.dumps(line) + "\n")
     assert batch.returncode == 2 and json.loads(batch.stdout)["failed"] == [1]
-    assert snapshot(vault) == before
+    assert vault_bytes(vault) == before
     forced = run("card.py", vault, "batch", "--json", stdin=json.dumps({**line, "force": True}) + "\n")
     assert forced.returncode == 0, forced.stdout + forced.stderr
     assert dedup.FORCED in (vault / BEN).read_text(encoding="utf-8")
@@ -159,11 +140,11 @@ def test_a_value_only_a_retired_card_holds_is_written(vault):
 
 @pytest.mark.parametrize("field", ["access_count=-5", "relevance=0.9", "last_accessed=2020-01-01", "tier=hot"])
 def test_set_refuses_autographs_own_fields(vault, field):
-    before = snapshot(vault)
+    before = vault_bytes(vault)
     proc = run("card.py", vault, "set", BEN, field, "--json")
     assert proc.returncode == 2
     assert "engine.py" in proc.stderr and proc.stdout == ""
-    assert snapshot(vault) == before
+    assert vault_bytes(vault) == before
 
 
 def test_updated_is_written_as_a_date(vault):

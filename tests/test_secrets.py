@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SCRIPTS
+from conftest import REPO, SCRIPTS, vault_bytes
+from conftest import run_in_vault as run
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -43,25 +43,6 @@ PEM = (
 )
 PEM_BODY = "QyNTUxOQAAACDx7Yq0Hq9kP3mVbWf5tN2rLc8sJd4gXe1oU6iRzTaKvQAAAJgAbC9kAGwv"
 PEM_LINE = PEM.replace("\n", " ")  # a log line is one line: a key pasted into it
-
-
-def run(script: str, root: Path, *args: str, stdin: str | None = None, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPTS / script), *args, "--vault", str(root)],
-        capture_output=True,
-        text=True,
-        input=stdin,
-        timeout=120,
-        env=env,
-    )
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".graph" not in p.relative_to(root).parts
-    }
 
 
 def graph_holds(root: Path, secret: str) -> list[str]:
@@ -91,14 +72,14 @@ def vault(make_vault):
     ],
 )
 def test_a_secret_is_refused_and_never_echoed(vault, args):
-    before = snapshot(vault)
+    before = vault_bytes(vault)
     proc = run("card.py", vault, *args, "--json")
     assert proc.returncode == 2, proc.stdout + proc.stderr
     data = json.loads(proc.stdout)
     assert data["refused"]["reason"] == "secret" and "--allow-secret" in data["refused"]["message"]
     for secret in (API_KEY, PASSWORD, PEM_BODY):
         assert secret not in proc.stdout and secret not in proc.stderr
-    assert snapshot(vault) == before
+    assert vault_bytes(vault) == before
     assert not (vault / ".graph" / "journal").exists() or not graph_holds(vault, PASSWORD)
 
 
