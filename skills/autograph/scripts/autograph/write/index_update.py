@@ -355,8 +355,8 @@ def _delta(stored, text: bytes) -> tuple[list[str], list[str]] | None:
     head, head_now = stored.partition(b"\0\0")[0], text.partition(b"\0\0")[0]
     paths_now = head_now.split(b"\0") if head_now else []
     gone = [] if head == head_now else sorted(set(head.split(b"\0") if head else []).difference(paths_now))
-    decode = lambda path: path.decode("utf-8", "surrogatepass")  # noqa: E731  (as stamp_text encoded it)
-    return [decode(paths_now[at]) for at in positions], [decode(path) for path in gone]
+    changed = [paths_now[at] for at in positions]
+    return [p.decode("utf-8", "surrogatepass") for p in changed], [p.decode("utf-8", "surrogatepass") for p in gone]
 
 
 def _update(
