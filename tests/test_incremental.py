@@ -326,6 +326,89 @@ def test_an_index_kept_up_to_date_holds_what_one_built_from_nothing_holds(tmp_pa
         assert kept == built
 
 
+def fresh_copy(root, tmp_path_factory):
+    """The notes of ``root`` copied to a new folder (modification times kept)."""
+    fresh = tmp_path_factory.mktemp("fresh")
+    for note in root.rglob("*"):
+        if ".graph" not in note.parts and note.is_file():
+            copy = fresh / note.relative_to(root)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(note.read_bytes())
+            stat = note.stat()
+            os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    return fresh
+
+
+WRITTEN = ["a.md", "b.md", "sub/c.md", "sub/new.md", "e.md", "x.png"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["store", "store two", "by hand", "look up first"]),
+            st.sampled_from(WRITTEN),
+            st.sampled_from(WRITTEN),
+            st.sampled_from(BODIES),
+        ),
+        max_size=7,
+    )
+)
+def test_the_rows_a_run_writes_are_those_an_update_would_give(tmp_path_factory, steps):
+    """A run's writes go into the index file as rows (parsed once, by the
+    writer): the file then holds what one built from nothing holds, and
+    the next command parses nothing.  When the file did not hold the vault
+    as the writer's walk found it (an edit by hand since), or another file
+    came, the writer leaves it, and the next update reads what changed."""
+    from autograph import cli
+    from autograph.write.changes import Edit
+    from autograph.write.index_file import lookup, open_index
+
+    root = tmp_path_factory.mktemp("written")
+    for name in NAMES[:3]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(BODIES[0], encoding="utf-8")
+    run(root)
+    for number, (how, name, other, body) in enumerate(steps):
+        if how == "by hand":
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_text(body + f"hand {number}\n", encoding="utf-8")
+            continue
+        vault = Vault.open(root, stamps=True)
+        schema = load_schema(root)
+        if how == "look up first":  # card.py: a look-up compares the stamps, nothing is brought up to date
+            lookup(vault, "SELECT 1")
+        else:
+            open_index(vault, schema, stamps=vault.on_disk["stamps"]).close()
+        edits = []
+        for path in dict.fromkeys([name, other] if how == "store two" else [name]):
+            before = (root / path).read_bytes() if (root / path).exists() else None
+            edits.append(Edit(path, before, (body + f"step {number}\n").encode(), "test"))
+        outcome = cli.carry_out(vault, edits, True, schema=schema)
+        assert sorted(outcome["written"]) == sorted(edit.path for edit in edits)
+        if how != "look up first" or vault.on_disk.get("index fresh") is not None:
+            kept, built = index_rows(root), None
+            fresh = fresh_copy(root, tmp_path_factory)
+            run(fresh)
+            built = index_rows(fresh)
+            others = any(not e.path.endswith(".md") for e in edits)
+            if not others:  # every write a note's: the file holds them as a build from nothing would
+                drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
+                assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
+                assert kept == built
+                parsed = []
+                run(root, parsed)
+                assert parsed == [0]
+    # whatever came between, the next update brings the file to what a build from nothing holds
+    run(root)
+    built = fresh_copy(root, tmp_path_factory)
+    run(built)
+    kept, fresh_rows = index_rows(root), index_rows(built)
+    drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
+    assert drop_ctime(kept.pop("docs")) == drop_ctime(fresh_rows.pop("docs"))
+    assert kept == fresh_rows
+
+
 def test_a_dry_run_on_a_large_vault_without_an_index_builds_a_private_one(make_vault, monkeypatch):
     """From PRIVATE_MIN notes, a dry run with no index file answers from an
     index in SQLite's private temporary database: the same report as the

@@ -637,6 +637,46 @@ def test_resolve_answers_stay_correct_across_sources():
     assert resolver.resolve("Note", "a/src.md").path == "a/Note.md"
 
 
+_NAME_PARTS = st.sampled_from(["a", "A", "b", "é", "e\u0301", "\u212a", "k", ".md", ".MD", ".png", " ", "-"])
+_NAMES = st.lists(_NAME_PARTS, min_size=1, max_size=4).map("".join)
+_PATHS = st.lists(st.sampled_from(["", "x/", "X/", "x/y/", "é/"]), min_size=1, max_size=1).flatmap(
+    lambda folder: _NAMES.map(lambda name: folder[0] + name)
+)
+_TARGETS = st.one_of(
+    _PATHS,
+    _PATHS.map(lambda p: "./" + p),
+    _PATHS.map(lambda p: "../" + p),
+    _PATHS.map(lambda p: "/" + p),
+    _PATHS.map(lambda p: p.replace("/", "\\")),
+    st.just(""),
+    st.just("../"),
+    st.just("./"),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    files=st.lists(_PATHS, max_size=12, unique=True),
+    links=st.lists(st.tuples(_TARGETS, _PATHS.map(lambda p: p + ".md")), min_size=1, max_size=4),
+    other=st.tuples(_TARGETS, _PATHS),
+)
+def test_a_resolver_for_some_links_answers_them_as_the_whole_one(files, links, other):
+    whole = Resolver(sorted(files))
+    few = Resolver.for_links(sorted(files), links)
+    for target, source in links:
+        assert few.covers(target, source)
+        assert few.resolve(target, source) == whole.resolve(target, source)
+    # a link it was not made for is answered right too (by a resolver of every file)
+    assert few.resolve(*other) == whole.resolve(*other)
+
+
+def test_a_resolver_for_some_links_reads_only_the_files_of_their_names():
+    files = [f"f{i}/Note {i}.md" for i in range(50)] + ["a/Dana.md", "b/dana.md", "Dana.png", "Zoë.md"]
+    few = Resolver.for_links(files, [("dana", "x.md")])
+    assert sorted(few._paths.values()) == ["Zoë.md", "a/Dana.md", "b/dana.md"]  # not Dana.png: a file by its full name
+    assert few.resolve("dana", "x.md") == Resolver(files).resolve("dana", "x.md")
+
+
 def test_aliases_do_not_resolve_links():
     # BR-30 / DESIGN: a bare [[Alias]] does not resolve through `aliases`
     assert resolve(["people/Dana Reyes.md"], "Dana") is None

@@ -4,7 +4,8 @@ comparison of the two dicts would."""
 
 from __future__ import annotations
 
-from autograph.read.index import changed_stamps, read_stamp_text, stamp_text
+import pytest
+from autograph.read.index import changed_stamps, patch_stamp_text, read_stamp_text, stamp_text, stamp_writes
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -39,6 +40,33 @@ def test_notes_added_and_gone_are_lined_up_and_each_new_or_moved_one_told(before
     assert changed is not None
     assert sorted(changed) == changed
     assert {ordered[at] for at in changed} == {path for path in after if before.get(path) != after[path]}
+
+
+@given(vaults, st.data())
+def test_a_patched_text_is_the_text_of_the_changed_set(before, data):
+    # the writer of a run puts its notes' stamps into the stored text, few or many, added, moved or gone
+    changes = {}
+    for path in data.draw(st.lists(st.sampled_from(sorted(before)), max_size=80) if before else st.just([])):
+        changes[path] = data.draw(st.one_of(stamps, st.none()))
+    for path in data.draw(st.lists(paths, max_size=80)):
+        changes[path] = data.draw(stamps)
+    after = {path: stamp for path, stamp in {**before, **changes}.items() if stamp is not None}
+    text = stamp_text(before)
+    assert patch_stamp_text(text, changes) == stamp_text(after)
+    writes = stamp_writes(text, changes)
+    if writes is None:  # written in place only when no note came or went
+        assert after.keys() != before.keys() or len(changes) > 64
+    else:
+        assert after.keys() == before.keys()
+        patched = bytearray(text)
+        for offset, data_ in writes:
+            patched[offset : offset + len(data_)] = data_
+        assert bytes(patched) == stamp_text(after)
+
+
+def test_a_text_that_does_not_read_as_one_is_never_patched():
+    with pytest.raises(ValueError):
+        patch_stamp_text(stamp_text({"a.md": (1, 2, 3)})[:-5], {"a.md": (4, 5, 6)})
 
 
 def test_a_damaged_stored_text_is_never_lined_up():

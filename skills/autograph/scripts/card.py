@@ -258,7 +258,7 @@ def _card(args, vault, schema, today, plan):
     from autograph.memory import cards, secrets
 
     apply = cli.writes(args)
-    outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, f"card.py {args.command}", schema)
+    outcome = cli.carry_out(vault, plan.edits, apply, args.wait, f"card.py {args.command}", schema)
     code = cards.exit_code(plan, cli.outcome_code(outcome))
     data = cards.report(plan, today, outcome)
     if args.command == "redact":
@@ -332,7 +332,7 @@ def _batch(args, text: bytes):
     today = args.today or decay.Settings.of(schema).today()
     lines, edits = batch.plan_batch(vault, schema, text, today)
     apply = cli.writes(args)
-    outcome = cli.carry_out(vault.root, edits, apply, args.wait, "card.py batch", schema)
+    outcome = cli.carry_out(vault, edits, apply, args.wait, "card.py batch", schema)
     results, failed, code = batch.results(lines, outcome, today)
     data = {"results": results, "run": outcome["run"], "failed": failed, "today": today.isoformat()}
 

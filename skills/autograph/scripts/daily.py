@@ -230,7 +230,7 @@ def _mark(args):
     found, _ = daily.daily_notes(vault, schema)
     chosen = [item for item in found if item.date == args.date]
     edits, left = daily.plan_mark(vault, chosen, args.hash)
-    outcome = cli.carry_out(vault.root, edits, cli.writes(args), args.wait, "daily.py mark", schema)
+    outcome = cli.carry_out(vault, edits, cli.writes(args), args.wait, "daily.py mark", schema)
     code = cli.outcome_code(outcome, found=not chosen)
     notes = [{"path": item.path, "status": daily.state(vault.note(item.path))} for item in chosen]
 

@@ -178,7 +178,7 @@ def _dedup(args):
         selected = [group for group in report.groups if group.strong and group.settled is None]
     ignored = {item["key"] for item in report.shared}
     plan = dedup.plan_merge(vault, schema, selected, _today(args, schema), index=index, ignored=ignored)
-    outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "dedup.py", schema)
+    outcome = cli.carry_out(vault, plan.changes, apply, args.wait, "dedup.py", schema)
     merged_paths = {p for entry in plan.merged for p in [entry["canonical"], *entry["members"]]}
     left = [g for g in report.groups if not set(g.members) <= merged_paths] if not args.apply_manifest else []
     found = bool(plan.refused or left or (not apply and plan.merged))  # suggestions are never merged: not "left"

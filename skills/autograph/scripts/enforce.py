@@ -167,7 +167,7 @@ def _enforce(args):
             command = "enforce.py --move"
     # everything is written before anything is printed: a reader that goes
     # away (| head) never stops a run half way
-    outcome = cli.carry_out(vault.root, edits, apply, args.wait, command, schema)
+    outcome = cli.carry_out(vault, edits, apply, args.wait, command, schema)
     if moved is not None:
         _roll_back_failed_moves(vault, move_plan, outcome, moved, args.wait)
     after = None

@@ -58,7 +58,7 @@ def _init(args):
 
     vault, schema = cli.load(args)
     edits, skipped = bootstrap.plan_init(vault, schema)
-    outcome = cli.carry_out(vault.root, edits, cli.writes(args), args.wait, "engine.py init", schema)
+    outcome = cli.carry_out(vault, edits, cli.writes(args), args.wait, "engine.py init", schema)
     code = cli.outcome_code(outcome)
 
     def report() -> int:
@@ -247,7 +247,7 @@ def _decay(args):
     apply = cli.writes(args)
     cache = decay.CardCache(vault, use=True)
     plan = decay.plan_decay(vault, schema, today, cache=cache)
-    outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, "engine.py decay", schema)
+    outcome = cli.carry_out(vault, plan.edits, apply, args.wait, "engine.py decay", schema)
     data = decay_report.decay_data(plan, settings, today, outcome)
     if apply:  # the cache and the tiers chart's line; a line not added is told, the writes stand
         written = len(outcome["written"])
@@ -279,7 +279,7 @@ def _touch(args):
     today, _ = _today(args, schema)
     # card.py's reading of a NOTE; a name that fits none or several is a cards.BadRequest: exit 2 (cli.run)
     plan = decay.plan_touch(vault, schema, cards.find_cards(vault, schema, args.notes), today)
-    outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "engine.py touch", schema)
+    outcome = cli.carry_out(vault, plan.edits, cli.writes(args), args.wait, "engine.py touch", schema)
     code = cli.outcome_code(outcome)
     data = decay_report.touch_data(plan, today, outcome)
 
@@ -312,7 +312,7 @@ def _creative(args):
     code = cli.EXIT_OK
     if args.touch:
         plan = decay.plan_touch(vault, schema, [pick["path"] for pick in data["picks"]], today)
-        outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "engine.py creative", schema)
+        outcome = cli.carry_out(vault, plan.edits, cli.writes(args), args.wait, "engine.py creative", schema)
         code = cli.outcome_code(outcome)
         data.update(decay_report.touch_data(plan, today, outcome))  # its today is the picks' own
 

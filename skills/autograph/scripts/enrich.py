@@ -108,7 +108,7 @@ def cmd_enrich(args) -> int:
 
             vault = Vault.open(args.vault)  # read again: the notes as they are now, under the lock
         edits, results, skipped = enrich.plan_answers(vault, schema, first, sent, model, again=apply)
-        outcome = cli.carry_out(vault.root, edits, apply, args.wait, f"enrich.py {args.mode}", schema)
+        outcome = cli.carry_out(vault, edits, apply, args.wait, f"enrich.py {args.mode}", schema)
         code = cli.outcome_code(outcome)
     if sent is not None and sent.errors and code == cli.EXIT_OK:
         code = cli.EXIT_CRASH  # a request failed or was malformed: what was answered is still written

@@ -377,7 +377,7 @@ def _fix(args):
     cli.warn(index.warnings)
     if not args.dry_run:
         save_index(index)
-    outcome = cli.carry_out(vault.root, plan.edits, cli.writes(args), args.wait, "graph.py fix", schema)
+    outcome = cli.carry_out(vault, plan.edits, cli.writes(args), args.wait, "graph.py fix", schema)
     code = cli.outcome_code(outcome)
 
     def report() -> int:
@@ -415,7 +415,7 @@ def _mv(args):
     cli.warn(index.warnings)
     if not args.dry_run:
         save_index(index)
-    outcome = cli.carry_out(vault.root, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
+    outcome = cli.carry_out(vault, plan.changes, cli.writes(args), args.wait, "graph.py mv", schema)
     failed = moves.roll_back_unfinished(vault.root, plan, outcome, args.wait)
     if failed is not None:
         print(f"graph.py mv: {failed}", file=sys.stderr)

@@ -68,7 +68,7 @@ def _cleanup(args):
     if not args.dry_run:
         save_index(index)
     apply = cli.writes(args)
-    outcome = cli.carry_out(vault.root, plan.edits, apply, args.wait, "link_cleanup.py", schema)
+    outcome = cli.carry_out(vault, plan.edits, apply, args.wait, "link_cleanup.py", schema)
     code = cli.outcome_code(outcome)
     return lambda: _report(args, vault, plan, outcome, code)
 

@@ -84,7 +84,7 @@ def _generate(args):
     if not args.dry_run:
         save_index(index)
     apply = cli.writes(args)
-    outcome = cli.carry_out(vault.root, plan.changes, apply, args.wait, "moc.py generate", schema)
+    outcome = cli.carry_out(vault, plan.changes, apply, args.wait, "moc.py generate", schema)
     code = cli.outcome_code(outcome, found=bool(plan.blocked))
     return lambda: _report(args, vault, plan, outcome, code)
 

@@ -77,7 +77,7 @@ def _supersede(args):
     apply = cli.writes(args)
     findings = supersede.find(vault, schema)
     edits, refused = supersede.plan(vault, schema, findings)
-    outcome = cli.carry_out(vault.root, edits, apply, args.wait, "supersede.py", schema)
+    outcome = cli.carry_out(vault, edits, apply, args.wait, "supersede.py", schema)
     unsettled = any(c.reason for c in findings.candidates) or bool(refused) or bool(findings.unresolved)
     found = (bool(findings.candidates or findings.still_current) and not apply) or unsettled
     code = cli.outcome_code(outcome, found=found)

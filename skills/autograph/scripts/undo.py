@@ -152,7 +152,7 @@ def _undo(args):
     vault = Vault.open(args.vault)
     run = _find(vault.root, args.run)
     changes, not_undone = plan_undo(Path(vault.root), run)
-    outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py undo", undoes=run.id)
+    outcome = cli.carry_out(vault, changes, cli.writes(args), args.wait, "undo.py undo", undoes=run.id)
     outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]
     code = cli.outcome_code(outcome)
 
@@ -184,7 +184,7 @@ def _recover(args):
         if cli.writes(args):
             journal.release_space(undo.journal_folder(vault.root), run.id)  # the room it held for its rollback
         changes, not_undone = undo.plan_undo(Path(vault.root), run, partial=True)
-        outcome = cli.carry_out(vault.root, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
+        outcome = cli.carry_out(vault, changes, cli.writes(args), args.wait, "undo.py recover", undoes=run.id)
         outcome["conflicts"] = [{**c, "copy": None} for c in not_undone] + outcome["conflicts"]
         if cli.writes(args):
             journal.mark_run(vault.root, run.id, "rolled-back")

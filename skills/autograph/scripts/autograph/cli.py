@@ -657,8 +657,11 @@ def _raised(module: str, *names: str) -> tuple[type[BaseException], ...]:
     return tuple(getattr(loaded, name) for name in names) if loaded is not None else ()
 
 
-def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", schema=None, undoes=None) -> dict:
-    """Write ``edits`` (with ``apply``), or only describe them.
+def carry_out(vault, edits, apply: bool, wait: float = 0.0, command: str = "", schema=None, undoes=None) -> dict:
+    """Write ``edits`` (with ``apply``), or only describe them, in
+    ``vault``: the :class:`Vault` they were planned on (with ``schema``, the
+    index file then takes the rows of the notes written,
+    :func:`index_file.record_written`), or its root folder.
 
     Returns, as printed in JSON output: ``{"edits": [{path, reason}],
     "written": [path], "conflicts": [{path, error, copy}], "failed": [{path,
@@ -681,7 +684,14 @@ def carry_out(root, edits, apply: bool, wait: float = 0.0, command: str = "", sc
 
     global _outcome, _last_run
     keep = schema.journal_keep if schema is not None else None
+    from .read.vault import Vault
+
+    root = vault.root if isinstance(vault, Vault) else vault
     result = store.apply(root, edits, wait=wait, command=command, undoes=undoes, keep=keep) if apply else None
+    if result is not None and result.written and schema is not None and root is not vault:
+        from .write.index_file import record_written
+
+        record_written(vault, schema, edits, result.written)
     if result is not None and (result.written or result.skipped):
         _last_run = result.run_id
     if result is not None and result.skipped:

@@ -513,6 +513,8 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
     real = os.path.realpath(os.path.join(here, name))
     root = os.path.realpath(str(vault.root))
     inside = is_inside(real, root)
+    link = name.split("|", 1)[0].split("#", 1)[0].strip()
+    resolver = vault.resolver_for([(slashed, ""), (link, "")])
     if os.path.isfile(real) and inside:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         if rel in notes:
@@ -520,21 +522,16 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
     if (
         not inside
         and (os.path.isabs(name) or os.path.isfile(real))
-        and not any(
-            vault.resolver.resolve(t, "").path in notes
-            for t in (slashed, name.split("|", 1)[0].split("#", 1)[0].strip())
-            if t
-        )
+        and not any(resolver.resolve(t, "").path in notes for t in (slashed, link) if t)
     ):
         # a file of another folder (the agent's project, another vault): never a name in this one
         raise BadRequest(
             f"{printable(name)!r} is outside the vault {printable(str(vault.root))}; give a note of the vault"
         )
-    link = name.split("|", 1)[0].split("#", 1)[0].strip()
     for target in dict.fromkeys((slashed, link)):
         if not target:
             continue
-        hit = vault.resolver.resolve(target, "")
+        hit = resolver.resolve(target, "")
         if hit.path not in notes:
             continue
         same = [c for c in hit.candidates if c in notes and _fold(c) == _fold(hit.path)]

@@ -37,7 +37,9 @@ __all__ = [
     "encode_targets",
     "note_links",
     "outline_keys",
+    "patch_stamp_text",
     "read_stamp_text",
+    "stamp_writes",
     "changed_stamps",
     "summarize_note",
     "summarize_parts",
@@ -543,6 +545,91 @@ def _differing(one: memoryview, two: memoryview, start_one: int, start_two: int,
                 if one[a + m * 24 : a + m * 24 + 24] != two[b + m * 24 : b + m * 24 + 24]
             ]
     return found
+
+
+def patch_stamp_text(text: bytes, stamps: dict) -> bytes:
+    """``text`` (:func:`stamp_text`) with the stamps of ``stamps`` (``{path:
+    (size, mtime_ns, ctime_ns)}``, None for a note gone) put in: each
+    replaced, or added where its path sorts, or taken out; the same bytes
+    :func:`stamp_text` gives for the whole changed set.  Raises ValueError
+    for a text that does not read as one."""
+    cut = _cut(text)
+    head, tail = text[:cut], text[cut + 2 :]
+    places = sorted(_places(head, stamps))
+    if len(places) > 64:  # many: the list of paths, split once, is cheaper than a search each
+        paths = head.split(b"\0") if head else []
+        numbers = bytearray(tail)
+        for _, at, held, key, stamp in reversed(places):
+            if held:
+                del paths[at], numbers[24 * at : 24 * at + 24]
+            if stamp is not None:
+                paths.insert(at, key)
+                numbers[24 * at : 24 * at] = struct.pack("<3q", *stamp)
+        return b"\0".join(paths) + b"\0\0" + bytes(numbers)
+    whole = head + b"\0" if head else b""  # each path with its NUL after it: entries alike to cut and join
+    heads, tails, done, done_at = [], [], 0, 0  # pieces of the new paths and numbers; done up to byte / entry
+    for offset, at, held, key, stamp in places:
+        heads.append(whole[done:offset])
+        tails.append(tail[24 * done_at : 24 * at])
+        done, done_at = offset, at
+        if held:  # its old entry left out
+            done, done_at = offset + len(key) + 1, at + 1
+        if stamp is not None:
+            heads.append(key + b"\0")
+            tails.append(struct.pack("<3q", *stamp))
+    heads.append(whole[done:])
+    tails.append(tail[24 * done_at :])
+    return b"".join(heads)[:-1] + b"\0\0" + b"".join(tails)
+
+
+def stamp_writes(text: bytes, stamps: dict) -> list[tuple[int, bytes]] | None:
+    """The writes ``(byte offset in text, 24 bytes)`` that put ``stamps``
+    into ``text`` in place (:func:`patch_stamp_text`'s result, when every
+    path is in ``text`` already and none is gone), else None."""
+    if len(stamps) > 64 or any(stamp is None for stamp in stamps.values()):
+        return None
+    cut = _cut(text)
+    writes = []
+    for _, at, held, _, stamp in _places(text[:cut], stamps):
+        if not held:
+            return None
+        writes.append((cut + 2 + 24 * at, struct.pack("<3q", *stamp)))
+    return writes
+
+
+def _cut(text: bytes) -> int:
+    """Where a stamp text's paths end (its two NULs)."""
+    cut = text.find(b"\0\0")  # no path is empty: the first two NULs are the separator
+    if cut < 0 or (len(text) - cut - 2) % 24:
+        raise ValueError("not a stamp text")
+    return cut
+
+
+def _places(head: bytes, stamps: dict):
+    """``(byte offset, entry index, held, path bytes, stamp)`` of each of
+    ``stamps`` in the paths ``head`` of a stamp text: where its entry is,
+    or would go (found by halving the bytes, not splitting them)."""
+    size = len(head)
+    count = head.count(b"\0") + 1 if head else 0
+    for path, stamp in stamps.items():
+        key = path.encode("utf-8", "surrogatepass")  # as stamp_text: UTF-8 keeps the order of the paths
+        lo, hi = 0, size + 1  # entry starts (size + 1: past the last)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if mid > size:
+                mid = size
+            start = head.rfind(b"\0", 0, mid) + 1
+            end = head.find(b"\0", start)
+            end = size if end < 0 else end
+            if head[start:end] >= key:
+                hi = start
+            else:
+                lo = end + 1
+        offset = min(lo, size + 1)
+        at = count if offset > size else head.count(b"\0", 0, offset)
+        after = offset + len(key)
+        held = offset <= size and head.startswith(key, offset) and (after == size or head[after] == 0)
+        yield offset, at, held, key, stamp
 
 
 def read_stamp_text(text: bytes) -> dict[bytes, tuple[int, int, int]]:

@@ -34,6 +34,9 @@ __all__ = ["GRAPH_DIR", "MAX_NOTE_BYTES", "TRASH_DIR", "Vault", "VaultError", "w
 GRAPH_DIR = ".graph"  # derived files: reports, caches, the search index, the journal, the writer lock
 TRASH_DIR = ".trash"  # what autograph removes, under a run id: nothing is deleted
 
+# links from which Vault.resolver_for builds the resolver of every file: fewer
+# are answered by one over only the files they can mean (one pass over the paths)
+FEW_LINKS = 2000
 # Notes are read whole; one larger than this is reported, not read (a stray
 # export or dump would otherwise take gigabytes of memory).
 MAX_NOTE_BYTES = 32 << 20
@@ -451,6 +454,23 @@ class Vault:
 
             self._resolver = Resolver(self.files)
         return self._resolver
+
+    def resolver_for(self, links) -> Resolver:
+        """A resolver that answers ``links`` (``(target, source)`` pairs, an
+        iterable) as :attr:`resolver` would: that one when it is built or
+        there are many links, else one over only the files they can mean
+        (:meth:`links.Resolver.for_links`: on a large vault a command that
+        follows a few links, ``card.py`` naming a card, an index update of
+        the notes one run wrote, does not pay for a resolver of every
+        file).  Asked of other links, it answers them right too, at the
+        whole one's cost."""
+        if self._resolver is None:
+            links = list(links)
+            if len(links) <= FEW_LINKS:
+                from .links import Resolver
+
+                return Resolver.for_links(self.files, links)
+        return self.resolver
 
     def forget_resolver(self) -> None:
         """Let the resolver go (a large vault's is tens of MB): a process

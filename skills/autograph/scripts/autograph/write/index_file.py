@@ -30,7 +30,7 @@ import sys
 
 from ..read.index import changed_stamps, read_stamp_text
 from ..read.searchdoc import COLUMNS
-from .index_update import files_key, refresh, schema_stamp, stamp_text, stamps_of, start_reading
+from .index_update import files_key, refresh, schema_stamp, stamp_text, stamps_of, start_reading, take_written
 from .index_update import locked as _locked
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "note_index",
     "open_index",
     "open_vault",
+    "record_written",
     "unusable",
 ]
 
@@ -316,10 +317,13 @@ def open_index(vault, schema, use_disk: bool = True, stamps: dict | None = None)
     else:  # built from nothing: readers start now, each note's stamp taken as it is read
         early = _early(vault, schema, stamps)
     try:
-        return _open(vault, schema, use_disk, stamps, warnings, early)
+        index = _open(vault, schema, use_disk, stamps, warnings, early)
     finally:
         if early is not None:
             early.close()
+    if index.path is not None and not (index.readonly or index.stale) and index.stamp_bytes is not None:
+        vault.on_disk[FRESH] = (index.path, index.state, index.stamp_bytes)  # the file holds the walk's notes
+    return index
 
 
 def _early(vault, schema, stamps):
@@ -519,6 +523,74 @@ def _build(index: Index, con, why, vault, schema, stamps) -> None:
             raise sqlite3.OperationalError(f"cannot prepare the index: {exc}") from None
         index.rebuilt = why
     refresh(index, vault, schema, stamps)
+
+
+# vault.on_disk's key for (index file, its state, its stamp text) when the file
+# held every note as this process's walk found them: a run's writes then go in
+# as rows (record_written)
+FRESH = "index fresh"
+
+
+def record_written(vault, schema, changes, written: list[str]) -> None:
+    """Give the index file the rows of the notes a run of this process
+    wrote (``written``, of ``changes``), each read and parsed once, here:
+    the next command finds the file up to date and parses none of them
+    (:func:`index_update.take_written`).
+
+    Done only when it can be done exactly, else left to the next
+    command's update, as for an edit made by hand: the file held every
+    note as this process's walk found them (``vault.on_disk[FRESH]``,
+    recorded by the update or look-up that compared them) and no process
+    changed it since (its ``state`` the same); every change was an edit of
+    a note or of a file already there (a note trashed or moved, or another
+    file made, changes where links lead); the schema's derived columns the
+    same; the file free to write at once.  Never raises for the index
+    (derived data): a failure leaves it as it was."""
+    from .changes import Edit
+
+    fresh = vault.on_disk.get(FRESH)
+    if fresh is None or not written or not all(isinstance(change, Edit) for change in changes) or vault.given:
+        return  # (a view's files hold the notes planned on it, written or not)
+    import bisect
+
+    path, state, text = fresh
+    files = vault.files
+    paths = list(dict.fromkeys(p for p in written if p.endswith(".md")))
+    if any(files[bisect.bisect_left(files, p) :][:1] != [p] for p in written if not p.endswith(".md")):
+        return  # another file made: where links lead is the next update's to find
+    if not paths or _existing(vault.root) != path or unusable(vault.root) is not None:
+        return
+    try:
+        con = _open_disk(path)
+    except (OSError, sqlite3.Error):
+        return
+    index = Index(con, path)
+    try:
+        con.execute("PRAGMA busy_timeout = 0")  # a process updating it now reads the notes anyway
+        con.execute("BEGIN IMMEDIATE")
+        meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('state', 'schema')"))
+        held = "SELECT 1 FROM docs WHERE path = ?"
+        added = [p for p in paths if con.execute(held, (p,)).fetchone() is None]
+        if (
+            meta.get("state") != state
+            or meta.get("schema") != schema_stamp(schema)
+            or _why_rebuild(con, schema)
+            or any(part.startswith(".") for p in added for part in p.split("/"))  # not a note the walk lists
+        ):
+            con.execute("ROLLBACK")
+            return
+        from ..read.vault import Vault
+
+        if added:
+            files = sorted(files + added)
+        text = take_written(index, Vault(vault.root, files), schema, paths, text)
+        con.execute("COMMIT")
+        vault.on_disk[FRESH] = (path, index.state, text)
+    except (OSError, sqlite3.Error, ValueError, UnicodeError):
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+    finally:
+        con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
 
 
 def open_vault(root):
@@ -741,7 +813,7 @@ def lookup(vault, sql: str, params=()) -> tuple[list[tuple], set[str]] | None:
     try:
         known = vault.on_disk.get("index current")  # every look-up of a command shares it
         if known is None or known[0] != index.path:
-            known = vault.on_disk["index current"] = (index.path, _current(index.con, vault))
+            known = vault.on_disk["index current"] = (index.path, _current(index.con, vault, index.path))
         rows = index.con.execute(sql, params).fetchall()
     except sqlite3.Error:
         return None
@@ -750,14 +822,18 @@ def lookup(vault, sql: str, params=()) -> tuple[list[tuple], set[str]] | None:
     return rows, known[1] - set(vault.given)
 
 
-def _current(con, vault) -> set[str]:
-    """The notes whose rows in the index file hold them as they are now."""
+def _current(con, vault, path: str) -> set[str]:
+    """The notes whose rows in the index file (at ``path``) hold them as
+    they are now; when that is every note, :data:`FRESH` is recorded."""
     stamps = stamps_of(vault)
     stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
     now = stamp_text(stamps)
     if stored is None or not isinstance(stored[0], bytes):
         return set()
     if stored[0] == now:
+        state = con.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+        if state is not None:
+            vault.on_disk[FRESH] = (path, state[0], now)
         return set(stamps)
     # the stored text is the rows' stamps as the last update wrote them, with
     # them: the notes whose entry is the same now hold as they are (compared

@@ -20,7 +20,7 @@ import os
 import sqlite3
 
 from ..read.identity import NOT_DIGITS
-from ..read.index import changed_stamps, stamp_text
+from ..read.index import changed_stamps, patch_stamp_text, stamp_text, stamp_writes
 from ..read.namekeys import nicknames_of, nicknames_stamp, stored_keys
 from ..read.searchdoc import COLUMNS, document, name_key
 
@@ -34,6 +34,7 @@ __all__ = [
     "stamps_of",
     "start_reading",
     "state_of",
+    "take_written",
 ]
 
 
@@ -126,19 +127,29 @@ def _reader(vault, schema, known: dict):
     """The function that reads one note: ``path -> (path, row, [(target,
     name_key, resolved path)], stamp, summary)`` (:func:`document`; ``stamp`` as it
     was read, else as stat'ed, None when the note is gone; ``summary``
-    :func:`index.encode_summary`).  Links are resolved
-    with ``vault.resolver``, but for those in ``known`` (``(path, target)``
-    -> resolved path, as stored before the note changed, when no file of
-    that name came or went): an edit that keeps its links needs no resolver."""
+    :func:`index.encode_summary`): :func:`_parts`' two steps, its links
+    resolved with ``vault.resolver``."""
+    parse, finish = _parts(vault, schema, known)
+    resolver = vault.resolver
+    return lambda path: finish(parse(path), resolver)
+
+
+def _parts(vault, schema, known: dict):
+    """``(parse, finish)``: ``parse(path)`` reads and parses one note,
+    ``finish(parsed, resolver)`` resolves its links and gives what
+    :func:`_reader` gives.  Links are resolved with ``resolver``, but for
+    those in ``known`` (``(path, target)`` -> resolved path, as stored
+    before the note changed, when no file of that name came or went): an
+    edit that keeps its links needs no resolver.  :func:`_links_of` a
+    parsed note: the links ``finish`` will resolve."""
     from ..read.index import encode_summary, encode_targets, summarize_parts
 
-    resolver = vault.resolver
     hubs = schema.is_hub
     table = nicknames_of(schema)
     names: dict[str, str] = {}
     root = str(vault.root).rstrip(os.sep) + os.sep
 
-    def read(path):
+    def parse(path):
         note = vault.note(path, keep=False)
         stamp = note.stamp
         if stamp is None:  # not read: stat'ed, as the walk would have
@@ -150,12 +161,16 @@ def _reader(vault, schema, known: dict):
         summary, regions = summarize_parts(note)
         row, targets = document(note, hubs, ({link.target for link in summary.links if link.target}, regions))
         kept = summary.frontmatter == "invalid" or row[5] != "{}" or not summary.properties
-        if kept and summary.unreadable is None:  # where each link leads, as the link graph asks (no second pass)
-            summary.targets = [resolver.resolve(link.target, path) for link in summary.links]
-        texts = (encode_summary(summary), encode_targets(summary)) if kept else (None, None)
         vkeys = None
         if summary.unreadable is None and summary.frontmatter != "invalid":
             vkeys = stored_keys(summary.stem, summary.properties, table)
+        return path, note, stamp, summary, row, targets, kept, vkeys
+
+    def finish(parsed, resolver):
+        path, note, stamp, summary, row, targets, kept, vkeys = parsed
+        if kept and summary.unreadable is None:  # where each link leads, as the link graph asks (no second pass)
+            summary.targets = [resolver.resolve(link.target, path) for link in summary.links]
+        texts = (encode_summary(summary), encode_targets(summary)) if kept else (None, None)
         summary = (*texts, *_probe(note), vkeys)  # a summary no JSON reads back is parsed where it is needed
         edges = []
         for target in targets:
@@ -164,11 +179,19 @@ def _reader(vault, schema, known: dict):
                 name = names[target] = name_key(target)
             dst = known.get((path, target), names)  # names: a marker, never a path
             if dst is names:
-                dst = vault.resolver.resolve(target, path).path
+                dst = resolver.resolve(target, path).path
             edges.append((target, name, dst))
         return path, row, edges, stamp, summary
 
-    return read
+    return parse, finish
+
+
+def _links_of(parsed, known: dict):
+    """``(target, source)`` of every link ``finish`` (:func:`_parts`)
+    resolves for a parsed note."""
+    path, _, _, summary, _, targets, kept, _ = parsed
+    found = [(link.target, path) for link in summary.links] if kept and summary.unreadable is None else []
+    return found + [(target, path) for target in targets if (path, target) not in known]
 
 
 def _probe(note) -> tuple[str | None, str | None, str | None]:
@@ -234,15 +257,28 @@ def start_reading(vault, paths: list[str], schema, known: dict):
     return started
 
 
-def _documents(vault, paths: list[str], schema, known: dict, started=None):
-    """What :func:`_reader` gives for each of ``paths``, not in order; with
-    many notes they are read by forked children (``started`` already, or
-    now) while this process writes what arrives."""
+def _documents(vault, paths: list[str], schema, known: dict, started=None, also: list | None = None):
+    """``(resolver, results)``: what :func:`_reader` gives for each of
+    ``paths``, not in order, as an iterator; with many notes they are read
+    by forked children (``started`` already, or now) while this process
+    writes what arrives, and ``resolver`` is None.  Few notes are parsed
+    first, so that one pass finds the files their links, and ``also``
+    (``(target, source)`` pairs the caller resolves too), can mean: that
+    ``resolver`` answers them all."""
     if started is None:
         started = start_reading(vault, paths, schema, known)
     if started is None:
-        yield from map(_reader(vault, schema, known), paths)
-        return
+        parse, finish = _parts(vault, schema, known)
+        parsed = [parse(path) for path in paths]
+        links = [link for item in parsed for link in _links_of(item, known)]
+        resolver = vault.resolver_for(links + (also or []))
+        return resolver, (finish(item, resolver) for item in parsed)
+    return None, _arrivals(vault, started)
+
+
+def _arrivals(vault, started):
+    """The results of forked readers as they arrive, each counted on the
+    vault's progress bar."""
     bar, vault.progress = vault.progress, None  # each note counted as it arrives, whichever process read it
     try:
         with started:
@@ -317,6 +353,40 @@ def refresh(index, vault, schema, stamps) -> None:
         if con.in_transaction:
             con.execute("ROLLBACK")
         raise
+
+
+def take_written(index, vault, schema, paths: list[str], text: bytes) -> bytes:
+    """Within ``index``'s open write transaction: the rows of ``paths``,
+    notes one run of this process wrote, each read and parsed once here,
+    in place of their old ones; ``text``, the stored stamps (the rows'
+    before), with theirs put in (:func:`patch_stamp_text`; a note gone
+    meanwhile under a stamp no file has, as :func:`refresh` keeps one), and
+    the ``state`` and the file list's key with it.  ``vault`` is the vault
+    the stored rows hold, with the notes the run added among its files.
+    Returns the new stamp text."""
+    con = index.con
+    taken: dict = {}
+    files = _attachments(vault)
+    held = {path for path in paths if con.execute("SELECT 1 FROM docs WHERE path = ?", (path,)).fetchone()}
+    _update(index, vault, schema, None, files, taken=taken, delta=(paths, []))
+    if held != set(paths):  # a note added: links elsewhere resolved against the list with it (_update)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (files_key(vault),))
+    writes = stamp_writes(text, taken)
+    if writes is None:
+        text = patch_stamp_text(text, taken)
+        con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
+    else:  # no note came or went: their stamps written in place (a page of the file, not all of the text)
+        (rowid,) = con.execute("SELECT rowid FROM meta WHERE key = 'stamps'").fetchone()
+        patched = bytearray(text)
+        with con.blobopen("meta", "value", rowid) as blob:
+            for offset, data in writes:
+                blob.seek(offset)
+                blob.write(data)
+                patched[offset : offset + 24] = data
+        text = bytes(patched)
+    index.state = state_of(text, files)
+    con.execute("INSERT OR REPLACE INTO meta VALUES ('state', ?)", (index.state,))
+    return text
 
 
 def state_of(text: bytes, files: str) -> str:
@@ -436,6 +506,7 @@ def _update(
                 f"UPDATE docs SET targets = NULL WHERE id IN (SELECT src FROM links WHERE name IN ({marks}))",
                 list(moved),
             )
+    rows = []  # links of other notes whose name a file that came or went has
     if moved and built:
         marks = ",".join("?" * len(moved))
         rows = con.execute(
@@ -443,7 +514,14 @@ def _update(
             f"WHERE l.name IN ({marks})",
             list(moved),
         ).fetchall()
-        resolver = vault.resolver
+    started, index.early = index.early, None
+    if started is not None and (known or started.paths != changed):
+        started.close()  # the readers started early read other notes than these (another process built the index)
+        started = None
+    relinks = [(target, source) for _, source, target, _ in rows]
+    resolver, results = _documents(vault, changed, schema, known, started, relinks)
+    if rows:
+        resolver = resolver or vault.resolver_for(relinks)
         updates = []
         for rowid, source, target, dst in rows:
             new = id_of(resolver.resolve(target, source).path)
@@ -464,14 +542,10 @@ def _update(
     docs, fts, edges, named, variants = [], [], [], [], []
     hubs, pairs = set(), set()  # built from nothing: the hubs, and (src, dst) of the links between notes
     bulk = len(changed) >= PARALLEL_MIN
-    started, index.early = index.early, None
-    if started is not None and (known or started.paths != changed):
-        started.close()  # the readers started early read other notes than these (another process built the index)
-        started = None
     if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
     with _gc_paused():
-        for path, row, found, stamp, summary in _documents(vault, changed, schema, known, started):
+        for path, row, found, stamp, summary in results:
             if taken is not None:
                 # a note gone since the walk is kept, empty, under a stamp no
                 # file has: the next query finds it gone and takes it out with
