@@ -246,7 +246,7 @@ def _decay(args):
     today, settings = _today(args, schema)
     apply = cli.writes(args)
     cache = decay.CardCache(vault, use=True)
-    plan = decay.plan_decay(vault, schema, today, cache=cache)
+    plan = decay.plan_decay(vault, schema, today, cache=cache, described=not (apply or args.diff))
     outcome = cli.carry_out(vault, plan.edits, apply, args.wait, "engine.py decay", schema)
     data = decay_report.decay_data(plan, settings, today, outcome)
     if apply:  # the cache and the tiers chart's line; a line not added is told, the writes stand

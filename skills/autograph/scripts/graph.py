@@ -373,7 +373,7 @@ def _fix(args):
 
     vault, schema = cli.load(args, stamps=True)
     index = note_index(vault, schema, use_disk=cli.writes(args))
-    plan = linkfix.plan_fix(vault, schema, index)
+    plan = linkfix.plan_fix(vault, schema, index, described=not (cli.writes(args) or args.diff))
     cli.warn(index.warnings)
     if not args.dry_run:
         save_index(index)

@@ -474,20 +474,53 @@ def print_json(data) -> None:
     text that is not valid Unicode, such as a non-UTF-8 vault path, or that
     the console's encoding cannot show, is written with ``\\u`` escapes).
     Indented for a person at a terminal; compact in a pipe, where an agent
-    reads it (``indent`` would force json's slower pure-Python encoder)."""
-    import json
+    reads it (``indent`` would force json's slower pure-Python encoder).
+    The text is made in pieces (:func:`_json_pieces`), each encoded as it
+    comes: a report of 100,000 rows is never held as one string as well."""
 
     try:
         indent = 2 if sys.stdout.isatty() else None
     except (AttributeError, ValueError):  # a replaced or closed stdout
         indent = None
-    text = json.dumps(data, ensure_ascii=False, indent=indent, allow_nan=False)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     try:
-        text.encode("utf-8")
-        text.encode(sys.stdout.encoding or "utf-8")
-    except (UnicodeEncodeError, LookupError):  # or a console that cannot show it
-        text = json.dumps(data, ensure_ascii=True, indent=indent, allow_nan=False)
-    sys.stdout.write(text + "\n")
+        # strict: a lone surrogate, or a character the console cannot show, is refused
+        out = [piece.encode(encoding) for piece in _json_pieces(data, False, indent)]
+    except (UnicodeEncodeError, LookupError):
+        encoding = "ascii"
+        out = [piece.encode(encoding) for piece in _json_pieces(data, True, indent)]
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a stream of text alone (a test's StringIO)
+        sys.stdout.write(b"".join(out).decode(encoding) + "\n")
+        return
+    sys.stdout.flush()  # what was printed before comes first
+    for piece in out:
+        buffer.write(piece)
+    buffer.write(b"\n")
+    buffer.flush()
+
+
+def _json_pieces(data, ensure_ascii: bool, indent: int | None, most: int = 1000):
+    """The text of ``json.dumps(data)`` (compact, or ``indent``), in pieces:
+    an object's long lists ``most`` items at a time, each piece made by
+    json's C encoder."""
+    import json
+
+    encoder = json.JSONEncoder(ensure_ascii=ensure_ascii, indent=indent, allow_nan=False)
+    if indent is not None or not isinstance(data, dict) or not all(isinstance(key, str) for key in data):
+        yield encoder.encode(data)
+        return
+    yield "{"
+    for n, (key, value) in enumerate(data.items()):
+        yield (", " if n else "") + encoder.encode(key) + ": "
+        if isinstance(value, list) and len(value) > most:
+            for start in range(0, len(value), most):
+                piece = encoder.encode(value[start : start + most])
+                yield ("[" if start == 0 else ", ") + piece[1:-1]
+            yield "]"
+        else:
+            yield encoder.encode(value)
+    yield "}"
 
 
 def print_lines(lines) -> None:

@@ -189,11 +189,12 @@ def _candidates(span, text, source, resolver, moved, moved_resolver, aliases):
     return None, []
 
 
-def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
+def plan_fix(vault, schema=None, index=None, settings=None, described: bool = False) -> FixPlan:
     """The repairs of every broken link of ``vault`` whose target is certain
     (see the module docstring), planned, not written.  ``index`` is a
     :class:`index.NoteIndex` (default: one without cache), ``settings``
-    :func:`relink.link_settings` (default: the vault's)."""
+    :func:`relink.link_settings` (default: the vault's); ``described``: each
+    edit kept as :meth:`Edit.described` (a dry run that shows no diff)."""
     from ..read.index import NoteIndex
 
     index = index if index is not None else NoteIndex(vault)
@@ -215,7 +216,7 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
     moved_resolver = Resolver(list(moved)) if moved else None
     frozen = vault.frozen(schema)
     for path in broken_in:
-        note = vault.note(path)
+        note = vault.note(path, keep=False)  # read once: a large vault's broken notes are not all held
         if note.text is None:
             continue
         text = note.text
@@ -275,7 +276,8 @@ def plan_fix(vault, schema=None, index=None, settings=None) -> FixPlan:
             )
             continue
         plan.planned.extend(rows)
-        plan.edits.append(Edit(path, note.data, note.encode(new_text), f"fix: {len(rows)} broken link(s)"))
+        edit = Edit(path, note.data, note.encode(new_text), f"fix: {len(rows)} broken link(s)")
+        plan.edits.append(edit.described() if described else edit)
     return plan
 
 

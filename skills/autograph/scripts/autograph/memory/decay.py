@@ -537,14 +537,15 @@ class Plan:
         return dict(Counter(item["reason"] for item in self.skipped))
 
 
-def plan_decay(vault, schema: Schema, today: datetime.date, index=None, cache=None) -> Plan:
+def plan_decay(vault, schema: Schema, today: datetime.date, index=None, cache=None, described: bool = False) -> Plan:
     """Edits that bring every card's ``tier`` (and ``relevance`` when
     ``decay.store_relevance``) to what ``today`` gives, by surgical
     frontmatter edits, only for cards whose stored values change; with
     ``store_relevance`` false a ``relevance`` key is removed.  ``core``
     cards keep their tier.  Cards that are undated, hold a value that is
     not a date, or whose frontmatter does not parse are skipped with the
-    reason."""
+    reason.  ``described``: each edit kept as :meth:`Edit.described` (a
+    dry run that shows no diff)."""
     from ..read import frontmatter as fm
     from ..write.changes import Edit
 
@@ -570,7 +571,8 @@ def plan_decay(vault, schema: Schema, today: datetime.date, index=None, cache=No
             continue
         after = note.encode(text)
         if after != note.data:
-            plan.edits.append(Edit(reading.path, note.data, after, "; ".join(done)))
+            edit = Edit(reading.path, note.data, after, "; ".join(done))
+            plan.edits.append(edit.described() if described else edit)
             if any(step.startswith("tier ") for step in done):
                 plan.transitions[f"{_tier_name(current.stored_tier)}->{current.tier}"] += 1
             if any(step.startswith("relevance removed") for step in done):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from ..read.vault import TRASH_DIR
 
-__all__ = ["Edit", "Move", "Result", "Skipped", "Trash", "diff", "new_run_id", "utc_now"]
+__all__ = ["Described", "Edit", "Move", "Result", "Skipped", "Trash", "diff", "new_run_id", "utc_now"]
 
 
 class Edit:
@@ -82,6 +82,25 @@ class Edit:
             f"Edit(path={self.path!r}, before={self.before!r}, after={self.after!r}, "
             f"reason={self.reason!r}, mtime_ns={self.mtime_ns!r})"
         )
+
+    def described(self) -> Described:
+        """What a dry run that shows no diff keeps of this edit: its path
+        and reason (a plan of a large vault held every changed note's
+        bytes only to say which notes would change)."""
+        return Described(self.path, self.reason)
+
+
+class Described:
+    """An :class:`Edit` reported, never written: ``path`` and ``reason``
+    alone (:meth:`Edit.described`)."""
+
+    __slots__ = ("path", "reason")
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path, self.reason = path, reason
+
+    def __repr__(self) -> str:
+        return f"Described(path={self.path!r}, reason={self.reason!r})"
 
 
 _SHARED_MIN = 256  # bytes: a smaller file's edit keeps its after whole
