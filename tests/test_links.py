@@ -715,3 +715,21 @@ def test_outline_and_block_ids_match_their_plain_definitions(text):
     ids = _REF_BLOCK.finditer(text)
     expected = {m.group(1).lower() for m in ids if not any(a <= m.start(1) < b for a, b in regions)}
     assert block_ids(text) == expected
+
+
+def test_a_command_naming_many_notes_makes_few_resolvers(make_vault, monkeypatch):
+    """``engine.py touch N1 … N200`` names each note through a resolver: a
+    few of the files their names can mean, then (asked again and again)
+    the one of every file, once, never a pass over every path per name."""
+    from autograph.memory.cards import find_card
+    from autograph.read.links import Resolver
+    from autograph.read.vault import Vault
+
+    root = make_vault({f"people/Person {i}.md": "---\ntype: person\n---\n" for i in range(40)})
+    vault = Vault.open(root)
+    made = []
+    real = Resolver.for_links.__func__
+    monkeypatch.setattr(Resolver, "for_links", classmethod(lambda cls, *a: made.append(1) or real(cls, *a)))
+    found = [find_card(vault, f"Person {i}") for i in range(40)]
+    assert found == [f"people/Person {i}.md" for i in range(40)]
+    assert len(made) <= 3 and vault._resolver is not None

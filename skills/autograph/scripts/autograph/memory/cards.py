@@ -499,7 +499,7 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
     name = text.strip()
     if name.startswith("[[") and name.endswith("]]"):
         name = name[2:-2].strip()
-    notes = set(vault.notes)
+    notes = vault.note_set
     slashed = name.replace("\\", "/")
     # a path: "people/Dana Reyes" or "Dana Reyes.md"; a bare "Dana Reyes" is a name, even when a
     # root note is called so (a stray root note must not capture the card's name)
@@ -514,20 +514,19 @@ def find_card(vault, text: str, cwd: str | None = None) -> str | None:
     root = os.path.realpath(str(vault.root))
     inside = is_inside(real, root)
     link = name.split("|", 1)[0].split("#", 1)[0].strip()
-    resolver = vault.resolver_for([(slashed, ""), (link, "")])
+    resolver = None
     if os.path.isfile(real) and inside:
         rel = os.path.relpath(real, root).replace(os.sep, "/")
         if rel in notes:
             return rel
-    if (
-        not inside
-        and (os.path.isabs(name) or os.path.isfile(real))
-        and not any(resolver.resolve(t, "").path in notes for t in (slashed, link) if t)
-    ):
+    if not inside and (os.path.isabs(name) or os.path.isfile(real)):
+        resolver = vault.resolver_for([(slashed, ""), (link, "")])
+    if resolver is not None and not any(resolver.resolve(t, "").path in notes for t in (slashed, link) if t):
         # a file of another folder (the agent's project, another vault): never a name in this one
         raise BadRequest(
             f"{printable(name)!r} is outside the vault {printable(str(vault.root))}; give a note of the vault"
         )
+    resolver = resolver or vault.resolver_for([(slashed, ""), (link, "")])
     for target in dict.fromkeys((slashed, link)):
         if not target:
             continue

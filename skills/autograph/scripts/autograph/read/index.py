@@ -555,17 +555,18 @@ def patch_stamp_text(text: bytes, stamps: dict) -> bytes:
     for a text that does not read as one."""
     cut = _cut(text)
     head, tail = text[:cut], text[cut + 2 :]
-    places = sorted(_places(head, stamps))
-    if len(places) > 64:  # many: the list of paths, split once, is cheaper than a search each
-        paths = head.split(b"\0") if head else []
-        numbers = bytearray(tail)
-        for _, at, held, key, stamp in reversed(places):
-            if held:
-                del paths[at], numbers[24 * at : 24 * at + 24]
-            if stamp is not None:
-                paths.insert(at, key)
-                numbers[24 * at : 24 * at] = struct.pack("<3q", *stamp)
-        return b"\0".join(paths) + b"\0\0" + bytes(numbers)
+    if len(stamps) > 64:  # many: every entry read once and written again, not a search of the bytes each
+        found = read_stamp_text(text)
+        for path, stamp in stamps.items():
+            key = path.encode("utf-8", "surrogatepass")  # as stamp_text: UTF-8 keeps the order of the paths
+            if stamp is None:
+                found.pop(key, None)
+            else:
+                found[key] = tuple(stamp)
+        keys = sorted(found)
+        values = list(chain.from_iterable(map(found.__getitem__, keys)))
+        return b"\0".join(keys) + b"\0\0" + struct.pack(f"<{len(values)}q", *values)
+    places = _places(head, stamps)
     whole = head + b"\0" if head else b""  # each path with its NUL after it: entries alike to cut and join
     heads, tails, done, done_at = [], [], 0, 0  # pieces of the new paths and numbers; done up to byte / entry
     for offset, at, held, key, stamp in places:
@@ -600,17 +601,31 @@ def stamp_writes(text: bytes, stamps: dict) -> list[tuple[int, bytes]] | None:
 def _cut(text: bytes) -> int:
     """Where a stamp text's paths end (its two NULs)."""
     cut = text.find(b"\0\0")  # no path is empty: the first two NULs are the separator
-    if cut < 0 or (len(text) - cut - 2) % 24:
+    entries = text.count(b"\0", 0, cut) + 1 if cut > 0 else 0
+    if cut < 0 or len(text) - cut - 2 != 24 * entries:
         raise ValueError("not a stamp text")
     return cut
 
 
-def _places(head: bytes, stamps: dict):
+def _places(head: bytes, stamps: dict) -> list[tuple]:
     """``(byte offset, entry index, held, path bytes, stamp)`` of each of
-    ``stamps`` in the paths ``head`` of a stamp text: where its entry is,
-    or would go (found by halving the bytes, not splitting them)."""
+    ``stamps`` in the paths ``head`` of a stamp text, in path order: where
+    its entry is, or would go (found by halving the bytes, not splitting
+    them; the NULs before each counted once, from the one before it)."""
+    found = []
+    for offset, held, key, stamp in sorted(_offsets(head, stamps)):
+        found.append([offset, 0, held, key, stamp])
+    size, count, done = len(head), 0, 0
+    for place in found:
+        offset = min(place[0], size)
+        count += head.count(b"\0", done, offset)
+        done = offset
+        place[1] = count + (1 if place[0] > size else 0)
+    return [tuple(place) for place in found]
+
+
+def _offsets(head: bytes, stamps: dict):
     size = len(head)
-    count = head.count(b"\0") + 1 if head else 0
     for path, stamp in stamps.items():
         key = path.encode("utf-8", "surrogatepass")  # as stamp_text: UTF-8 keeps the order of the paths
         lo, hi = 0, size + 1  # entry starts (size + 1: past the last)
@@ -626,10 +641,9 @@ def _places(head: bytes, stamps: dict):
             else:
                 lo = end + 1
         offset = min(lo, size + 1)
-        at = count if offset > size else head.count(b"\0", 0, offset)
         after = offset + len(key)
         held = offset <= size and head.startswith(key, offset) and (after == size or head[after] == 0)
-        yield offset, at, held, key, stamp
+        yield offset, held, key, stamp
 
 
 def read_stamp_text(text: bytes) -> dict[bytes, tuple[int, int, int]]:

@@ -37,6 +37,7 @@ TRASH_DIR = ".trash"  # what autograph removes, under a run id: nothing is delet
 # links from which Vault.resolver_for builds the resolver of every file: fewer
 # are answered by one over only the files they can mean (one pass over the paths)
 FEW_LINKS = 2000
+FEW_MADE = 3  # such resolvers one vault makes before it makes the one of every file
 # Notes are read whole; one larger than this is reported, not read (a stray
 # export or dump would otherwise take gigabytes of memory).
 MAX_NOTE_BYTES = 32 << 20
@@ -221,10 +222,13 @@ class Vault:
         # cards a run of edits touched already (card.py batch): one run is one access, however many lines
         self.touched_in_run: frozenset[str] = frozenset()
         self._resolver: Resolver | None = None
+        self._few: Resolver | None = None  # the last resolver_for made of the files some links can mean
+        self._few_made = 0
         self._generated: dict[int, tuple] = {}  # id(schema) -> (schema, generated_mocs)
         self._cards: dict[int, tuple] = {}  # id(schema) -> (schema, cards, a set of them or None)
         self._rules: dict[int, tuple] = {}  # id(schema) -> (schema, is_card(path), the notes as a set)
         self._note_list: tuple | None = None  # (files, the notes among them)
+        self._note_set: tuple | None = None  # (files, the notes among them as a set)
         self.progress: object | None = None
         # what was learned of the files on disk, shared by the views of one
         # walk (with_text writes nothing): the notes the index file holds as they are
@@ -297,6 +301,15 @@ class Vault:
         known = self._note_list
         if known is None or known[0] is not files:
             known = self._note_list = (files, [path for path in files if path.endswith(".md")])
+        return known[1]
+
+    @property
+    def note_set(self) -> frozenset[str]:
+        """:attr:`notes` as a set, made once per file list (a command that
+        names several notes asks it each time)."""
+        known = self._note_set
+        if known is None or known[0] is not self.files:
+            known = self._note_set = (self.files, frozenset(self.notes))
         return known[1]
 
     def note(self, path: str, keep: bool = True) -> Note:
@@ -379,7 +392,7 @@ class Vault:
             return path in known[2]
         rule = self._rules.get(id(schema))
         if rule is None or rule[0] is not schema:
-            rule = self._rules[id(schema)] = (schema, self._card_rule(schema), frozenset(self.notes))
+            rule = self._rules[id(schema)] = (schema, self._card_rule(schema), self.note_set)
         return path in rule[2] and rule[1](path)
 
     def card_set(self, schema) -> _CardSet:
@@ -466,10 +479,15 @@ class Vault:
         whole one's cost."""
         if self._resolver is None:
             links = list(links)
-            if len(links) <= FEW_LINKS:
+            few = self._few
+            if few is not None and all(few.covers(target, source) for target, source in links):
+                return few
+            if len(links) <= FEW_LINKS and self._few_made < FEW_MADE:
                 from .links import Resolver
 
-                return Resolver.for_links(self.files, links)
+                self._few_made += 1  # a command that asks again and again soon pays for the whole one, once
+                self._few = Resolver.for_links(self.files, links)
+                return self._few
         return self.resolver
 
     def forget_resolver(self) -> None:

@@ -551,12 +551,11 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
     fresh = vault.on_disk.get(FRESH)
     if fresh is None or not written or not all(isinstance(change, Edit) for change in changes) or vault.given:
         return  # (a view's files hold the notes planned on it, written or not)
-    import bisect
 
     path, state, text = fresh
     files = vault.files
     paths = list(dict.fromkeys(p for p in written if p.endswith(".md")))
-    if any(files[bisect.bisect_left(files, p) :][:1] != [p] for p in written if not p.endswith(".md")):
+    if any(_absent(files, p) for p in written if not p.endswith(".md")):
         return  # another file made: where links lead is the next update's to find
     if not paths or _existing(vault.root) != path or unusable(vault.root) is not None:
         return
@@ -585,12 +584,23 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
             files = sorted(files + added)
         text = take_written(index, Vault(vault.root, files), schema, paths, text)
         con.execute("COMMIT")
-        vault.on_disk[FRESH] = (path, index.state, text)
+        if added:  # this vault's files lack them: a run after this one leaves the file to the next update
+            vault.on_disk.pop(FRESH, None)
+        else:
+            vault.on_disk[FRESH] = (path, index.state, text)
     except (OSError, sqlite3.Error, ValueError, UnicodeError):
         if con.in_transaction:
             con.execute("ROLLBACK")
     finally:
         con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+
+
+def _absent(files: list[str], path: str) -> bool:
+    """Whether sorted ``files`` lack ``path``."""
+    import bisect
+
+    at = bisect.bisect_left(files, path)
+    return at == len(files) or files[at] != path
 
 
 def open_vault(root):
