@@ -409,6 +409,58 @@ def test_the_rows_a_run_writes_are_those_an_update_would_give(tmp_path_factory, 
     assert kept == fresh_rows
 
 
+def test_writers_at_once_leave_an_index_that_is_right_or_says_it_is_behind(make_vault, tmp_path_factory):
+    """Agents writing at once (``card.py`` in several processes) and a
+    person editing meanwhile: each writer puts its notes in as rows only
+    when the index held the vault as it walked it.  Whatever order they
+    ran in, an index whose stored stamps match the notes holds what a build
+    from nothing holds; one that does not is brought there by the next
+    update."""
+    from autograph.read.index import stamp_text
+    from autograph.write.index_file import close_all
+    from autograph.write.index_update import stamps_of
+
+    root = make_vault({f"people/P{i}.md": f"---\ntype: person\n---\n# P{i}\n[[P{(i + 1) % 6}]]\n" for i in range(6)})
+    run(root)
+    close_all()  # as a command's end: the write-ahead log folded in, which look-ups (immutable) read past
+    script = str(SCRIPTS / "card.py")
+    held = 0  # rounds after which the index said it held the notes as they are
+    for round_, (together, by_hand) in enumerate([(False, False), (True, False), (True, True), (False, False)]):
+        procs = []
+        for argv in (
+            ["set", f"P{round_}", f"role=r{round_}"],
+            ["log", f"P{round_ + 1}", f"met {round_}"],
+            ["new", "person", f"New {round_}", f"role=n{round_}"],
+        ):
+            command = [sys.executable, script, *argv, "--vault", str(root), "--wait", "30", "--json"]
+            procs.append(subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            if not together:
+                assert procs[-1].wait(timeout=120) == 0
+        if by_hand:
+            (root / f"people/P{round_ + 2}.md").write_text(f"# hand {round_}\n[[New {round_}]]\n", encoding="utf-8")
+        for proc in procs:
+            assert proc.wait(timeout=120) in (0, 4)
+        con = sqlite3.connect(root / ".graph" / "index.sqlite")
+        stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()[0]
+        con.close()
+        if stored == stamp_text(stamps_of(Vault.open(root))):  # says it holds the notes as they are
+            held += 1
+            built = fresh_copy(root, tmp_path_factory)
+            run(built)
+            kept, built = index_rows(root), index_rows(built)
+            drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
+            assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
+            assert kept == built
+    assert held >= 1  # one writer after another: each put its notes in
+    run(root)
+    built = fresh_copy(root, tmp_path_factory)
+    run(built)
+    kept, built = index_rows(root), index_rows(built)
+    drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
+    assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
+    assert kept == built
+
+
 def test_a_dry_run_on_a_large_vault_without_an_index_builds_a_private_one(make_vault, monkeypatch):
     """From PRIVATE_MIN notes, a dry run with no index file answers from an
     index in SQLite's private temporary database: the same report as the

@@ -131,15 +131,35 @@ def _add_names(path: str, props: dict, aliases: dict, loose: dict, titles: dict)
     """Add note ``path``'s names: lower-cased alias -> the notes that list
     it in ``aliases`` (or the older ``alias``); for suggestions, its loose
     file name (:func:`_loose`) and its ``title``."""
-    loose.setdefault(_loose(path.rsplit("/", 1)[-1]), set()).add(path)
+    _add(loose, _loose(path.rsplit("/", 1)[-1]), path)
     for key, value in props.items():
         lowered = key.lower()
         if lowered in ("aliases", "alias"):
             for alias in value if isinstance(value, list) else [value]:
                 if isinstance(alias, str) and alias.strip():
-                    aliases.setdefault(_key(alias), set()).add(path)
+                    _add(aliases, _key(alias), path)
         elif lowered == "title" and isinstance(value, str) and value.strip():
-            titles.setdefault(_key(value), set()).add(path)
+            _add(titles, _key(value), path)
+
+
+def _add(names: dict, key: str, path: str) -> None:
+    """``names[key]``: the path alone, or a set of paths once a second comes
+    (a large vault's every note has a name: a set each would cost more than
+    the names)."""
+    found = names.get(key)
+    if found is None:
+        names[key] = path
+    elif isinstance(found, str):
+        if found != path:
+            names[key] = {found, path}
+    else:
+        found.add(path)
+
+
+def _paths(names: dict, key: str) -> set[str]:
+    """The paths :func:`_add` put under ``key``."""
+    found = names.get(key)
+    return set() if found is None else {found} if isinstance(found, str) else found
 
 
 def name_of(target: str) -> str:
@@ -183,7 +203,7 @@ def _candidates(span, text, source, resolver, moved, moved_resolver, aliases):
         if found.path is not None:
             return "folder path out of date; the file name is in the vault", list(found.candidates)
     elif link.kind != "markdown":
-        paths = aliases.get(_key(target))
+        paths = _paths(aliases, _key(target))
         if paths:
             return "alias of the note", sorted(paths)
     return None, []
@@ -200,9 +220,9 @@ def plan_fix(vault, schema=None, index=None, settings=None, described: bool = Fa
     index = index if index is not None else NoteIndex(vault)
     settings = settings if settings is not None else relink.link_settings(vault.root)
     broken: set[str] = set()
-    aliases: dict[str, set[str]] = {}
-    suggest: dict[str, set[str]] = {}
-    titles: dict[str, set[str]] = {}
+    aliases: dict[str, str | set[str]] = {}
+    suggest: dict[str, str | set[str]] = {}
+    titles: dict[str, str | set[str]] = {}
     for path, summary in index.each(vault.notes, targets=True):  # one pass, no summary kept
         if summary.unreadable is None and any(target is None for target, _, _ in summary.targets):
             broken.add(path)
@@ -232,7 +252,7 @@ def plan_fix(vault, schema=None, index=None, settings=None, described: bool = Fa
                 plan.ambiguous.append({**row, "candidates": candidates})
                 continue
             if not candidates:
-                hints = sorted(suggest.get(_loose(name_of(link.target)), set()) | titles.get(_key(link.target), set()))
+                hints = sorted(_paths(suggest, _loose(name_of(link.target))) | _paths(titles, _key(link.target)))
                 plan.unfixable.append({**row, "why": "no file has that name, path or alias", "suggestions": hints[:5]})
                 continue
             if path in frozen:
