@@ -409,6 +409,78 @@ def test_the_rows_a_run_writes_are_those_an_update_would_give(tmp_path_factory, 
     assert kept == fresh_rows
 
 
+@pytest.mark.parametrize("whole_seconds", [False, True])
+def test_a_note_read_within_a_clock_tick_of_its_change_is_read_again(make_vault, monkeypatch, whole_seconds):
+    """A note the writer reads back at once, within the file system's clock
+    tick (whole seconds on some), could be changed again by an editor with
+    the same size and the same stamp: its row is kept under no stamp a file
+    has, and the next update reads it again instead of trusting it (git's
+    racily clean entries).  A note read later is trusted."""
+    import types
+
+    from autograph import cli
+    from autograph.write import index_update
+    from autograph.write.changes import Edit
+    from autograph.write.index_file import open_index
+
+    root = make_vault({"a.md": "# A\n[[b]]\n", "b.md": "# B\n"})
+    run(root)
+    note = root / "a.md"
+
+    def now() -> int:  # the clock as the note's own stamp: read back within the tick
+        info = os.stat(note)
+        return max(info.st_mtime_ns, info.st_ctime_ns) + 1000
+
+    slept = []
+    monkeypatch.setattr(index_update, "time", types.SimpleNamespace(time_ns=now, sleep=slept.append))
+    if whole_seconds:  # a file system of whole seconds (this one keeps nanoseconds): a second to wait
+        monkeypatch.setattr(index_update, "racy", lambda stamp, now_ns: 10**9 if stamp else 0)
+    vault = Vault.open(root, stamps=True)
+    schema = load_schema(root)
+    open_index(vault, schema, stamps=vault.on_disk["stamps"]).close()
+    outcome = cli.carry_out(vault, [Edit("a.md", note.read_bytes(), b"# A\nwritten\n[[b]]\n")], True, schema=schema)
+    assert outcome["written"] == ["a.md"]
+    assert slept if not whole_seconds else not slept  # a tick is waited out; a second is not
+    monkeypatch.undo()
+    parsed = []
+    report = run(root, parsed)
+    assert parsed == [1]  # read again, not trusted by its stamp
+    assert report["notes"] == 2
+    parsed = []
+    run(root, parsed)
+    assert parsed == [0]  # read long after its change: trusted from then on
+
+
+WRITERS = [["engine.py", "decay", "--today", "2027-06-01"], ["card.py", "log", "Acme Robotics", "met"]]
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_the_next_command_after_a_write_parses_nothing(tmp_path, writer):
+    """A command that writes puts its notes into the index (decay's walk
+    takes the stamps for it; card.py compares them in its look-ups): the
+    next search parses none of them."""
+    from conftest import EXAMPLE_VAULT, copy_tree, run_in_vault
+
+    root = copy_tree(EXAMPLE_VAULT, tmp_path / "vault")
+    assert run_in_vault("search.py", root, "--json", "memory").returncode == 0
+    done = run_in_vault(writer[0], root, *writer[1:], "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["written"]
+    after = json.loads(run_in_vault("search.py", root, "--json", "memory").stdout)
+    assert after["index"]["parsed"] == 0
+
+
+def test_how_long_a_stamp_may_be_given_again():
+    from autograph.write.index_update import RACY_COARSE_NS, RACY_FINE_NS, racy
+
+    second = 1_700_000_000 * 10**9
+    assert racy(None, second) == 0
+    assert racy((5, second, second), second + 10**6) == RACY_COARSE_NS - 10**6  # whole seconds: two of them
+    assert racy((5, second, second), second + RACY_COARSE_NS) == 0
+    assert racy((5, second + 7, second + 9), second + 10**6) == RACY_FINE_NS + 9 - 10**6  # a clock tick
+    assert racy((5, second + 7, second + 9), second + 10**8) == 0
+
+
 def test_writers_at_once_leave_an_index_that_is_right_or_says_it_is_behind(make_vault, tmp_path_factory):
     """Agents writing at once (``card.py`` in several processes) and a
     person editing meanwhile: each writer puts its notes in as rows only

@@ -147,7 +147,7 @@ def _enforce(args):
     from autograph.read.vault import Vault
     from autograph.schema import compliance
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)  # stamps: the notes it writes go into the index (record_written)
     apply = cli.writes(args)
     report = compliance.check(vault, schema)
     repairs: list[dict] = []

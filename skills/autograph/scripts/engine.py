@@ -242,7 +242,7 @@ def cmd_decay(args) -> int:
 def _decay(args):
     from autograph.memory import decay, decay_report
 
-    vault, schema = cli.load(args)
+    vault, schema = cli.load(args, stamps=True)  # stamps: the notes it writes go into the index (record_written)
     today, settings = _today(args, schema)
     apply = cli.writes(args)
     cache = decay.CardCache(vault, use=True)

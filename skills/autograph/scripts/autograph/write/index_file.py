@@ -118,6 +118,7 @@ class Index:
         self.warnings: list[str] = warnings if warnings is not None else []
         self.readonly = False  # .graph/ could not be written: a copy of its index, in memory, brought up to date
         self.relinked = 0  # links of other notes resolved again (a note was added, deleted or renamed)
+        self.racy: list[str] = []  # notes read within a clock tick of a change: their stamps not trusted
         self.early = None  # readers started before the index was opened (_early), until _update takes them
         self.stamps: dict | None = None  # path -> (size, mtime_ns, ctime_ns) of every note, once brought up to date
         self.stamp_bytes: bytes | None = None  # the same as one text (index_update.stamp_text)
@@ -540,8 +541,9 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
     Done only when it can be done exactly, else left to the next
     command's update, as for an edit made by hand: the file held every
     note as this process's walk found them (``vault.on_disk[FRESH]``,
-    recorded by the update or look-up that compared them) and no process
-    changed it since (its ``state`` the same); every change was an edit of
+    recorded by the update or look-up that compared them, else the stamps
+    the walk took, compared here) and no process changed it since (its
+    ``state`` the same); every change was an edit of
     a note or of a file already there (a note trashed or moved, or another
     file made, changes where links lead); the schema's derived columns the
     same; the file free to write at once.  Never raises for the index
@@ -549,6 +551,10 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
     from .changes import Edit
 
     fresh = vault.on_disk.get(FRESH)
+    walked = vault.on_disk.get("stamps")
+    if fresh is None and walked is not None and written:  # the walk's stamps, compared with the file's below
+        existing = _existing(vault.root)
+        fresh = None if existing is None else (existing, None, stamp_text(walked))
     if fresh is None or not written or not all(isinstance(change, Edit) for change in changes) or vault.given:
         return  # (a view's files hold the notes planned on it, written or not)
 
@@ -568,10 +574,14 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
         con.execute("PRAGMA busy_timeout = 0")  # a process updating it now reads the notes anyway
         con.execute("BEGIN IMMEDIATE")
         meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('state', 'schema')"))
+        if state is None:  # not compared yet: the stored stamps must be the walk's
+            stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
+            state = meta.get("state") if stored is not None and stored[0] == text else None
         held = "SELECT 1 FROM docs WHERE path = ?"
         added = [p for p in paths if con.execute(held, (p,)).fetchone() is None]
         if (
-            meta.get("state") != state
+            state is None
+            or meta.get("state") != state
             or meta.get("schema") != schema_stamp(schema)
             or _why_rebuild(con, schema)
             or any(part.startswith(".") for p in added for part in p.split("/"))  # not a note the walk lists

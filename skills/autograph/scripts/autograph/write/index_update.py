@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 
 from ..read.identity import NOT_DIGITS
 from ..read.index import changed_stamps, patch_stamp_text, stamp_text, stamp_writes
@@ -121,6 +122,24 @@ def _attachments(vault) -> str:
 
 
 PARALLEL_MIN = 1000  # notes to read before forked readers pay for their start
+UNKNOWN = (-1, -1, -1)  # a stamp no file has: the note is read again by the next update
+# How long after a change the same stamp may still be given to another
+# change of the same size: a file system that keeps whole seconds (FAT two),
+# else the kernel's clock tick (up to 10 ms before Linux 6.13).  A note read
+# within it is not trusted by its stamp (git's "racily clean" entries).
+RACY_COARSE_NS = 2_000_000_000
+RACY_FINE_NS = 20_000_000
+
+
+def racy(stamp, now_ns: int) -> int:
+    """Nanoseconds from ``now_ns`` until a change of the note ``stamp``
+    (``(size, mtime_ns, ctime_ns)``, or None) could no longer carry the
+    same stamp; 0 when none could."""
+    if stamp is None:
+        return 0
+    _, mtime, ctime = stamp
+    whole = mtime % 1_000_000_000 == 0 and ctime % 1_000_000_000 == 0
+    return max(0, max(mtime, ctime) + (RACY_COARSE_NS if whole else RACY_FINE_NS) - now_ns)
 
 
 def _reader(vault, schema, known: dict):
@@ -158,6 +177,14 @@ def _parts(vault, schema, known: dict):
                 stamp = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
             except OSError:
                 stamp = None
+        left = racy(stamp, time.time_ns())
+        if 0 < left <= RACY_FINE_NS:  # written a moment ago: that moment waited out, the note read again
+            time.sleep(left / 1e9)
+            note = vault.note(path, keep=False)
+            stamp = note.stamp
+            left = racy(stamp, time.time_ns())
+        if left:  # a change now could keep this stamp: held as unknown, read again by the next update
+            stamp = None
         summary, regions = summarize_parts(note)
         row, targets = document(note, hubs, ({link.target for link in summary.links if link.target}, regions))
         kept = summary.frontmatter == "invalid" or row[5] != "{}" or not summary.properties
@@ -339,6 +366,10 @@ def refresh(index, vault, schema, stamps) -> None:
             else:
                 current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
                 _update(index, vault, schema, current, files)
+        for path in index.racy:  # read within a clock tick of a change: kept under no stamp a file has
+            stamps[path] = UNKNOWN
+        if index.racy:
+            text = None
         key = files_key(vault)
         con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (key,))
         if meta.get("schema") != derived:
@@ -549,8 +580,12 @@ def _update(
             if taken is not None:
                 # a note gone since the walk is kept, empty, under a stamp no
                 # file has: the next query finds it gone and takes it out with
-                # its links, as for any deleted note (its id stays known)
-                stamp = taken[path] = stamp if stamp is not None else (-1, -1, -1)
+                # its links, as for any deleted note (its id stays known);
+                # one whose stamp could not be trusted is read again
+                stamp = taken[path] = stamp if stamp is not None else UNKNOWN
+            elif stamp is None and path in now:  # its row under a stamp no file has: read again next time
+                now[path] = UNKNOWN
+                index.racy.append(path)
             doc_id = ids[path]
             docs.append((doc_id, path, *(now[path] if taken is None else stamp), *row[:9], *summary))
             fts.append((doc_id, *row[9]))
