@@ -147,8 +147,9 @@ def _enforce(args):
     from autograph.read.vault import Vault
     from autograph.schema import compliance
 
-    vault, schema = cli.load(args, stamps=True)  # stamps: the notes it writes go into the index (record_written)
     apply = cli.writes(args)
+    # stamps, for a run that writes: its notes go into the index (record_written); a dry run holds none
+    vault, schema = cli.load(args, stamps=apply)
     report = compliance.check(vault, schema)
     repairs: list[dict] = []
     skipped: list[dict] = []

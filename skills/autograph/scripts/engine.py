@@ -242,9 +242,10 @@ def cmd_decay(args) -> int:
 def _decay(args):
     from autograph.memory import decay, decay_report
 
-    vault, schema = cli.load(args, stamps=True)  # stamps: the notes it writes go into the index (record_written)
-    today, settings = _today(args, schema)
     apply = cli.writes(args)
+    # stamps, for a run that writes: its notes go into the index (record_written); a dry run holds none
+    vault, schema = cli.load(args, stamps=apply)
+    today, settings = _today(args, schema)
     cache = decay.CardCache(vault, use=True)
     plan = decay.plan_decay(vault, schema, today, cache=cache, described=not (apply or args.diff))
     outcome = cli.carry_out(vault, plan.edits, apply, args.wait, "engine.py decay", schema)
