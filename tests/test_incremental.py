@@ -311,19 +311,7 @@ def test_an_index_kept_up_to_date_holds_what_one_built_from_nothing_holds(tmp_pa
         elif path.exists():
             path.unlink()
         run(root)
-        fresh = tmp_path_factory.mktemp("fresh")
-        for note in root.rglob("*.md"):
-            if ".graph" not in note.parts:
-                copy = fresh / note.relative_to(root)
-                copy.parent.mkdir(parents=True, exist_ok=True)
-                copy.write_bytes(note.read_bytes())
-                stat = note.stat()
-                os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-        run(fresh)
-        kept, built = index_rows(root), index_rows(fresh)
-        drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731  (a copy's ctime is its own)
-        assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
-        assert kept == built
+        assert_as_built(root, tmp_path_factory)
 
 
 def fresh_copy(root, tmp_path_factory):
@@ -337,6 +325,17 @@ def fresh_copy(root, tmp_path_factory):
             stat = note.stat()
             os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     return fresh
+
+
+def assert_as_built(root, tmp_path_factory) -> None:
+    """The index file of ``root`` holds what one built from nothing on a
+    copy of its notes holds (the copy's change times are its own)."""
+    built = fresh_copy(root, tmp_path_factory)
+    run(built)
+    kept, fresh = index_rows(root), index_rows(built)
+    drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
+    assert drop_ctime(kept.pop("docs")) == drop_ctime(fresh.pop("docs"))
+    assert kept == fresh
 
 
 WRITTEN = ["a.md", "b.md", "sub/c.md", "sub/new.md", "e.md", "x.png"]
@@ -386,27 +385,16 @@ def test_the_rows_a_run_writes_are_those_an_update_would_give(tmp_path_factory, 
             edits.append(Edit(path, before, (body + f"step {number}\n").encode(), "test"))
         outcome = cli.carry_out(vault, edits, True, schema=schema)
         assert sorted(outcome["written"]) == sorted(edit.path for edit in edits)
-        if how != "look up first" or vault.on_disk.get("index fresh") is not None:
-            kept, built = index_rows(root), None
-            fresh = fresh_copy(root, tmp_path_factory)
-            run(fresh)
-            built = index_rows(fresh)
-            others = any(not e.path.endswith(".md") for e in edits)
-            if not others:  # every write a note's: the file holds them as a build from nothing would
-                drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
-                assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
-                assert kept == built
-                parsed = []
-                run(root, parsed)
-                assert parsed == [0]
+        others = any(not e.path.endswith(".md") for e in edits)
+        if not others and (how != "look up first" or vault.on_disk.get("index fresh") is not None):
+            # every write a note's: the file holds them as a build from nothing would
+            assert_as_built(root, tmp_path_factory)
+            parsed = []
+            run(root, parsed)
+            assert parsed == [0]
     # whatever came between, the next update brings the file to what a build from nothing holds
     run(root)
-    built = fresh_copy(root, tmp_path_factory)
-    run(built)
-    kept, fresh_rows = index_rows(root), index_rows(built)
-    drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
-    assert drop_ctime(kept.pop("docs")) == drop_ctime(fresh_rows.pop("docs"))
-    assert kept == fresh_rows
+    assert_as_built(root, tmp_path_factory)
 
 
 @pytest.mark.parametrize("whole_seconds", [False, True])
@@ -517,20 +505,10 @@ def test_writers_at_once_leave_an_index_that_is_right_or_says_it_is_behind(make_
         con.close()
         if stored == stamp_text(stamps_of(Vault.open(root))):  # says it holds the notes as they are
             held += 1
-            built = fresh_copy(root, tmp_path_factory)
-            run(built)
-            kept, built = index_rows(root), index_rows(built)
-            drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
-            assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
-            assert kept == built
+            assert_as_built(root, tmp_path_factory)
     assert held >= 1  # one writer after another: each put its notes in
     run(root)
-    built = fresh_copy(root, tmp_path_factory)
-    run(built)
-    kept, built = index_rows(root), index_rows(built)
-    drop_ctime = lambda rows: {row[:3] + row[4:] for row in rows}  # noqa: E731
-    assert drop_ctime(kept.pop("docs")) == drop_ctime(built.pop("docs"))
-    assert kept == built
+    assert_as_built(root, tmp_path_factory)
 
 
 def test_a_dry_run_on_a_large_vault_without_an_index_builds_a_private_one(make_vault, monkeypatch):
