@@ -52,6 +52,13 @@ def test_text_a_console_cannot_show_is_escaped(monkeypatch):
     assert out.isascii() and json.loads(out) == {"name": ["Zoë"] * 3000}
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8-sig", "utf-32"])
+def test_a_console_whose_encoding_marks_its_start_gets_one_mark(monkeypatch, encoding):
+    data = {"rows": [f"Zoë {i}" for i in range(2500)]}
+    out = printed(monkeypatch, data, encoding=encoding)
+    assert out == (json.dumps(data, ensure_ascii=False) + "\n").encode(encoding)
+
+
 def test_what_was_printed_before_comes_first(monkeypatch):
     raw = io.BytesIO()
     stream = io.TextIOWrapper(raw, encoding="utf-8")

@@ -475,28 +475,41 @@ def print_json(data) -> None:
     the console's encoding cannot show, is written with ``\\u`` escapes).
     Indented for a person at a terminal; compact in a pipe, where an agent
     reads it (``indent`` would force json's slower pure-Python encoder).
-    The text is made in pieces (:func:`_json_pieces`), each encoded as it
-    comes: a report of 100,000 rows is never held as one string as well."""
+    In a pipe the text is made in pieces (:func:`_json_pieces`), each
+    encoded as it comes (one encoder: a byte-order mark once): a report of
+    100,000 rows is never held as one string as well."""
+    import codecs
 
     try:
         indent = 2 if sys.stdout.isatty() else None
     except (AttributeError, ValueError):  # a replaced or closed stdout
         indent = None
-    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
-    try:
-        # strict: a lone surrogate, or a character the console cannot show, is refused
-        out = [piece.encode(encoding) for piece in _json_pieces(data, False, indent)]
-    except (UnicodeEncodeError, LookupError):
-        encoding = "ascii"
-        out = [piece.encode(encoding) for piece in _json_pieces(data, True, indent)]
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a stream of text alone (a test's StringIO)
-        sys.stdout.write(b"".join(out).decode(encoding) + "\n")
+    try:
+        encoding = codecs.lookup(getattr(sys.stdout, "encoding", None) or "utf-8").name
+    except LookupError:
+        encoding = "utf-8"
+    out = None
+    for ensure_ascii in (False, True) if buffer is not None and indent is None else ():
+        encoder = codecs.getincrementalencoder(encoding)("strict")
+        try:
+            # strict: a lone surrogate, or a character the console cannot show, is refused
+            out = [encoder.encode(piece) for piece in _json_pieces(data, ensure_ascii, None)]
+            out.append(encoder.encode("\n", final=True))  # by this encoder: one byte-order mark, if any
+            break
+        except UnicodeEncodeError:
+            out = None
+    if out is None:  # a person's terminal, or a stream of text alone (a test's StringIO): as print writes
+        text = "".join(_json_pieces(data, False, indent))
+        try:
+            text.encode(encoding)
+        except UnicodeEncodeError:
+            text = "".join(_json_pieces(data, True, indent))
+        sys.stdout.write(text + "\n")
         return
     sys.stdout.flush()  # what was printed before comes first
     for piece in out:
         buffer.write(piece)
-    buffer.write(b"\n")
     buffer.flush()
 
 

@@ -138,16 +138,20 @@ def racy(stamp, now_ns: int) -> int:
     if stamp is None:
         return 0
     _, mtime, ctime = stamp
-    whole = mtime % 1_000_000_000 == 0 and ctime % 1_000_000_000 == 0
-    return max(0, max(mtime, ctime) + (RACY_COARSE_NS if whole else RACY_FINE_NS) - now_ns)
+    window = RACY_COARSE_NS if mtime % 1_000_000_000 == 0 and ctime % 1_000_000_000 == 0 else RACY_FINE_NS
+    left = max(mtime, ctime) + window - now_ns
+    # a time ahead of the clock by more than a window (a file from another machine, touch -d) is
+    # never given to a change made now
+    return 0 if left > 2 * window else max(0, left)
 
 
 def _reader(vault, schema, known: dict):
     """The function that reads one note: ``path -> (path, row, [(target,
-    name_key, resolved path)], stamp, summary)`` (:func:`document`; ``stamp`` as it
+    name_key, resolved path)], stamp, summary, racy)`` (:func:`document`; ``stamp`` as it
     was read, else as stat'ed, None when the note is gone; ``summary``
-    :func:`index.encode_summary`): :func:`_parts`' two steps, its links
-    resolved with ``vault.resolver``."""
+    :func:`index.encode_summary`; ``racy``: read within a clock tick of its
+    change, :func:`racy`): :func:`_parts`' two steps, its links resolved
+    with ``vault.resolver``."""
     parse, finish = _parts(vault, schema, known)
     resolver = vault.resolver
     return lambda path: finish(parse(path), resolver)
@@ -183,18 +187,16 @@ def _parts(vault, schema, known: dict):
             note = vault.note(path, keep=False)
             stamp = note.stamp
             left = racy(stamp, time.time_ns())
-        if left:  # a change now could keep this stamp: held as unknown, read again by the next update
-            stamp = None
         summary, regions = summarize_parts(note)
         row, targets = document(note, hubs, ({link.target for link in summary.links if link.target}, regions))
         kept = summary.frontmatter == "invalid" or row[5] != "{}" or not summary.properties
         vkeys = None
         if summary.unreadable is None and summary.frontmatter != "invalid":
             vkeys = stored_keys(summary.stem, summary.properties, table)
-        return path, note, stamp, summary, row, targets, kept, vkeys
+        return path, note, stamp, summary, row, targets, kept, vkeys, left > 0
 
     def finish(parsed, resolver):
-        path, note, stamp, summary, row, targets, kept, vkeys = parsed
+        path, note, stamp, summary, row, targets, kept, vkeys, shaky = parsed
         if kept and summary.unreadable is None:  # where each link leads, as the link graph asks (no second pass)
             summary.targets = [resolver.resolve(link.target, path) for link in summary.links]
         texts = (encode_summary(summary), encode_targets(summary)) if kept else (None, None)
@@ -208,7 +210,7 @@ def _parts(vault, schema, known: dict):
             if dst is names:
                 dst = resolver.resolve(target, path).path
             edges.append((target, name, dst))
-        return path, row, edges, stamp, summary
+        return path, row, edges, stamp, summary, shaky
 
     return parse, finish
 
@@ -216,7 +218,7 @@ def _parts(vault, schema, known: dict):
 def _links_of(parsed, known: dict):
     """``(target, source)`` of every link ``finish`` (:func:`_parts`)
     resolves for a parsed note."""
-    path, _, _, summary, _, targets, kept, _ = parsed
+    path, _, _, summary, _, targets, kept, _, _ = parsed
     found = [(link.target, path) for link in summary.links] if kept and summary.unreadable is None else []
     return found + [(target, path) for target in targets if (path, target) not in known]
 
@@ -366,10 +368,8 @@ def refresh(index, vault, schema, stamps) -> None:
             else:
                 current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
                 _update(index, vault, schema, current, files)
-        for path in index.racy:  # read within a clock tick of a change: kept under no stamp a file has
-            stamps[path] = UNKNOWN
-        if index.racy:
-            text = None
+        if index.racy:  # read within a clock tick of a change: stored under no stamp a file has
+            text = stamp_text({**stamps, **dict.fromkeys(index.racy, UNKNOWN)})
         key = files_key(vault)
         con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (key,))
         if meta.get("schema") != derived:
@@ -402,6 +402,7 @@ def take_written(index, vault, schema, paths: list[str], text: bytes) -> bytes:
     _update(index, vault, schema, None, files, taken=taken, delta=(paths, []))
     if held != set(paths):  # a note added: links elsewhere resolved against the list with it (_update)
         con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (files_key(vault),))
+    taken.update(dict.fromkeys(index.racy, UNKNOWN))  # as their rows: read again by the next update
     writes = stamp_writes(text, taken)
     if writes is None:
         text = patch_stamp_text(text, taken)
@@ -576,18 +577,18 @@ def _update(
     if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
     with _gc_paused():
-        for path, row, found, stamp, summary in results:
+        for path, row, found, stamp, summary, shaky in results:
             if taken is not None:
                 # a note gone since the walk is kept, empty, under a stamp no
                 # file has: the next query finds it gone and takes it out with
-                # its links, as for any deleted note (its id stays known);
-                # one whose stamp could not be trusted is read again
+                # its links, as for any deleted note (its id stays known)
                 stamp = taken[path] = stamp if stamp is not None else UNKNOWN
-            elif stamp is None and path in now:  # its row under a stamp no file has: read again next time
-                now[path] = UNKNOWN
+            row_stamp = now[path] if taken is None else stamp
+            if shaky:  # its row under a stamp no file has (the stored text too): read again next time
+                row_stamp = UNKNOWN
                 index.racy.append(path)
             doc_id = ids[path]
-            docs.append((doc_id, path, *(now[path] if taken is None else stamp), *row[:9], *summary))
+            docs.append((doc_id, path, *row_stamp, *row[:9], *summary))
             fts.append((doc_id, *row[9]))
             named += [(name, doc_id) for name in row[8].split("\n") if name]  # each name folded, indexed
             variants += _variants(summary[-1], doc_id)
