@@ -542,8 +542,7 @@ class Resolver:
     def covers(self, target: str, source: str) -> bool:
         """Whether this resolver answers ``target`` in ``source`` as the
         whole vault's would (always, unless made by :meth:`for_links`)."""
-        names = getattr(self, "_names", None)
-        return names is None or names.issuperset(names_meant(target, source))
+        return self._names is None or self._names.issuperset(names_meant(target, source))
 
     def resolve(self, target: str, source: str) -> Resolution:
         """Resolve ``target`` (a link's path part) written in note ``source``.

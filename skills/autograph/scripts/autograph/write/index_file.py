@@ -592,7 +592,7 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
 
         if added:
             files = sorted(files + added)
-        text = take_written(index, Vault(vault.root, files), schema, paths, text)
+        text = take_written(index, Vault(vault.root, files), schema, paths, text, bool(added))
         con.execute("COMMIT")
         if added:  # this vault's files lack them: a run after this one leaves the file to the next update
             vault.on_disk.pop(FRESH, None)

@@ -386,21 +386,20 @@ def refresh(index, vault, schema, stamps) -> None:
         raise
 
 
-def take_written(index, vault, schema, paths: list[str], text: bytes) -> bytes:
+def take_written(index, vault, schema, paths: list[str], text: bytes, added: bool) -> bytes:
     """Within ``index``'s open write transaction: the rows of ``paths``,
     notes one run of this process wrote, each read and parsed once here,
     in place of their old ones; ``text``, the stored stamps (the rows'
     before), with theirs put in (:func:`patch_stamp_text`; a note gone
     meanwhile under a stamp no file has, as :func:`refresh` keeps one), and
     the ``state`` and the file list's key with it.  ``vault`` is the vault
-    the stored rows hold, with the notes the run added among its files.
-    Returns the new stamp text."""
+    the stored rows hold, with the notes the run added among its files
+    (``added``: whether it added any).  Returns the new stamp text."""
     con = index.con
     taken: dict = {}
     files = _attachments(vault)
-    held = {path for path in paths if con.execute("SELECT 1 FROM docs WHERE path = ?", (path,)).fetchone()}
     _update(index, vault, schema, None, files, taken=taken, delta=(paths, []))
-    if held != set(paths):  # a note added: links elsewhere resolved against the list with it (_update)
+    if added:  # links elsewhere were resolved against the list with the new notes (_update)
         con.execute("INSERT OR REPLACE INTO meta VALUES ('targets', ?)", (files_key(vault),))
     taken.update(dict.fromkeys(index.racy, UNKNOWN))  # as their rows: read again by the next update
     writes = stamp_writes(text, taken)
