@@ -144,10 +144,14 @@ def case_collisions(paths: list[str]) -> list[list[str]]:
     return sorted(sorted(group) for group in groups.values() if len(group) > 1)
 
 
-def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, today=None) -> dict:
+def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, today=None, keep=None) -> dict:
     """Every health finding of ``vault`` as a JSON-ready dict (keys documented
     in ``graph.py health --help``).  ``index`` may supply cached summaries;
     ``today`` (the vault's date, default the clock's) dates the stale share.
+    ``keep``: a dict whose ``facts`` (a list, or anything with ``append``)
+    gets ``(path, facts as JSON text)`` of every note (:mod:`health_facts`),
+    and that gets ``state``, the counts and the decay tally: what a later
+    report patches from this one.
 
     One pass over the notes (:meth:`NoteIndex.each`) feeds every finding:
     the link tally (:class:`linkgraph.LinkTally`), the decay's readings
@@ -168,6 +172,11 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
     stats = decay.StatsTally(settings)
     hub_list, invalid = [], []
     cards = described = 0
+    facts = kept = None
+    if keep is not None:
+        from .health_facts import Facts
+
+        facts, kept = Facts(vault, schema, index, settings, today), keep["facts"]
     for path, summary in index.each(notes, targets=True):
         graph.add(path, summary)
         if summary.error is not None:
@@ -176,13 +185,18 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         if schema.is_hub(summary.stem, summary.properties):
             hub_list.append(path)
         if path not in card_set:
+            if facts is not None:
+                kept.append((path, facts.text(path, summary, False)))
             continue
         cards += 1
         description = summary.properties.get("description")
         if isinstance(description, str) and description.strip():
             described += 1
-        stats.add(decay.reading_of(path, summary, today, settings, index.size(path)))
-        memory.add(path, summary)
+        reading = decay.reading_of(path, summary, today, settings, index.size(path))
+        stats.add(reading)
+        daily_rule = memory.add(path, summary)
+        if facts is not None:
+            kept.append((path, facts.text(path, summary, True, reading, daily_rule)))
     del readings
     not_cards = {path for path in notes if path not in card_set} if cards < len(notes) else set()
     skip = set(hub_list) | not_cards
@@ -219,6 +233,14 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         memory_weight=float(schema.section("identity").get("health_weight", 0)),
     )
     value, penalties = score(counts)
+    if keep is not None:
+        keep["state"] = {
+            "cards": cards,
+            "described": described,
+            "hub_cards": counts.hub_cards,
+            "links": links,
+            "tally": stats.dump(),
+        }
     return {
         "vault": str(vault.root),
         "score": value,
@@ -265,38 +287,141 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> di
     modification and change time, the templates folders, the daily notes'
     folder and format, the schema and
     autograph's own code (one hash, :func:`_report_key`).  So a run on an
-    unchanged vault stats every note and reads none.  Otherwise the report is
-    computed (reading only changed notes, through ``index``) and stored.
-    The vault's date (``today``, default the clock's) is part of the key:
-    the stale share and the tiers move with it."""
+    unchanged vault stats every note and reads none.  When only some notes
+    changed since, the stored report is patched (:mod:`health_facts`: their
+    facts, and what depends on them, taken again); otherwise the report is
+    computed whole (reading only changed notes, through ``index``).  Either
+    is stored.  The vault's date (``today``, default the clock's) is part
+    of the key: the stale share and the tiers move with it."""
     if today is None:
         from ..memory import decay
         from ..read import dates
 
         today = dates.today_in(decay.Settings.of(schema).zone)
-    key = _report_key(vault, schema, index, today) if index.use_cache else None
-    if key is not None:
-        try:
-            data = json.loads(jsonfile.read_bytes(vault.root / GRAPH_DIR / REPORT_CACHE, limit=1 << 30))
-        except (OSError, ValueError, RecursionError):  # NotAFile is a ValueError
-            data = None
-        if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("report"), dict):
-            report = data["report"]
-            report["vault"] = str(vault.root)
-            report["warnings"] = list(vault.warnings)
-            return report
-    report = health_report(vault, schema, index, today)
+    if not index.use_cache:
+        report = health_report(vault, schema, index, today)
+        derived.save_index(index)
+        return report
+    parts = _key_parts(vault, schema, today)
+    key = _report_key(parts, index)
+    try:
+        data = json.loads(jsonfile.read_bytes(vault.root / GRAPH_DIR / REPORT_CACHE, limit=1 << 30))
+    except (OSError, ValueError, RecursionError):  # NotAFile is a ValueError
+        data = None
+    if isinstance(data, dict) and data.get("key") == key and isinstance(data.get("report"), dict):
+        report = data["report"]
+        report["vault"] = str(vault.root)
+        report["warnings"] = list(vault.warnings)
+        return report
+    context = _context(parts, vault, schema)
+    keep: dict = {}
+    report = _patched(vault, schema, index, today, data, context, keep)
+    whole = report is None
+    import sys; print("PATCHED" if not whole else "WHOLE", file=sys.stderr)
+    if whole:
+        from ..write.report_base import Pending
+
+        keep = {"facts": Pending(index.store.index.con)}
+        report = health_report(vault, schema, index, today, keep=keep)
+    del data
     derived.save_index(index)
-    if key is not None:
-        try:
-            text = json.dumps({"key": key, "report": report}, ensure_ascii=False, separators=(",", ":"))
-            derived.write_derived(vault.root, REPORT_CACHE, text.encode("utf-8", "backslashreplace"), durable=False)
-        except (OSError, Conflict, PathError, TargetError):
-            pass  # a result that cannot be stored is computed again next run
+    _store(vault, index, key, context, keep, whole, report)
     return report
 
 
-def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> str:
+def _patched(vault: Vault, schema: Schema, index: NoteIndex, today, data, context: str, keep: dict) -> dict | None:
+    """The stored report ``data`` patched with the notes changed since
+    (:func:`health_facts.patch`), its new facts and state put in ``keep``;
+    None when it cannot be: no base of this ``context`` in the index file,
+    a stored report that is not the base's, an index another process
+    holds, more than a fifth of the notes changed."""
+    from ..memory import decay, quality
+    from ..read.index import changed_stamps
+    from ..write import report_base
+    from .health_facts import Facts, patch
+
+    store = index.store.index
+    if store.stale or store.readonly or store.stamp_bytes is None or not isinstance(data, dict):
+        return None
+    con = store.con
+    base = report_base.load_base(con)
+    report = data.get("report")
+    if base is None or base.context != context or data.get("key") != base.report_key or not isinstance(report, dict):
+        return None
+    at = changed_stamps(base.stamps, store.stamp_bytes, most=0)
+    if at is None or len(at) > max(64, len(vault.notes) // 5):
+        return None
+    head = store.stamp_bytes.partition(b"\0\0")[0]
+    ordered = head.split(b"\0") if head else []
+    changed = [ordered[i].decode("utf-8", "surrogatepass") for i in at]
+    facts = Facts(vault, schema, index, decay.Settings.of(schema), today)
+    try:
+        report, new, state = patch(
+            report,
+            base.state,
+            facts,
+            changed,
+            index.each(changed, targets=True),
+            lambda paths: report_base.facts_of(con, paths),
+            lambda paths: report_base.linked_from(con, paths),
+        )
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return None  # a base that does not fit: the report is computed whole
+    if report["memory"] is None:
+        report["memory"] = quality.section(vault, schema, index)
+    report["vault"] = str(vault.root)
+    report["warnings"] = list(vault.warnings)
+    report["score"], report["penalties"] = score(_counts(report, state, schema))
+    keep["facts"] = [(path, json.dumps(new[path], ensure_ascii=False, separators=(",", ":"))) for path in changed]
+    keep["state"] = state
+    return report
+
+
+def _counts(report: dict, state: dict, schema: Schema) -> Counts:
+    """The :class:`Counts` a report's score is taken from: its lists' lengths
+    and ``state`` (:data:`health_facts.STATE_KEYS`)."""
+    return Counts(
+        notes=report["notes"],
+        cards=state["cards"],
+        hub_cards=state["hub_cards"],
+        links=state["links"],
+        orphans=len(report["orphans"]),
+        broken=len(report["broken_links"]),
+        described=state["described"],
+        invalid=len(report["invalid_frontmatter"]) + len(report["unreadable"]),
+        broken_anchors=len(report["broken_anchors"]),
+        stale_share=report["stale_share"],
+        stale_weight=float(schema.section("decay").get("health_weight", 0)),
+        memory_share=report["memory"]["share"],
+        memory_weight=float(schema.section("identity").get("health_weight", 0)),
+    )
+
+
+def _store(vault: Vault, index: NoteIndex, key: str, context: str, keep: dict, whole: bool, report: dict) -> None:
+    """Keep ``report`` in ``.graph/cache/health.json`` under ``key``, and
+    the base a later run patches it from in the index file (first: a
+    report stored without its base is computed whole next time)."""
+    from ..write import report_base
+
+    store = index.store.index
+    stored = store.stamp_bytes
+    if "state" in keep and stored is not None and not store.stale:
+        base = report_base.Base(context, key, stored, keep["state"])
+        report_base.save_base(store.con, base, keep.get("facts", []), whole, stored)
+    if isinstance(keep.get("facts"), report_base.Pending):
+        keep["facts"].close()
+    keep.clear()
+    try:
+        text = json.dumps({"key": key, "report": report}, ensure_ascii=False, separators=(",", ":"))
+        derived.write_derived(vault.root, REPORT_CACHE, text.encode("utf-8", "backslashreplace"), durable=False)
+    except (OSError, Conflict, PathError, TargetError):
+        pass  # a result that cannot be stored is computed again next run
+
+
+def _key_parts(vault: Vault, schema: Schema, today) -> list:
+    """What a report depends on besides the notes and the other files:
+    the vault, its templates folders, the daily notes' settings, the
+    schema, autograph's own code and the day."""
     code = []
     library = Path(__file__).resolve().parent.parent  # every module of autograph, in every layer
     for folder, dirs, files in os.walk(library):
@@ -305,7 +430,7 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
             if name.endswith(".py"):
                 info = os.stat(os.path.join(folder, name))
                 code.append([os.path.relpath(os.path.join(folder, name), library), info.st_size, info.st_mtime_ns])
-    parts = [
+    return [
         str(vault.root.resolve()),
         vault.template_folders,
         _settings_text(vault.root, "daily-notes.json"),  # where daily notes live (with the schema: daily.settings)
@@ -314,10 +439,26 @@ def _report_key(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> s
         code,
         str(today),
     ]
+
+
+def _report_key(parts: list, index: NoteIndex) -> str:
+    """The key of a report: ``parts`` (:func:`_key_parts`), the file list
+    and every note's stamp (as the index file's digest of them, when it
+    has one)."""
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
     key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
-    # the file list and every note's stamp (as the index file's digest of them, when it has one)
     key.update(b"\0state\0" + index.state())
+    return key.hexdigest()
+
+
+def _context(parts: list, vault: Vault, schema: Schema) -> str:
+    """The key of what a patched report may not assume (:mod:`health_facts`):
+    ``parts``, the vault's file list and its generated Maps of Content,
+    not the notes' stamps."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
+    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
+    key.update(b"\0files\0" + "\0".join(vault.files).encode("utf-8", "surrogatepass"))
+    key.update(b"\0generated\0" + "\0".join(sorted(vault.generated_mocs(schema))).encode("utf-8", "surrogatepass"))
     return key.hexdigest()
 
 

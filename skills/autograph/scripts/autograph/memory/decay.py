@@ -777,20 +777,60 @@ class StatsTally:
 
     def add(self, reading: Reading) -> None:
         """Count one card's reading."""
-        self.cards += 1
-        if reading.count is None or reading.count < 1:
-            self.never += 1
-        if reading.days is not None:
-            self.dated += 1
-            self.stale += reading.days > self.settings.stale_days
+        self.count(self.part(reading))
+
+    def part(self, reading: Reading) -> list:
+        """What ``reading`` adds to the tally, as a JSON-ready list
+        ``[never touched, dated, stale, tier or None, problem, size, type]``:
+        kept per card, so a later report takes it out again
+        (:meth:`count` with ``sign`` -1) when the card changes."""
+        never = reading.count is None or reading.count < 1
+        dated = reading.days is not None
+        stale = dated and reading.days > self.settings.stale_days
         tier = reading.tier
-        if tier is None:
-            self.problems[reading.problem or "undated"] += 1
-            return
-        self.tiers[tier] += 1
-        self.size[tier] += reading.size
         kind = reading.kind if isinstance(reading.kind, str) and reading.kind.strip() else "(no type)"
-        self.by_type.setdefault(kind, dict.fromkeys(TIERS, 0))[tier] += 1
+        return [never, dated, stale, tier, reading.problem or "undated", reading.size, kind]
+
+    def count(self, part: list, sign: int = 1) -> None:
+        """Add (``sign`` 1) or take out (-1) a card's :meth:`part`."""
+        never, dated, stale, tier, problem, size, kind = part
+        self.cards += sign
+        self.never += sign * bool(never)
+        self.dated += sign * bool(dated)
+        self.stale += sign * bool(stale)
+        if tier is None:
+            self.problems[problem] += sign
+            return
+        self.tiers[tier] += sign
+        self.size[tier] += sign * size
+        counts = self.by_type.setdefault(kind, dict.fromkeys(TIERS, 0))
+        counts[tier] += sign
+        if not any(counts.values()):  # as a tally that never counted the type
+            del self.by_type[kind]
+
+    def dump(self) -> dict:
+        """The tally's counts, JSON-ready (:meth:`load` takes them back)."""
+        return {
+            "tiers": self.tiers,
+            "by_type": self.by_type,
+            "size": self.size,
+            "counts": [self.cards, self.dated, self.stale, self.never],
+            "problems": dict(self.problems),
+        }
+
+    @classmethod
+    def load(cls, settings: Settings, data: dict) -> StatsTally:
+        """A tally holding the counts of :meth:`dump`'s ``data``.  Raises
+        KeyError, TypeError or ValueError for data of another shape."""
+        tally = cls(settings)
+        if set(data["tiers"]) != set(TIERS) or set(data["size"]) != set(TIERS):
+            raise ValueError("not a tally of these tiers")
+        tally.tiers = {tier: int(data["tiers"][tier]) for tier in TIERS}
+        tally.size = {tier: int(data["size"][tier]) for tier in TIERS}
+        tally.by_type = {str(k): {tier: int(v[tier]) for tier in TIERS} for k, v in data["by_type"].items()}
+        tally.cards, tally.dated, tally.stale, tally.never = map(int, data["counts"])
+        tally.problems = Counter({str(k): int(v) for k, v in data["problems"].items()})
+        return tally
 
     def result(self) -> dict:
         """The :func:`stats` dict of the readings added."""

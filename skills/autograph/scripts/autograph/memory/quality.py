@@ -111,15 +111,17 @@ class Fold:
             config,
         )
 
-    def add(self, path: str, summary) -> None:
-        """Take what the findings use of card ``path``."""
+    def add(self, path: str, summary) -> bool:
+        """Take what the findings use of card ``path``; returns whether a
+        daily rule can take it (:meth:`may_be_daily`)."""
         self.cards += 1
         readable = summary.unreadable is None and summary.frontmatter != "invalid"
         props = summary.properties if readable else {}
-        if self._may_be_daily(path, props):
+        daily_rule = self.may_be_daily(path, props)
+        if daily_rule:
             self._daily.append(path)
         if not readable:
-            return
+            return daily_rule
         is_retired = retired(self.vault, self._card_set, path, props)
         if not is_retired:
             self._eligible.add(path)
@@ -129,6 +131,7 @@ class Fold:
         value = props.get(key) if key is not None else None
         if not no_successor(value):
             self._successors.append((path, value, props.get("status")))
+        return daily_rule
 
     def _hold(self, path: str, props: dict) -> None:
         settings = self._settings
@@ -140,7 +143,9 @@ class Fold:
                 if key is not None:
                     self._holders.setdefault(f"{kind}:{key}", set()).add(path)
 
-    def _may_be_daily(self, path: str, props: dict) -> bool:
+    def may_be_daily(self, path: str, props: dict) -> bool:
+        """Whether a daily rule can take card ``path`` (its ``type``, its
+        inferred type, or its place and name as the daily notes' format)."""
         kinds, prefix, pattern, _config = self._daily_rule
         kind = props.get("type")
         return bool(

@@ -1,0 +1,298 @@
+"""What each note adds to the health report, and a report patched from it.
+
+A whole-vault report (:func:`health.health_report`) costs a pass over every
+note's summary; a vault where an agent changed a few notes since the last
+report needs only theirs.  Each note's share of the report is kept as its
+*facts* (:meth:`Facts.of`, a JSON-ready list, in the index file:
+:mod:`write.report_base`), and :func:`patch` takes the last report, takes
+out the old facts of the notes whose stamps moved and puts in their new ones.
+
+What a note's facts cannot hold, because it depends on other notes, is
+found again for the notes it can concern:
+
+* a link's anchor (``#heading``, ``#^block``) is checked against its
+  target's outline: the anchors of every note that links to a changed note
+  are checked again;
+* a note is an orphan when no other note links to it: the notes a changed
+  note linked to, before or now, are asked of the index file's links;
+* the memory section (probable duplicates, identity conflicts, daily notes)
+  compares cards with each other: it is kept only when no changed card's
+  properties or frontmatter state moved, no changed note's links lead
+  elsewhere, none may be a daily note and none is named by a finding (a
+  group's cards are ranked by their bodies too), else computed again whole
+  (:func:`quality.section`).
+
+Everything else a patch may not assume (the file list, the schema, the
+templates and daily-note settings, the generated Maps of Content, the day,
+autograph's code) is in the base's ``context``; a base of another context
+is never patched.  The patched report is the one :func:`health.health_report`
+computes from nothing (a differential test holds them equal).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from ..memory import decay, quality
+from ..read.links import find_heading
+
+__all__ = ["Facts", "STATE_KEYS", "patch"]
+
+# positions in a note's facts
+UNREADABLE, LINKS, BROKEN, AMBIGUOUS, CHECKS, OUT, DEAD_END, HUB, INVALID, CARD, DESCRIBED, READING, MEMORY, DAILY = (
+    range(14)
+)
+STATE_KEYS = ("cards", "described", "hub_cards", "links")  # the counts no list of the report holds
+
+
+class Facts:
+    """Takes notes' facts for one report: the vault's cards, the schema's
+    hubs, the decay's ``settings`` and ``today``, ``index`` for the notes'
+    sizes."""
+
+    def __init__(self, vault, schema, index, settings, today):
+        self.vault, self.schema, self.index = vault, schema, index
+        self.settings, self.today = settings, today
+        self.card_set = vault.card_set(schema)
+        self.tally = decay.StatsTally(settings)  # for its parts only
+        self.fold = quality.Fold(vault, schema)  # for its daily rule only
+
+    def text(self, path: str, summary, card: bool, reading=None, daily_rule: bool = False) -> str:
+        """:meth:`of` as JSON text, given what the caller knows already:
+        whether the note is a card, its decay reading, whether a daily rule
+        can take it (:meth:`quality.Fold.add`)."""
+        found = self.of(path, summary, card, reading, daily_rule)
+        return json.dumps(found, ensure_ascii=False, separators=(",", ":"))
+
+    def of(self, path: str, summary, card: bool | None = None, reading=None, daily_rule: bool | None = None) -> list:
+        """The facts of note ``path`` (its :class:`index.Summary`, ``targets``
+        filled): a list indexed by the constants above.  Its links as
+        :class:`linkgraph.LinkTally` counts them; its own rows of the broken
+        and ambiguous links; its anchored links to notes (checked later,
+        against the target as it is then); the notes it links to; whether it
+        is a hub, a card, described; its decay reading's part
+        (:meth:`decay.StatsTally.part`); a digest of what the memory section
+        reads of it; whether a daily rule can take it."""
+        broken, ambiguous, checks, out = [], [], [], set()
+        unreadable = summary.unreadable
+        leads_on = False
+        if unreadable is None:
+            for number, (link, (target, candidates, is_ambiguous)) in enumerate(
+                zip(summary.links, summary.targets, strict=True)
+            ):
+                if target is None:
+                    broken.append([link.line, link.text, link.kind])
+                if is_ambiguous:
+                    ambiguous.append([link.line, link.text, link.kind, target, list(candidates)])
+                if target is None:
+                    continue
+                if target != path:
+                    out.add(target)
+                    leads_on = leads_on or target.endswith(".md")
+                if link.fragment and target.endswith(".md"):
+                    checks.append([target, link.fragment, number, link.line, link.text, link.kind])
+        props = summary.properties
+        card = path in self.card_set if card is None else card
+        description = props.get("description")
+        part = None
+        readable = unreadable is None and summary.frontmatter != "invalid"
+        if card:
+            if reading is None:
+                reading = decay.reading_of(path, summary, self.today, self.settings, self.index.size(path))
+            part = self.tally.part(reading)
+            if daily_rule is None:
+                daily_rule = self.fold.may_be_daily(path, props if readable else {})
+            # what the memory section reads of a card: its properties, whether they parse, where its links lead
+            seen = repr((summary.frontmatter, unreadable, props, summary.targets))
+        else:
+            seen = repr(summary.targets)  # another note counts for the memory section by its links alone
+        return [
+            unreadable,
+            0 if unreadable is not None else len(summary.links),
+            broken,
+            ambiguous,
+            checks,
+            [target for target in out if target.endswith(".md")],
+            unreadable is None and not leads_on,
+            bool(self.schema.is_hub(summary.stem, props)),
+            list(summary.error) if summary.error is not None else None,
+            card,
+            card and isinstance(description, str) and bool(description.strip()),
+            part,
+            hashlib.blake2b(seen.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest(),
+            bool(card and daily_rule),
+        ]
+
+
+def _grouped(rows, source, gone: set, new: dict, position: dict) -> list:
+    """``rows`` (each of one note, ``source(row)``) without those of the
+    notes in ``gone``, with ``new`` (``{note: its rows}``) put in, the
+    notes in vault order (``position``), each note's rows in their order."""
+    groups: dict[str, list] = {}
+    for row in rows:
+        note = source(row)
+        if note not in gone:
+            groups.setdefault(note, []).append(row)
+    for note, found in new.items():
+        if found:
+            groups[note] = found
+    return [row for note in sorted(groups, key=position.__getitem__) for row in groups[note]]
+
+
+def _edge(path: str, line: int, text: str, kind: str) -> dict:
+    return {"source": path, "line": line, "target": text, "kind": kind}
+
+
+def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries, stored, linked_from):
+    """``(report, new facts, state)``: ``report`` (the last one, as
+    :func:`health.health_report` gave it; changed in place) with the notes
+    of ``changed`` taken again.  ``state``: the counts and the decay tally
+    the last report was summed from (:data:`STATE_KEYS`, ``tally``);
+    ``summaries``: ``(path, Summary)`` of each changed note, ``targets``
+    filled; ``stored(paths)``: ``{path: facts}`` of the last report (a
+    changed note's old ones, a neighbour's); ``linked_from(paths)``: the
+    other notes linking to each (:func:`report_base.linked_from`).  The
+    memory section is left to the caller when ``report["memory"]`` is
+    None on return.  Raises KeyError, TypeError or ValueError for a base
+    that does not fit (then the report is computed whole)."""
+    vault, today = facts.vault, facts.today
+    old = stored(changed)
+    if len(old) != len(changed):
+        raise KeyError("a changed note has no stored facts")
+    new = {path: facts.of(path, summary) for path, summary in summaries}
+    if len(new) != len(changed):
+        raise KeyError("a changed note has no summary")
+    counts = {key: int(state[key]) for key in STATE_KEYS}
+    tally = decay.StatsTally.load(facts.settings, state["tally"])
+    memory_holds = True
+    for path in changed:
+        for sign, item in ((-1, old[path]), (1, new[path])):
+            counts["links"] += sign * item[LINKS]
+            if item[CARD]:
+                counts["cards"] += sign
+                counts["described"] += sign * bool(item[DESCRIBED])
+                counts["hub_cards"] += sign * bool(item[HUB])
+                tally.count(item[READING], sign)
+        before, now = old[path], new[path]
+        if before[MEMORY] != now[MEMORY] or before[DAILY] or now[DAILY]:
+            memory_holds = False
+    if memory_holds and _in_findings(report["memory"]).intersection(changed):
+        memory_holds = False  # a group's cards are ranked by their bodies too (dedup.find_groups)
+    position = {path: at for at, path in enumerate(vault.notes)}
+    gone = set(changed)
+
+    def rows(at: int, make) -> dict:
+        return {path: [make(path, *row) for row in new[path][at]] for path in changed}
+
+    report["hubs"] = _grouped(report["hubs"], str, gone, {p: [p] for p in changed if new[p][HUB]}, position)
+    report["dead_ends"] = _grouped(
+        report["dead_ends"], str, gone, {p: [p] for p in changed if new[p][DEAD_END]}, position
+    )
+    report["invalid_frontmatter"] = _grouped(
+        report["invalid_frontmatter"],
+        lambda row: row["path"],
+        gone,
+        {p: [_invalid(p, new[p][INVALID])] for p in changed if new[p][INVALID] is not None},
+        position,
+    )
+    unreadable = {row["path"]: row["error"] for row in report["unreadable"] if row["path"] not in gone}
+    unreadable.update({p: new[p][UNREADABLE] for p in changed if new[p][UNREADABLE] is not None})
+    report["unreadable"] = [{"path": p, "error": e} for p, e in sorted(unreadable.items())]
+    report["broken_links"] = _grouped(report["broken_links"], _source, gone, rows(BROKEN, _edge), position)
+    report["ambiguous_links"] = _grouped(
+        report["ambiguous_links"], _source, gone, rows(AMBIGUOUS, _ambiguous), position
+    )
+    report["broken_anchors"] = _anchors(report["broken_anchors"], facts, changed, new, stored, linked_from, position)
+    report["orphans"] = _orphans(report["orphans"], facts, changed, old, new, stored, linked_from, position)
+    links, broken = counts["links"], len(report["broken_links"])
+    notes = len(vault.notes)
+    report["links"] = links
+    report["resolved_links"] = links - broken
+    report["avg_links"] = round(links / notes, 2) if notes else 0.0
+    report["description_coverage"] = round(counts["described"] / counts["cards"], 4) if counts["cards"] else 1.0
+    found = tally.result()
+    report["stale_share"] = found["stale_share"]
+    report["tiers"] = found["tiers"]
+    keys = ("dated", "undated", "not_dates", "stale", "stale_days", "never_touched_share")
+    report["recall"] = {"today": today.isoformat(), **{key: found[key] for key in keys}}
+    if not memory_holds:
+        report["memory"] = None
+    state = {**counts, "tally": tally.dump()}
+    return report, new, state
+
+
+def _in_findings(memory: dict) -> set[str]:
+    """The cards a memory section names."""
+    found = set()
+    for key in ("probable_duplicates", "identity_conflicts"):
+        for item in memory[key]:
+            found.update(item["cards"])
+    for key in ("superseded_live", "unprocessed_daily"):
+        found.update(item["path"] for item in memory[key])
+    return found
+
+
+def _source(row: dict) -> str:
+    return row["source"]
+
+
+def _invalid(path: str, error: list) -> dict:
+    line, column, reason = error
+    return {"path": path, "line": line, "column": column, "error": reason}
+
+
+def _ambiguous(path: str, line: int, text: str, kind: str, target: str, candidates: list) -> dict:
+    return dict(_edge(path, line, text, kind), resolved=target, candidates=candidates)
+
+
+def _anchors(rows: list, facts: Facts, changed: list, new: dict, stored, linked_from, position: dict) -> list:
+    """The broken anchors of the report, those of the changed notes and of
+    every note linking to one checked again (their target's outline may
+    have moved)."""
+    near = set()
+    for sources in linked_from(changed).values():
+        near.update(sources)
+    near.difference_update(changed)
+    checks = {path: new[path][CHECKS] for path in changed}
+    checks.update({path: item[CHECKS] for path, item in stored(sorted(near)).items()})
+    if len(checks) != len(changed) + len(near):
+        raise KeyError("a linking note has no stored facts")
+    targets = sorted({check[0] for found in checks.values() for check in found})
+    outlines = {target: (keys, ids) for target, keys, ids in facts.index.each_anchors(targets)}
+    failed = {}
+    for path, found in checks.items():
+        failed[path] = []
+        for target, fragment, _number, line, text, kind in found:
+            keys, ids = outlines[target]
+            if fragment.startswith("^"):
+                ok = fragment[1:].strip().lower() in ids
+            else:
+                ok = find_heading(keys, fragment) is not None
+            if not ok:
+                failed[path].append(dict(_edge(path, line, text, kind), resolved=target))
+    return _grouped(rows, _source, set(checks), failed, position)
+
+
+def _orphans(rows: list, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, position) -> list:
+    """The orphans of the report, asked again of the changed notes and of
+    every note one of them linked to, before or now."""
+    asked = set(changed)
+    for path in changed:
+        asked.update(old[path][OUT])
+        asked.update(new[path][OUT])
+    asked = {path for path in asked if path in position}
+    known = {**stored(sorted(asked.difference(changed))), **{path: new[path] for path in changed}}
+    if len(known) != len(asked):
+        raise KeyError("a linked note has no stored facts")
+    sources = linked_from(sorted(asked))
+    generated = facts.vault.generated_mocs(facts.schema)
+    found = {}
+    for path in asked:
+        item = known[path]
+        if item[HUB] or not item[CARD]:
+            continue
+        linked = sources.get(path, ())
+        if all(source in generated for source in linked) if generated else not linked:
+            found[path] = [path]
+    return _grouped(rows, str, asked, found, position)

@@ -1,0 +1,172 @@
+"""The health report's base in the index file: what a later report patches.
+
+``graph.py health`` keeps, beside the notes' rows in ``.graph/index.sqlite``,
+what each note added to its last report (``health_facts``: a JSON list per
+note, :mod:`graph.health_facts`) and, in ``health_base``, what that report
+was computed from: the stored stamps of the notes (:func:`index.stamp_text`)
+as of then, a key of everything else it depends on (``context``), the key
+of the report in ``.graph/cache/health.json`` and the counts no list of the
+report holds (``state``).  A later run whose context is the same reads the
+facts of only the notes whose stamps moved since, and the notes that link to
+them.  Derived data, as the rest of the file: rebuilt with it, never trusted
+beyond what decodes.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+__all__ = ["Base", "Pending", "facts_of", "linked_from", "load_base", "save_base"]
+
+_TABLES = (
+    "CREATE TABLE IF NOT EXISTS health_facts (path TEXT PRIMARY KEY, facts TEXT NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS health_base (key TEXT PRIMARY KEY, value BLOB)",
+)
+_CHUNK = 500  # well under SQLite's bound on parameters
+
+
+class Base:
+    """A stored base: ``context`` (str), ``report_key`` (str), ``stamps``
+    (bytes, :func:`index.stamp_text`) and ``state`` (a JSON-ready dict)."""
+
+    __slots__ = ("context", "report_key", "stamps", "state")
+
+    def __init__(self, context: str, report_key: str, stamps: bytes, state: dict):
+        self.context, self.report_key, self.stamps, self.state = context, report_key, stamps, state
+
+
+class Pending:
+    """Every note's facts of a report being computed, kept in a temporary
+    table of the index file's connection (SQLite's own temporary file once
+    its page cache is full) rather than in memory: at 100,000 notes they
+    are tens of megabytes.  :meth:`append` ``(path, facts as JSON text)``;
+    :func:`save_base` takes them.  Without a temporary table (its folder
+    cannot be written) the facts are not kept (:attr:`failed`)."""
+
+    _BATCH = 2000
+
+    def __init__(self, con: sqlite3.Connection):
+        self.con, self._rows, self.failed = con, [], False
+        try:
+            con.execute("CREATE TEMP TABLE IF NOT EXISTS health_facts_new (path TEXT PRIMARY KEY, facts TEXT NOT NULL)")
+            con.execute("DELETE FROM temp.health_facts_new")
+        except sqlite3.Error:
+            self.failed = True
+
+    def append(self, row: tuple[str, str]) -> None:
+        if self.failed:
+            return
+        self._rows.append(row)
+        if len(self._rows) >= self._BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the rows held to the temporary table."""
+        rows, self._rows = self._rows, []
+        if rows and not self.failed:
+            try:
+                self.con.executemany("INSERT OR REPLACE INTO temp.health_facts_new VALUES (?, ?)", rows)
+            except (sqlite3.Error, ValueError):  # a lone surrogate is a ValueError (UnicodeEncodeError)
+                self.failed = True
+
+    def close(self) -> None:
+        """Drop the temporary table."""
+        self._rows = []
+        try:
+            self.con.execute("DROP TABLE IF EXISTS temp.health_facts_new")
+        except sqlite3.Error:
+            pass
+
+
+def load_base(con: sqlite3.Connection) -> Base | None:
+    """The base stored in the index file of ``con``, or None (none stored,
+    or it does not decode)."""
+    try:
+        rows = dict(con.execute("SELECT key, value FROM health_base"))
+        state = json.loads(rows["state"])
+        base = Base(rows["context"], rows["report_key"], rows["stamps"], state)
+    except (sqlite3.Error, KeyError, TypeError, ValueError, RecursionError):
+        return None
+    ok = isinstance(base.context, str) and isinstance(base.report_key, str) and isinstance(base.stamps, bytes)
+    return base if ok and isinstance(state, dict) else None
+
+
+def facts_of(con: sqlite3.Connection, paths) -> dict[str, list]:
+    """``{path: facts}`` of those of ``paths`` the file holds facts for.
+    Raises ValueError (or sqlite3.Error) when a row does not decode."""
+    found: dict[str, list] = {}
+    paths = list(paths)
+    for start in range(0, len(paths), _CHUNK):
+        part = paths[start : start + _CHUNK]
+        query = f"SELECT path, facts FROM health_facts WHERE path IN ({', '.join('?' * len(part))})"
+        for path, text in con.execute(query, part):
+            facts = json.loads(text)
+            if not isinstance(facts, list):
+                raise ValueError(f"facts of {path!r} are not a list")
+            found[path] = facts
+    return found
+
+
+def linked_from(con: sqlite3.Connection, paths) -> dict[str, set[str]]:
+    """``{path: the other notes with a link that resolves to it}`` for each
+    of ``paths``, from the index file's stored links (a note's links to
+    itself left out), as the notes' rows hold them now."""
+    found: dict[str, set[str]] = {}
+    paths = list(paths)
+    for start in range(0, len(paths), _CHUNK):
+        part = paths[start : start + _CHUNK]
+        query = (
+            "SELECT t.path, s.path FROM docs t JOIN links l ON l.dst = t.id JOIN docs s ON s.id = l.src"
+            f" WHERE t.path IN ({', '.join('?' * len(part))}) AND l.src != l.dst"
+        )
+        for target, source in con.execute(query, part):
+            found.setdefault(target, set()).add(source)
+    return found
+
+
+def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: bytes) -> bool:
+    """Store ``base`` and ``facts`` (``(path, facts as JSON text)`` pairs, or
+    a :class:`Pending`: every note's
+    when ``whole``, else those that changed) in one write transaction, only
+    while the file's stored stamps are still ``stored`` (its rows are those
+    the facts were taken from) and no other process holds it.  Returns
+    whether they were stored; a file that cannot take them keeps none
+    (``whole``: the old base is dropped first, so a half-stored one is
+    never read)."""
+    try:
+        con.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error:
+        return False
+    try:
+        for statement in _TABLES:
+            con.execute(statement)
+        row = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
+        if row is None or row[0] != stored:
+            con.execute("ROLLBACK")
+            return False
+        con.execute("DELETE FROM health_base")
+        if whole:
+            con.execute("DELETE FROM health_facts")
+        if isinstance(facts, Pending):
+            facts.flush()
+            if facts.failed:
+                raise ValueError("the facts could not be kept")
+            con.execute("INSERT OR REPLACE INTO health_facts SELECT path, facts FROM temp.health_facts_new")
+        else:
+            con.executemany("INSERT OR REPLACE INTO health_facts VALUES (?, ?)", facts)
+        con.executemany(
+            "INSERT INTO health_base VALUES (?, ?)",
+            [
+                ("context", base.context),
+                ("report_key", base.report_key),
+                ("stamps", base.stamps),
+                ("state", json.dumps(base.state, separators=(",", ":"))),
+            ],
+        )
+        con.execute("COMMIT")
+        return True
+    except (sqlite3.Error, ValueError, TypeError):  # a lone surrogate is a ValueError (UnicodeEncodeError)
+        if con.in_transaction:
+            con.execute("ROLLBACK")
+        return False
