@@ -317,7 +317,6 @@ def report_for(vault: Vault, schema: Schema, index: NoteIndex, today=None) -> di
     keep: dict = {}
     report = _patched(vault, schema, index, today, data, context, keep)
     whole = report is None
-    import sys; print("PATCHED" if not whole else "WHOLE", file=sys.stderr)
     if whole:
         from ..write.report_base import Pending
 

@@ -18,9 +18,9 @@ found again for the notes it can concern:
 * the memory section (probable duplicates, identity conflicts, daily notes)
   compares cards with each other: it is kept only when no changed card's
   properties or frontmatter state moved, no changed note's links lead
-  elsewhere, none may be a daily note and none is named by a finding (a
-  group's cards are ranked by their bodies too), else computed again whole
-  (:func:`quality.section`).
+  elsewhere, none may be a daily note and none is in an identity group or
+  conflict (a group's cards are ranked by their bodies too), else computed
+  again whole (:func:`quality.section`).
 
 Everything else a patch may not assume (the file list, the schema, the
 templates and daily-note settings, the generated Maps of Content, the day,
@@ -177,7 +177,7 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
         before, now = old[path], new[path]
         if before[MEMORY] != now[MEMORY] or before[DAILY] or now[DAILY]:
             memory_holds = False
-    if memory_holds and _in_findings(report["memory"]).intersection(changed):
+    if memory_holds and _ranked(report["memory"]).intersection(changed):
         memory_holds = False  # a group's cards are ranked by their bodies too (dedup.find_groups)
     position = {path: at for at, path in enumerate(vault.notes)}
     gone = set(changed)
@@ -204,7 +204,10 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
         report["ambiguous_links"], _source, gone, rows(AMBIGUOUS, _ambiguous), position
     )
     report["broken_anchors"] = _anchors(report["broken_anchors"], facts, changed, new, stored, linked_from, position)
-    report["orphans"] = _orphans(report["orphans"], facts, changed, old, new, stored, linked_from, position)
+    unreadable_now = {row["path"] for row in report["unreadable"]}
+    report["orphans"] = _orphans(
+        report["orphans"], facts, changed, old, new, stored, linked_from, position, unreadable_now
+    )
     links, broken = counts["links"], len(report["broken_links"])
     notes = len(vault.notes)
     report["links"] = links
@@ -222,14 +225,16 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
     return report, new, state
 
 
-def _in_findings(memory: dict) -> set[str]:
-    """The cards a memory section names."""
+def _ranked(memory: dict) -> set[str]:
+    """The cards of a memory section's identity groups and conflicts: those
+    :func:`dedup.find_groups` ranks, by their bodies' length among other
+    things, so an edit of a body alone can reorder them."""
     found = set()
-    for key in ("probable_duplicates", "identity_conflicts"):
-        for item in memory[key]:
+    for item in memory["probable_duplicates"]:
+        if item["by"] != "name":  # name variants compare names and links, never bodies
             found.update(item["cards"])
-    for key in ("superseded_live", "unprocessed_daily"):
-        found.update(item["path"] for item in memory[key])
+    for item in memory["identity_conflicts"]:
+        found.update(item["cards"])
     return found
 
 
@@ -274,9 +279,10 @@ def _anchors(rows: list, facts: Facts, changed: list, new: dict, stored, linked_
     return _grouped(rows, _source, set(checks), failed, position)
 
 
-def _orphans(rows: list, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, position) -> list:
+def _orphans(rows, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, position, unreadable):
     """The orphans of the report, asked again of the changed notes and of
-    every note one of them linked to, before or now."""
+    every note one of them linked to, before or now (``unreadable``: the
+    notes that are not UTF-8 now, whose links do not count)."""
     asked = set(changed)
     for path in changed:
         asked.update(old[path][OUT])
@@ -292,7 +298,7 @@ def _orphans(rows: list, facts: Facts, changed: list, old: dict, new: dict, stor
         item = known[path]
         if item[HUB] or not item[CARD]:
             continue
-        linked = sources.get(path, ())
+        linked = [source for source in sources.get(path, ()) if source not in unreadable]  # they link nowhere
         if all(source in generated for source in linked) if generated else not linked:
             found[path] = [path]
     return _grouped(rows, str, asked, found, position)

@@ -111,7 +111,9 @@ def facts_of(con: sqlite3.Connection, paths) -> dict[str, list]:
 def linked_from(con: sqlite3.Connection, paths) -> dict[str, set[str]]:
     """``{path: the other notes with a link that resolves to it}`` for each
     of ``paths``, from the index file's stored links (a note's links to
-    itself left out), as the notes' rows hold them now."""
+    itself left out), as the notes' rows hold them now; a note that is not
+    UTF-8 among them too (its row keeps the links of its text decoded with
+    replacement characters, where health counts none)."""
     found: dict[str, set[str]] = {}
     paths = list(paths)
     for start in range(0, len(paths), _CHUNK):

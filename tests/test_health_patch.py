@@ -1,0 +1,209 @@
+"""A health report patched from the last one (issue 29: "1% changed
+``health`` <= 1.5x the read floor"): after any edits, the patched report is
+the report computed whole, and the patch is what answered.
+
+The vault holds every cross-note case the patch must find again: anchors
+into a note whose headings change, orphans that gain or lose their only
+link, ambiguous names, an identity group whose cards are ranked by their
+bodies, name variants, a daily note, a superseded card, frontmatter that
+stops parsing, a note that stops being UTF-8."""
+
+from __future__ import annotations
+
+import datetime
+import itertools
+import json
+
+from autograph.graph import health, health_facts
+from autograph.memory import decay
+from autograph.read.vault import Vault
+from autograph.schema.model import load_schema
+from autograph.write import index_file
+from autograph.write.index_file import note_index
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+TODAY = datetime.date(2026, 12, 6)
+
+BASE = {
+    "index.md": "# Index\n[[n00]] [[n01#Alpha]] [[Ann Lee]]\n",
+    "people/Ann Lee.md": "---\ntype: person\nemail: ann@example.com\ndescription: Ann\n---\n# Ann\nShort.\n",
+    "people/Anne Lee.md": "---\ntype: person\nemail: ANN@Example.com\n---\n# Anne\nA longer body here.\n",
+    "people/Bob Stone.md": "---\ntype: person\ndescription: Bob\n---\nBob.\n",
+    "people/Robert Stone.md": "---\ntype: person\n---\nRobert.\n",
+    "a/dup.md": "# Dup A\n",
+    "b/dup.md": "# Dup B\n",
+    "daily/2026-12-01.md": "---\ntype: daily\n---\n- met [[Ann Lee]]\n",
+    "old.md": "---\nsuperseded_by: '[[n02]]'\nstatus: active\n---\nOld.\n",
+    "broken.md": "---\ntitle: [unclosed\n---\nBody [[n03]]\n",
+    "img.png": b"\x89PNG\r\n",
+}
+for i in range(12):
+    BASE[f"notes/n{i:02}.md"] = (
+        f"---\ndescription: note {i}\nlast_accessed: 2026-0{1 + i % 9}-01\naccess_count: {i % 3}\n---\n"
+        f"# Alpha\n## Beta\nText ^blk{i}\n[[n{(i + 1) % 12:02}#Alpha]] [[n{(i + 5) % 12:02}#^blk{(i + 5) % 12}]]"
+        f" [[dup]] [[missing {i}]]\n"
+    )
+_numbers = itertools.count()
+NOTES = sorted(path for path in BASE if path.endswith(".md"))
+
+
+def _edit(text: str, op: str, other: str) -> str | bytes:
+    stem = other.rsplit("/", 1)[-1][:-3]
+    if op == "append":
+        return text + "\nA line more.\n"
+    if op == "link":
+        return text + f"\n[[{stem}]]\n"
+    if op == "anchor":
+        return text + f"\n[[{stem}#Alpha]] [[{stem}#Gone]] [[{stem}#^blk0]]\n"
+    if op == "unlink":
+        return text.replace("[[", "(")
+    if op == "heading":
+        return text.replace("# Alpha", "# Gamma").replace("^blk", "^other")
+    if op == "describe":
+        return text.replace("---\n", "---\ndescription: now\n", 1) if text.startswith("---\n") else text
+    if op == "undescribe":
+        return "\n".join(line for line in text.split("\n") if not line.startswith("description:"))
+    if op == "break":
+        return "---\nbad: [x\n---\n" + text
+    if op == "mend":
+        return text.replace("title: [unclosed", "title: mended").replace("bad: [x\n", "")
+    if op == "email":
+        return "---\ntype: person\nemail: ann@example.com\n---\n" + text
+    if op == "noemail":
+        return text.replace("email:", "mail:")
+    if op == "bytes":
+        return text.encode("utf-8") + b"\xff\xfe"
+    if op == "supersede":
+        return f"---\nsuperseded_by: '[[{stem}]]'\n---\n" + text
+    if op == "hub":
+        return "---\ntype: moc\n---\n" + text
+    if op == "self":
+        return text + "\n[[#Alpha]] [[#Nowhere]] [[#^blk1]]\n"
+    if op == "accessed":
+        return text.replace("last_accessed: 2026-0", "last_accessed: 2025-1")
+    raise AssertionError(op)
+
+
+OPS = (
+    "append", "link", "anchor", "unlink", "heading", "describe", "undescribe", "break", "mend", "email",
+    "noemail", "bytes", "supersede", "accessed", "hub", "self",
+)  # fmt: skip
+edit = st.tuples(st.sampled_from(NOTES), st.sampled_from(OPS), st.sampled_from(NOTES))
+edits = st.lists(edit, min_size=1, max_size=6)
+
+
+def _report(root) -> dict:
+    vault = Vault.open(root)
+    schema = load_schema(root)
+    report = health.report_for(vault, schema, note_index(vault, schema), today=TODAY)
+    return json.loads(json.dumps(report))
+
+
+def _whole(root) -> dict:
+    """The report computed from nothing: no index file, no stored report."""
+    vault = Vault.open(root)
+    schema = load_schema(root)
+    return json.loads(json.dumps(health.health_report(vault, schema, today=TODAY)))
+
+
+def _apply(root, changes) -> None:
+    for path, op, other in changes:
+        target = root / path
+        data = target.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = data.decode("utf-8", "replace").replace("\ufffd", "")
+        new = _edit(text, op, other)
+        target.write_bytes(new if isinstance(new, bytes) else new.encode("utf-8"))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rounds=st.lists(edits, min_size=1, max_size=3))
+def test_a_patched_report_is_the_report_computed_whole(make_vault, monkeypatch, rounds):
+    root = make_vault(BASE, name=f"vault{next(_numbers)}")  # one folder per example
+    calls = []
+    real = health_facts.patch
+    monkeypatch.setattr(health_facts, "patch", lambda *a, **k: calls.append(1) or real(*a, **k))
+    try:
+        _report(root)  # whole: the base is stored
+        for changes in rounds:
+            _apply(root, changes)
+            patched = _report(root)
+            assert patched == _whole(root)
+        assert len(calls) == len(rounds)  # every round after the first was patched, none computed whole
+    finally:
+        index_file.close_all()
+
+
+def test_a_body_edit_of_a_ranked_card_reorders_its_group(make_vault):
+    """An identity group's cards rank by their bodies' length among other
+    things (dedup): a body edit alone must not keep the old memory section."""
+    card = "---\ntype: person\nemail: {}\n---\n{}\n"
+    root = make_vault(
+        {
+            "people/Ann Lee.md": card.format("ann@example.com", "Short."),
+            "people/Anne Lee.md": card.format("ANN@Example.com", "A longer body here."),
+            "other.md": "# Other\n",
+        }
+    )
+    try:
+        first = _report(root)
+        assert _identity_groups(first) == [["people/Anne Lee.md", "people/Ann Lee.md"]]  # the longer body first
+        (root / "people/Ann Lee.md").write_text(card.format("ann@example.com", "Much longer now. " * 5), "utf-8")
+        second = _report(root)
+        assert second == _whole(root)
+        assert _identity_groups(second) == [["people/Ann Lee.md", "people/Anne Lee.md"]]
+    finally:
+        index_file.close_all()
+
+
+def _identity_groups(report: dict) -> list[list[str]]:
+    return [item["cards"] for item in report["memory"]["probable_duplicates"] if item["by"] == "identity"]
+
+
+def test_a_new_day_or_a_new_note_computes_the_report_whole(make_vault, monkeypatch):
+    root = make_vault(BASE)
+    calls = []
+    real = health_facts.patch
+    monkeypatch.setattr(health_facts, "patch", lambda *a, **k: calls.append(1) or real(*a, **k))
+    try:
+        _report(root)
+        (root / "notes/new.md").write_text("# New\n[[n00]]\n", encoding="utf-8")
+        assert _report(root) == _whole(root)
+        assert calls == []  # the file list is in the base's context
+        (root / "notes/n00.md").write_text("# Changed\n", encoding="utf-8")
+        assert _report(root) == _whole(root)
+        assert calls == [1]
+    finally:
+        index_file.close_all()
+
+
+tiers = st.sampled_from([None, *decay.TIERS])
+parts = st.lists(
+    st.tuples(
+        st.booleans(),
+        st.booleans(),
+        st.booleans(),
+        tiers,
+        st.sampled_from(["undated", "not-a-date", "unreadable"]),
+        st.integers(0, 10_000),
+        st.sampled_from(["person", "(no type)", "idea"]),
+    ),
+    max_size=12,
+)
+
+
+@given(kept=parts, gone=parts)
+def test_a_tally_less_the_parts_taken_out_is_the_tally_of_the_rest(kept, gone, tmp_path_factory):
+    settings_ = decay.Settings.of(load_schema(tmp_path_factory.mktemp("schema")))
+    whole, rest = decay.StatsTally(settings_), decay.StatsTally(settings_)
+    for part in kept + gone:
+        whole.count(list(part))
+    for part in kept:
+        rest.count(list(part))
+    again = decay.StatsTally.load(settings_, json.loads(json.dumps(whole.dump())))
+    for part in gone:
+        again.count(list(part), -1)
+    assert again.result() == rest.result()
