@@ -583,3 +583,22 @@ def test_an_index_kept_in_no_file_is_built_in_memory_when_sqlite_cannot_spill_it
     assert report["notes"] == 8 and report["broken_links"] == []
     assert any("built it in memory" in warning for warning in index.warnings)
     assert not (root / ".graph").exists()
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("[[b]]\n", "---\ntype: moc\n---\n[[b]]\n"),  # becomes a hub, its links the same
+        ("---\ntype: moc\n---\n[[b]]\n", "[[b]]\n"),  # stops being one
+        ("[[b]] [[c]]\n", "[[c]] more\n"),  # a link goes, another stays
+        ("[[c]]\n", "[[b]] [[c]]\n"),  # a link comes
+    ],
+)
+def test_in_link_counts_follow_the_links_and_hubs_a_note_changes(make_vault, tmp_path_factory, before, after):
+    """A note read again keeps its own in-link counts; the notes whose
+    in-links or hub neighbours it changed are counted again."""
+    root = make_vault({"a.md": before, "b.md": "[[a]]\n", "c.md": "# C\n"})
+    run(root)
+    edit(root / "a.md", after)
+    run(root)
+    assert_as_built(root, tmp_path_factory)

@@ -498,7 +498,7 @@ def _update(
     for path in changed:
         if path not in before:
             ids[path], next_id = next_id, next_id + 1
-    affected = {ids[path] for path in changed}  # notes whose in-links may have changed
+    affected = {ids[path] for path in changed if path not in before}  # notes whose in-links may have changed
     # names whose resolution may have moved: of notes added or gone, and of other files added or gone
     stored_files = con.execute("SELECT value FROM meta WHERE key = 'files'").fetchone()[0]
     moved = set()  # built from nothing: no stored link to resolve again
@@ -511,12 +511,19 @@ def _update(
         con.execute("UPDATE meta SET value = ? WHERE key = 'files'", (files,))
     known = {}  # (path, target) -> resolved path, of the links a changed note had, still valid
     lost = "SELECT l.target, l.name, l.dst, d.path FROM links l LEFT JOIN docs d ON d.id = l.dst WHERE l.src = ?"
+    # what a note read again had: the notes it linked to, whether it was a hub, its own in-link counts
+    # (kept: only the notes whose in-links a link that came or went, or a hub that changed, moves are counted again)
+    linked: dict[int, set] = {}
+    was: dict[int, tuple] = {}
     for path, key in zip([p for p in changed + gone if p in before], old, strict=True):
         for target, name, dst, dst_path in con.execute(lost, key):
             if dst is not None:
-                affected.add(dst)
+                linked.setdefault(key[0], set()).add(dst)
             if name not in moved:
                 known[path, target] = dst_path
+        held = con.execute("SELECT hub, inlinks, near_hub FROM docs WHERE id = ?", key).fetchone()
+        if held is not None:
+            was[key[0]] = held
     con.executemany("DELETE FROM docs WHERE id = ?", old)
     con.executemany("DELETE FROM links WHERE src = ?", old)
     con.executemany("DELETE FROM fts WHERE rowid = ?", old)
@@ -572,6 +579,7 @@ def _update(
     add_variant = "INSERT INTO variants VALUES (?, ?)"
     docs, fts, edges, named, variants = [], [], [], [], []
     hubs, pairs = set(), set()  # built from nothing: the hubs, and (src, dst) of the links between notes
+    links_now: dict[int, set] = {}  # a note read again -> the notes it links to now
     bulk = len(changed) >= PARALLEL_MIN
     if bulk:  # FTS5 does not merge its segments while a whole vault arrives (measured: 30 ms less, queries as fast)
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
@@ -591,13 +599,13 @@ def _update(
             fts.append((doc_id, *row[9]))
             named += [(name, doc_id) for name in row[8].split("\n") if name]  # each name folded, indexed
             variants += _variants(summary[-1], doc_id)
-            if row[3] and not built:
+            if row[3]:
                 hubs.add(doc_id)
             for target, name, dst in found:
                 dst = id_of(dst)
                 edges.append((doc_id, target, name, dst))
                 if dst is not None:
-                    affected.add(dst)
+                    links_now.setdefault(doc_id, set()).add(dst)
                     if not built and dst != doc_id:
                         pairs.add((doc_id, dst))
             if len(fts) >= WRITE_BATCH:  # written while the readers read on
@@ -611,6 +619,14 @@ def _update(
         if statement.strip():
             con.execute(statement)
     if built:
+        # a note read again keeps its counts (its row is new), then every note whose in-links moved is counted
+        kept = [(inlinks, near, doc_id) for doc_id, (_hub, inlinks, near) in was.items()]  # a gone note's: no row
+        con.executemany("UPDATE docs SET inlinks = ?, near_hub = ? WHERE id = ?", kept)
+        for doc_id in linked.keys() | links_now.keys() | was.keys():
+            before_links, now_links = linked.get(doc_id, set()), links_now.get(doc_id, set())
+            affected |= before_links ^ now_links
+            if bool(was.get(doc_id, (0,))[0]) != (doc_id in hubs):
+                affected |= before_links | now_links
         _count_inlinks(con, affected)
     else:  # built from nothing: every note's count from the links at hand
         counts: dict[int, int] = {}
