@@ -40,9 +40,8 @@ from ..read.links import find_heading
 __all__ = ["Facts", "STATE_KEYS", "patch"]
 
 # positions in a note's facts
-UNREADABLE, LINKS, BROKEN, AMBIGUOUS, CHECKS, OUT, DEAD_END, HUB, INVALID, CARD, DESCRIBED, READING, MEMORY, DAILY = (
-    range(14)
-)
+(UNREADABLE, LINKS, BROKEN, AMBIGUOUS, CHECKS, OUT, DEAD_END, HUB, INVALID, CARD, DESCRIBED, READING, MEMORY, DAILY,
+ OUTLINE) = range(15)  # fmt: skip
 STATE_KEYS = ("cards", "described", "hub_cards", "links")  # the counts no list of the report holds
 
 
@@ -73,7 +72,8 @@ class Facts:
         against the target as it is then); the notes it links to; whether it
         is a hub, a card, described; its decay reading's part
         (:meth:`decay.StatsTally.part`); a digest of what the memory section
-        reads of it; whether a daily rule can take it."""
+        reads of it; whether a daily rule can take it; a digest of its
+        headings and block ids (what the anchors of links to it meet)."""
         broken, ambiguous, checks, out = [], [], [], set()
         unreadable = summary.unreadable
         leads_on = False
@@ -120,9 +120,14 @@ class Facts:
             card,
             card and isinstance(description, str) and bool(description.strip()),
             part,
-            hashlib.blake2b(seen.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest(),
+            _digest(seen),
             bool(card and daily_rule),
+            _digest(repr((summary.outline, summary.blocks))),
         ]
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
 def _grouped(rows, source, gone: set, new: dict, position: dict) -> list:
@@ -203,7 +208,9 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
     report["ambiguous_links"] = _grouped(
         report["ambiguous_links"], _source, gone, rows(AMBIGUOUS, _ambiguous), position
     )
-    report["broken_anchors"] = _anchors(report["broken_anchors"], facts, changed, new, stored, linked_from, position)
+    report["broken_anchors"] = _anchors(
+        report["broken_anchors"], facts, changed, old, new, stored, linked_from, position
+    )
     unreadable_now = {row["path"] for row in report["unreadable"]}
     report["orphans"] = _orphans(
         report["orphans"], facts, changed, old, new, stored, linked_from, position, unreadable_now
@@ -251,12 +258,13 @@ def _ambiguous(path: str, line: int, text: str, kind: str, target: str, candidat
     return dict(_edge(path, line, text, kind), resolved=target, candidates=candidates)
 
 
-def _anchors(rows: list, facts: Facts, changed: list, new: dict, stored, linked_from, position: dict) -> list:
+def _anchors(rows: list, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, position) -> list:
     """The broken anchors of the report, those of the changed notes and of
-    every note linking to one checked again (their target's outline may
-    have moved)."""
+    every note linking to one whose headings or block ids moved checked
+    again."""
+    moved = [path for path in changed if old[path][OUTLINE] != new[path][OUTLINE]]
     near = set()
-    for sources in linked_from(changed).values():
+    for sources in linked_from(moved).values() if moved else ():
         near.update(sources)
     near.difference_update(changed)
     checks = {path: new[path][CHECKS] for path in changed}
@@ -280,15 +288,19 @@ def _anchors(rows: list, facts: Facts, changed: list, new: dict, stored, linked_
 
 
 def _orphans(rows, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, position, unreadable):
-    """The orphans of the report, asked again of the changed notes and of
-    every note one of them linked to, before or now (``unreadable``: the
-    notes that are not UTF-8 now, whose links do not count)."""
-    asked = set(changed)
+    """The orphans of the report, asked again of the changed notes that
+    became or stopped being a card or a hub, and of every note a changed
+    note links to now and did not before, or the reverse (``unreadable``:
+    the notes that are not UTF-8 now, whose links do not count).  Any other
+    note's in-links are those of the last report."""
+    asked = set()
     for path in changed:
-        asked.update(old[path][OUT])
-        asked.update(new[path][OUT])
+        before, now = old[path], new[path]
+        asked.update(set(before[OUT]).symmetric_difference(now[OUT]))
+        if before[HUB] != now[HUB] or before[CARD] != now[CARD]:
+            asked.add(path)
     asked = {path for path in asked if path in position}
-    known = {**stored(sorted(asked.difference(changed))), **{path: new[path] for path in changed}}
+    known = {**stored(sorted(asked.difference(changed))), **{path: new[path] for path in asked.intersection(changed)}}
     if len(known) != len(asked):
         raise KeyError("a linked note has no stored facts")
     sources = linked_from(sorted(asked))
