@@ -515,17 +515,24 @@ def _update(
     # (kept: only the notes whose in-links a link that came or went, or a hub that changed, moves are counted again)
     linked: dict[int, set] = {}
     was: dict[int, tuple] = {}
+    # where no name's place moved, a note read again whose links are the ones
+    # stored keeps their rows (an edit of its text alone rewrites no link)
+    lazy = built and not moved
+    stored_links: dict[int, list] = {}
     for path, key in zip([p for p in changed + gone if p in before], old, strict=True):
         for target, name, dst, dst_path in con.execute(lost, key):
             if dst is not None:
                 linked.setdefault(key[0], set()).add(dst)
             if name not in moved:
                 known[path, target] = dst_path
+            if lazy:
+                stored_links.setdefault(key[0], []).append((target, name, -1 if dst is None else dst))
         held = con.execute("SELECT hub, inlinks, near_hub FROM docs WHERE id = ?", key).fetchone()
         if held is not None:
             was[key[0]] = held
     con.executemany("DELETE FROM docs WHERE id = ?", old)
-    con.executemany("DELETE FROM links WHERE src = ?", old)
+    gone_ids = [(ids[path],) for path in gone if path in before]
+    con.executemany("DELETE FROM links WHERE src = ?", gone_ids if lazy else old)
     con.executemany("DELETE FROM fts WHERE rowid = ?", old)
     con.executemany("DELETE FROM names WHERE id = ?", old)
     con.executemany("DELETE FROM variants WHERE id = ?", old)
@@ -578,6 +585,8 @@ def _update(
     add_name = "INSERT INTO names VALUES (?, ?)"
     add_variant = "INSERT INTO variants VALUES (?, ?)"
     docs, fts, edges, named, variants = [], [], [], [], []
+    unlinked = []  # (doc id,) of notes read again whose stored links go (lazy: deleted batch by batch)
+    drop_links = "DELETE FROM links WHERE src = ?"
     hubs, pairs = set(), set()  # built from nothing: the hubs, and (src, dst) of the links between notes
     links_now: dict[int, set] = {}  # a note read again -> the notes it links to now
     bulk = len(changed) >= PARALLEL_MIN
@@ -601,18 +610,41 @@ def _update(
             variants += _variants(summary[-1], doc_id)
             if row[3]:
                 hubs.add(doc_id)
+            mine = []
             for target, name, dst in found:
                 dst = id_of(dst)
-                edges.append((doc_id, target, name, dst))
+                mine.append((doc_id, target, name, dst))
                 if dst is not None:
                     links_now.setdefault(doc_id, set()).add(dst)
                     if not built and dst != doc_id:
                         pairs.add((doc_id, dst))
+            if not lazy:
+                edges += mine
+            else:
+                held = stored_links.get(doc_id, [])
+                if sorted(held) != sorted((t, n, -1 if d is None else d) for _, t, n, d in mine):
+                    if held:
+                        unlinked.append((doc_id,))
+                    edges += mine
             if len(fts) >= WRITE_BATCH:  # written while the readers read on
                 _write(
-                    con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named), (add_variant, variants)
+                    con,
+                    (drop_links, unlinked),
+                    (add_text, fts),
+                    (add_doc, docs),
+                    (add_link, edges),
+                    (add_name, named),
+                    (add_variant, variants),
                 )
-        _write(con, (add_text, fts), (add_doc, docs), (add_link, edges), (add_name, named), (add_variant, variants))
+        _write(
+            con,
+            (drop_links, unlinked),
+            (add_text, fts),
+            (add_doc, docs),
+            (add_link, edges),
+            (add_name, named),
+            (add_variant, variants),
+        )
     if bulk:
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)")  # FTS5's default, for later updates
     for statement in _LINK_INDEXES.split(";"):
