@@ -355,16 +355,22 @@ def refresh(index, vault, schema, stamps) -> None:
         index.stale = True
         index.warnings.append("another process is updating the search index; answered from the index as it was")
         return
+    delta = None
     try:
         if pending:
             current = [(path, None, None, None) for path in vault.notes]
             _update(index, vault, schema, current, files, stamps)
             index.notes = len(stamps)
         else:
-            stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()  # as of this transaction
+            # the stored stamps as of this transaction: those read above unless another process moved them
+            state_now = con.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+            if state_now is not None and state_now[0] == meta.get("state") and meta.get("stamps") is not None:
+                stored = (meta["stamps"],)
+            else:
+                stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
             delta = _delta(stored[0], text) if stored is not None and text is not None else None
             if delta is not None:
-                _update(index, vault, schema, None, files, delta=delta)
+                _update(index, vault, schema, None, files, delta=delta[:2])
             else:
                 current = [(path, *stamps[path]) for path in vault.notes if path in stamps]
                 _update(index, vault, schema, current, files)
@@ -376,7 +382,10 @@ def refresh(index, vault, schema, stamps) -> None:
             _rederive(con, schema)
             con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (derived,))
         text = index.stamp_bytes = stamp_text(stamps) if text is None else text
-        con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
+        if pending or delta is None or delta[1] or len(stored[0]) != len(text):
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('stamps', ?)", (text,))
+        else:  # the same notes: the stamps that moved written in place (a few pages, not the whole text)
+            _write_in_place(con, text, delta[2])
         index.state = state_of(text, files)
         con.execute("INSERT OR REPLACE INTO meta VALUES ('state', ?)", (index.state,))
         con.execute("COMMIT")
@@ -441,13 +450,27 @@ def files_key(vault) -> str:
     return f"{len(vault.files)}:{zlib.crc32(listing):08x}"
 
 
-def _delta(stored, text: bytes) -> tuple[list[str], list[str]] | None:
-    """``(changed, gone)``: the notes whose stamps differ between the
-    stamps the last update stored (:func:`stamp_text`, the rows' own) and
-    ``text`` (the walk's), or that are new, and the notes gone, found by
-    comparing the two texts (:func:`changed_stamps`) instead of every row;
-    None when they do not line up that way (many notes came or went, a
-    damaged text): then every row is compared."""
+def _write_in_place(con, text: bytes, positions: list[int]) -> None:
+    """Make the stored stamps ``text`` (a :func:`stamp_text` of the same
+    paths as the stored one) by writing the stamps at ``positions`` (in
+    path order) in place, through SQLite's blob I/O."""
+    (rowid,) = con.execute("SELECT rowid FROM meta WHERE key = 'stamps'").fetchone()
+    start = text.index(b"\0\0") + 2
+    with con.blobopen("meta", "value", rowid) as blob:
+        for at in positions:
+            offset = start + 24 * at
+            blob.seek(offset)
+            blob.write(text[offset : offset + 24])
+
+
+def _delta(stored, text: bytes) -> tuple[list[str], list[str], list[int]] | None:
+    """``(changed, gone, positions)``: the notes whose stamps differ between
+    the stamps the last update stored (:func:`stamp_text`, the rows' own)
+    and ``text`` (the walk's), or that are new, the notes gone, and the
+    changed notes' positions in ``text``, found by comparing the two texts
+    (:func:`changed_stamps`) instead of every row; None when they do not
+    line up that way (many notes came or went, a damaged text): then every
+    row is compared."""
     if not isinstance(stored, bytes):
         return None
     positions = changed_stamps(stored, text)
@@ -457,7 +480,8 @@ def _delta(stored, text: bytes) -> tuple[list[str], list[str]] | None:
     paths_now = head_now.split(b"\0") if head_now else []
     gone = [] if head == head_now else sorted(set(head.split(b"\0") if head else []).difference(paths_now))
     changed = [paths_now[at] for at in positions]
-    return [p.decode("utf-8", "surrogatepass") for p in changed], [p.decode("utf-8", "surrogatepass") for p in gone]
+    decoded = [p.decode("utf-8", "surrogatepass") for p in changed]
+    return decoded, [p.decode("utf-8", "surrogatepass") for p in gone], positions
 
 
 def _update(
