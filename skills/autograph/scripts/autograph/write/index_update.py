@@ -543,6 +543,8 @@ def _update(
     # stored keeps their rows (an edit of its text alone rewrites no link)
     lazy = built and not moved
     stored_links: dict[int, list] = {}
+    stored_names: dict[int, list] = {}
+    stored_keys: dict[int, list] = {}
     for path, key in zip([p for p in changed + gone if p in before], old, strict=True):
         for target, name, dst, dst_path in con.execute(lost, key):
             if dst is not None:
@@ -554,12 +556,15 @@ def _update(
         held = con.execute("SELECT hub, inlinks, near_hub FROM docs WHERE id = ?", key).fetchone()
         if held is not None:
             was[key[0]] = held
+        if lazy:  # its names and name keys, kept too when they are the same
+            stored_names[key[0]] = sorted(con.execute("SELECT name, id FROM names WHERE id = ?", key))
+            stored_keys[key[0]] = sorted(con.execute("SELECT key, id FROM variants WHERE id = ?", key))
     con.executemany("DELETE FROM docs WHERE id = ?", old)
     gone_ids = [(ids[path],) for path in gone if path in before]
     con.executemany("DELETE FROM links WHERE src = ?", gone_ids if lazy else old)
     con.executemany("DELETE FROM fts WHERE rowid = ?", old)
-    con.executemany("DELETE FROM names WHERE id = ?", old)
-    con.executemany("DELETE FROM variants WHERE id = ?", old)
+    con.executemany("DELETE FROM names WHERE id = ?", gone_ids if lazy else old)
+    con.executemany("DELETE FROM variants WHERE id = ?", gone_ids if lazy else old)
     for path in gone:
         ids[path] = None
     index.removed = len(gone)
@@ -609,8 +614,21 @@ def _update(
     add_name = "INSERT INTO names VALUES (?, ?)"
     add_variant = "INSERT INTO variants VALUES (?, ?)"
     docs, fts, edges, named, variants = [], [], [], [], []
-    unlinked = []  # (doc id,) of notes read again whose stored links go (lazy: deleted batch by batch)
+    # (doc id,) of notes read again whose stored links, names, name keys go (lazy: deleted batch by batch)
+    unlinked, unnamed, unkeyed = [], [], []
     drop_links = "DELETE FROM links WHERE src = ?"
+    drop_names = "DELETE FROM names WHERE id = ?"
+    drop_keys = "DELETE FROM variants WHERE id = ?"
+    batches = (  # in this order: a note's old rows go before its new ones come
+        (drop_links, unlinked),
+        (drop_names, unnamed),
+        (drop_keys, unkeyed),
+        (add_text, fts),
+        (add_doc, docs),
+        (add_link, edges),
+        (add_name, named),
+        (add_variant, variants),
+    )
     hubs, pairs = set(), set()  # built from nothing: the hubs, and (src, dst) of the links between notes
     links_now: dict[int, set] = {}  # a note read again -> the notes it links to now
     bulk = len(changed) >= PARALLEL_MIN
@@ -630,8 +648,14 @@ def _update(
             doc_id = ids[path]
             docs.append((doc_id, path, *row_stamp, *row[:9], *summary))
             fts.append((doc_id, *row[9]))
-            named += [(name, doc_id) for name in row[8].split("\n") if name]  # each name folded, indexed
-            variants += _variants(summary[-1], doc_id)
+            names_now = [(name, doc_id) for name in row[8].split("\n") if name]  # each name folded, indexed
+            keys_now = _variants(summary[-1], doc_id)
+            if not lazy:
+                named += names_now
+                variants += keys_now
+            else:
+                _keep_or_replace(stored_names.get(doc_id, []), names_now, doc_id, unnamed, named)
+                _keep_or_replace(stored_keys.get(doc_id, []), keys_now, doc_id, unkeyed, variants)
             if row[3]:
                 hubs.add(doc_id)
             mine = []
@@ -646,29 +670,12 @@ def _update(
                 edges += mine
             else:
                 held = stored_links.get(doc_id, [])
-                if sorted(held) != sorted((t, n, -1 if d is None else d) for _, t, n, d in mine):
-                    if held:
-                        unlinked.append((doc_id,))
-                    edges += mine
-            if len(fts) >= WRITE_BATCH:  # written while the readers read on
-                _write(
-                    con,
-                    (drop_links, unlinked),
-                    (add_text, fts),
-                    (add_doc, docs),
-                    (add_link, edges),
-                    (add_name, named),
-                    (add_variant, variants),
+                _keep_or_replace(
+                    held, mine, doc_id, unlinked, edges, [(t, n, -1 if d is None else d) for _, t, n, d in mine]
                 )
-        _write(
-            con,
-            (drop_links, unlinked),
-            (add_text, fts),
-            (add_doc, docs),
-            (add_link, edges),
-            (add_name, named),
-            (add_variant, variants),
-        )
+            if len(fts) >= WRITE_BATCH:  # written while the readers read on
+                _write(con, *batches)
+        _write(con, *batches)
     if bulk:
         con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 4)")  # FTS5's default, for later updates
     for statement in _LINK_INDEXES.split(";"):
@@ -696,6 +703,18 @@ def _update(
             [(counts.get(doc_id, 0), 1 if doc_id in near else 0, doc_id) for doc_id in counts.keys() | near],
         )
     index.reread = len(changed)
+
+
+def _keep_or_replace(held: list, rows: list, doc_id: int, drop: list, add: list, compared=None) -> None:
+    """A note read again: its stored rows ``held`` (sorted) stay when they
+    are its ``rows`` now (``compared``: the rows as ``held`` holds them),
+    else ``(doc_id,)`` goes to ``drop`` (when it had any) and ``rows`` to
+    ``add``."""
+    if held == sorted(rows if compared is None else compared):
+        return
+    if held:
+        drop.append((doc_id,))
+    add += rows
 
 
 def _gc_paused():
