@@ -373,6 +373,7 @@ def _patched(vault: Vault, schema: Schema, index: NoteIndex, today, data, contex
     report["score"], report["penalties"] = score(_counts(report, state, schema))
     keep["facts"] = [(path, json.dumps(new[path], ensure_ascii=False, separators=(",", ":"))) for path in changed]
     keep["state"] = state
+    keep["moved"] = (at, base.report_key)
     return report
 
 
@@ -406,7 +407,7 @@ def _store(vault: Vault, index: NoteIndex, key: str, context: str, keep: dict, w
     stored = store.stamp_bytes
     if "state" in keep and stored is not None and not store.stale:
         base = report_base.Base(context, key, stored, keep["state"])
-        report_base.save_base(store.con, base, keep.get("facts", []), whole, stored)
+        report_base.save_base(store.con, base, keep.get("facts", []), whole, stored, keep.get("moved"))
     if isinstance(keep.get("facts"), report_base.Pending):
         keep["facts"].close()
     keep.clear()

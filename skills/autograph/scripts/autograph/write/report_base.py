@@ -127,7 +127,7 @@ def linked_from(con: sqlite3.Connection, paths) -> dict[str, set[str]]:
     return found
 
 
-def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: bytes) -> bool:
+def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: bytes, moved=None) -> bool:
     """Store ``base`` and ``facts`` (``(path, facts as JSON text)`` pairs, or
     a :class:`Pending`: every note's
     when ``whole``, else those that changed) in one write transaction, only
@@ -135,7 +135,10 @@ def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: b
     the facts were taken from) and no other process holds it.  Returns
     whether they were stored; a file that cannot take them keeps none
     (``whole``: the old base is dropped first, so a half-stored one is
-    never read)."""
+    never read).  ``moved``: ``(positions, report key)``, the positions of
+    the stamps that differ from those of the stored base of that report key
+    (same notes), written in place rather than the whole text again while
+    that base is still the one stored."""
     try:
         con.execute("BEGIN IMMEDIATE")
     except sqlite3.Error:
@@ -147,7 +150,17 @@ def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: b
         if row is None or row[0] != stored:
             con.execute("ROLLBACK")
             return False
-        con.execute("DELETE FROM health_base")
+        row = con.execute("SELECT rowid, length(value) FROM health_base WHERE key = 'stamps'").fetchone()
+        held = con.execute("SELECT value FROM health_base WHERE key = 'report_key'").fetchone()
+        in_place = (
+            moved is not None
+            and not whole
+            and row is not None
+            and row[1] == len(base.stamps)
+            and held is not None
+            and held[0] == moved[1]  # no other process stored a base since this one was read
+        )
+        con.execute("DELETE FROM health_base WHERE key != 'stamps'" if in_place else "DELETE FROM health_base")
         if whole:
             con.execute("DELETE FROM health_facts")
         if isinstance(facts, Pending):
@@ -157,12 +170,20 @@ def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: b
             con.execute("INSERT OR REPLACE INTO health_facts SELECT path, facts FROM temp.health_facts_new")
         else:
             con.executemany("INSERT OR REPLACE INTO health_facts VALUES (?, ?)", facts)
+        if in_place:  # the same notes: the stamps that moved written in place (a few pages, not megabytes)
+            start = base.stamps.index(b"\0\0") + 2
+            with con.blobopen("health_base", "value", row[0]) as blob:
+                for at in moved[0]:
+                    offset = start + 24 * at
+                    blob.seek(offset)
+                    blob.write(base.stamps[offset : offset + 24])
+        else:
+            con.execute("INSERT INTO health_base VALUES ('stamps', ?)", (base.stamps,))
         con.executemany(
             "INSERT INTO health_base VALUES (?, ?)",
             [
                 ("context", base.context),
                 ("report_key", base.report_key),
-                ("stamps", base.stamps),
                 ("state", json.dumps(base.state, separators=(",", ":"))),
             ],
         )
