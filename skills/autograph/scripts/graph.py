@@ -54,8 +54,9 @@ Writes: one line per run to VAULT/.graph/health-history.jsonl, the index
 every command reads (VAULT/.graph/index.sqlite: each note parsed once per
 change, whichever command sees it first; the next run reads only the notes
 that changed) and the last report (.graph/cache/health.json: reused while no
-note, file, schema or template setting changed).  --dry-run writes none of
-them.  Nothing else in the vault is touched; deleting them loses nothing but
+note, file, schema or template setting changed; patched with the notes that
+changed when only some did, from what each note added to it, kept in the
+index).  --dry-run writes none of them.  Nothing else in the vault is touched; deleting them loses nothing but
 time.
 
 JSON keys (--json):
