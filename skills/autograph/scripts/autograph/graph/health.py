@@ -182,11 +182,12 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         if summary.error is not None:
             line, column, reason = summary.error
             invalid.append({"path": path, "line": line, "column": column, "error": reason})
-        if schema.is_hub(summary.stem, summary.properties):
+        hub = schema.is_hub(summary.stem, summary.properties)
+        if hub:
             hub_list.append(path)
         if path not in card_set:
             if facts is not None:
-                kept.append((path, facts.text(path, summary, False)))
+                kept.append((path, facts.text(path, summary, hub, False)))
             continue
         cards += 1
         description = summary.properties.get("description")
@@ -196,7 +197,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         stats.add(reading)
         daily_rule = memory.add(path, summary)
         if facts is not None:
-            kept.append((path, facts.text(path, summary, True, reading, daily_rule)))
+            kept.append((path, facts.text(path, summary, hub, True, reading, daily_rule)))
     del readings
     not_cards = {path for path in notes if path not in card_set} if cards < len(notes) else set()
     skip = set(hub_list) | not_cards

@@ -57,14 +57,13 @@ class Facts:
         self.tally = decay.StatsTally(settings)  # for its parts only
         self.fold = quality.Fold(vault, schema)  # for its daily rule only
 
-    def text(self, path: str, summary, card: bool, reading=None, daily_rule: bool = False) -> str:
+    def text(self, path: str, summary, hub: bool, card: bool, reading=None, daily_rule: bool = False) -> str:
         """:meth:`of` as JSON text, given what the caller knows already:
-        whether the note is a card, its decay reading, whether a daily rule
-        can take it (:meth:`quality.Fold.add`)."""
-        found = self.of(path, summary, card, reading, daily_rule)
-        return json.dumps(found, ensure_ascii=False, separators=(",", ":"))
+        whether the note is a hub, a card, its decay reading, whether a
+        daily rule can take it (:meth:`quality.Fold.add`)."""
+        return _encode(self.of(path, summary, hub, card, reading, daily_rule))
 
-    def of(self, path: str, summary, card: bool | None = None, reading=None, daily_rule: bool | None = None) -> list:
+    def of(self, path: str, summary, hub=None, card=None, reading=None, daily_rule=None) -> list:
         """The facts of note ``path`` (its :class:`index.Summary`, ``targets``
         filled): a list indexed by the constants above.  Its links as
         :class:`linkgraph.LinkTally` counts them; its own rows of the broken
@@ -115,15 +114,19 @@ class Facts:
             checks,
             [target for target in out if target.endswith(".md")],
             unreadable is None and not leads_on,
-            bool(self.schema.is_hub(summary.stem, props)),
+            bool(self.schema.is_hub(summary.stem, props)) if hub is None else hub,
             list(summary.error) if summary.error is not None else None,
             card,
             card and isinstance(description, str) and bool(description.strip()),
             part,
             _digest(seen),
             bool(card and daily_rule),
-            _digest(repr((summary.outline, summary.blocks))),
+            _digest(summary.outline + "\0\0" + "\0".join(summary.blocks)),
         ]
+
+
+# one encoder for every note (json.dumps with options makes one per call)
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _digest(text: str) -> str:
