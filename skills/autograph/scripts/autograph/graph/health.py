@@ -34,6 +34,7 @@ import hashlib
 import json
 import math
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,16 +336,50 @@ def _patched(vault: Vault, schema: Schema, index: NoteIndex, today, data, contex
     None when it cannot be: no base of this ``context`` in the index file,
     a stored report that is not the base's, an index another process
     holds, more than a fifth of the notes changed."""
-    from ..memory import decay, quality
-    from ..read.index import changed_stamps
+    from ..memory import quality
     from ..write import report_base
-    from .health_facts import Facts, patch
 
     store = index.store.index
     if store.stale or store.readonly or store.stamp_bytes is None or not isinstance(data, dict):
         return None
     con = store.con
-    base = report_base.load_base(con)
+    try:
+        # one read transaction: the base, the facts and the links read are of one state of the file,
+        # the state this process brought it to (else another process's base could meet this one's facts)
+        con.execute("BEGIN")
+        held = con.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
+        if held is None or held[0] != store.state:
+            return None
+        found = _patch_in(vault, schema, index, today, data, context, report_base.load_base(con))
+    except sqlite3.Error:
+        return None
+    finally:
+        if con.in_transaction:
+            con.execute("COMMIT")
+    if found is None:
+        return None
+    report, new, state, at, base = found
+    if report["memory"] is None:
+        report["memory"] = quality.section(vault, schema, index)
+    report["vault"] = str(vault.root)
+    report["warnings"] = list(vault.warnings)
+    report["score"], report["penalties"] = score(_counts(report, state, schema))
+    keep["facts"] = [(path, json.dumps(item, ensure_ascii=False, separators=(",", ":"))) for path, item in new.items()]
+    keep["state"] = state
+    keep["moved"] = (at, base.report_key)
+    return report
+
+
+def _patch_in(vault: Vault, schema: Schema, index: NoteIndex, today, data, context: str, base) -> tuple | None:
+    """:func:`_patched`'s work inside its read transaction: ``(report, new
+    facts, state, positions of the stamps that moved, base)``, or None."""
+    from ..memory import decay
+    from ..read.index import changed_stamps
+    from ..write import report_base
+    from .health_facts import Facts, patch
+
+    store = index.store.index
+    con = store.con
     report = data.get("report")
     if base is None or base.context != context or data.get("key") != base.report_key or not isinstance(report, dict):
         return None
@@ -367,15 +402,7 @@ def _patched(vault: Vault, schema: Schema, index: NoteIndex, today, data, contex
         )
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None  # a base that does not fit: the report is computed whole
-    if report["memory"] is None:
-        report["memory"] = quality.section(vault, schema, index)
-    report["vault"] = str(vault.root)
-    report["warnings"] = list(vault.warnings)
-    report["score"], report["penalties"] = score(_counts(report, state, schema))
-    keep["facts"] = [(path, json.dumps(new[path], ensure_ascii=False, separators=(",", ":"))) for path in changed]
-    keep["state"] = state
-    keep["moved"] = (at, base.report_key)
-    return report
+    return report, new, state, at, base
 
 
 def _counts(report: dict, state: dict, schema: Schema) -> Counts:

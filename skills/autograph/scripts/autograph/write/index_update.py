@@ -663,8 +663,9 @@ def _update(
                 dst = id_of(dst)
                 mine.append((doc_id, target, name, dst))
                 if dst is not None:
-                    links_now.setdefault(doc_id, set()).add(dst)
-                    if not built and dst != doc_id:
+                    if built:  # (built from nothing, the pairs count: no set per note for a whole vault)
+                        links_now.setdefault(doc_id, set()).add(dst)
+                    elif dst != doc_id:
                         pairs.add((doc_id, dst))
             if not lazy:
                 edges += mine
