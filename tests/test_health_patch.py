@@ -80,6 +80,8 @@ def _edit(text: str, op: str, other: str) -> str | bytes:
         return "---\ntype: moc\n---\n" + text
     if op == "self":
         return text + "\n[[#Alpha]] [[#Nowhere]] [[#^blk1]]\n"
+    if op == "surrogate":  # a property link whose text holds a lone surrogate (a YAML escape)
+        return '---\nrelated: "[[\\ud800 x]]"\n---\n' + text
     if op == "accessed":
         return text.replace("last_accessed: 2026-0", "last_accessed: 2025-1")
     raise AssertionError(op)
@@ -87,7 +89,7 @@ def _edit(text: str, op: str, other: str) -> str | bytes:
 
 OPS = (
     "append", "link", "anchor", "unlink", "heading", "describe", "undescribe", "break", "mend", "email",
-    "noemail", "bytes", "supersede", "accessed", "hub", "self",
+    "noemail", "bytes", "supersede", "accessed", "hub", "self", "surrogate",
 )  # fmt: skip
 # the note an edit links to: often one of a few, so two edits of a round meet at one note
 edit = st.tuples(

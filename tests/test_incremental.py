@@ -602,3 +602,16 @@ def test_in_link_counts_follow_the_links_and_hubs_a_note_changes(make_vault, tmp
     edit(root / "a.md", after)
     run(root)
     assert_as_built(root, tmp_path_factory)
+
+
+def test_a_lone_surrogate_after_other_notes_in_one_batch_is_stored_once(make_vault, tmp_path_factory):
+    """SQLite cannot take a lone surrogate (a YAML escape in a property
+    link): the rows of the batch before it are undone before the batch is
+    written again with it replaced, not written twice (an update crashed
+    with a constraint error)."""
+    root = make_vault({"a.md": "# A\n", "b.md": "# B\n"})
+    run(root)
+    edit(root / "a.md", "# A\nmore\n")
+    edit(root / "b.md", '---\nrelated: "[[\\ud800 x]]"\n---\n# B\n')
+    assert run(root)["notes"] == 2
+    assert_as_built(root, tmp_path_factory)

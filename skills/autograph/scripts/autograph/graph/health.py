@@ -338,6 +338,7 @@ def _patched(vault: Vault, schema: Schema, index: NoteIndex, today, data, contex
     holds, more than a fifth of the notes changed."""
     from ..memory import quality
     from ..write import report_base
+    from . import health_facts
 
     store = index.store.index
     if store.stale or store.readonly or store.stamp_bytes is None or not isinstance(data, dict):
@@ -364,7 +365,7 @@ def _patched(vault: Vault, schema: Schema, index: NoteIndex, today, data, contex
     report["vault"] = str(vault.root)
     report["warnings"] = list(vault.warnings)
     report["score"], report["penalties"] = score(_counts(report, state, schema))
-    keep["facts"] = [(path, json.dumps(item, ensure_ascii=False, separators=(",", ":"))) for path, item in new.items()]
+    keep["facts"] = [(path, health_facts.encode(item)) for path, item in new.items()]
     keep["state"] = state
     keep["moved"] = (at, base.report_key)
     return report

@@ -37,7 +37,7 @@ import json
 from ..memory import decay, quality
 from ..read.links import find_heading
 
-__all__ = ["Facts", "STATE_KEYS", "patch"]
+__all__ = ["Facts", "STATE_KEYS", "encode", "patch"]
 
 # positions in a note's facts
 (UNREADABLE, LINKS, BROKEN, AMBIGUOUS, CHECKS, OUT, DEAD_END, HUB, INVALID, CARD, DESCRIBED, READING, MEMORY, DAILY,
@@ -61,7 +61,7 @@ class Facts:
         """:meth:`of` as JSON text, given what the caller knows already:
         whether the note is a hub, a card, its decay reading, whether a
         daily rule can take it (:meth:`quality.Fold.add`)."""
-        return _encode(self.of(path, summary, hub, card, reading, daily_rule))
+        return encode(self.of(path, summary, hub, card, reading, daily_rule))
 
     def of(self, path: str, summary, hub=None, card=None, reading=None, daily_rule=None) -> list:
         """The facts of note ``path`` (its :class:`index.Summary`, ``targets``
@@ -125,8 +125,10 @@ class Facts:
         ]
 
 
-# one encoder for every note (json.dumps with options makes one per call)
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# a note's facts as JSON text: one encoder for every note (json.dumps with
+# options makes one per call); ASCII, so a lone surrogate (a YAML escape in a
+# property link) is escaped, and SQLite takes it
+encode = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
 
 
 def _digest(text: str) -> str:

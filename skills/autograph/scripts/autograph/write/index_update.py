@@ -734,10 +734,13 @@ def _write(con, *batches) -> None:
     text; the properties and summaries are JSON, where it is an escape."""
     for statement, rows in batches:
         if rows:
+            con.execute("SAVEPOINT batch")  # the rows before the one SQLite cannot take are undone, not doubled
             try:
                 con.executemany(statement, rows)
             except UnicodeEncodeError:
+                con.execute("ROLLBACK TO batch")
                 con.executemany(statement, [tuple(_storable(value) for value in row) for row in rows])
+            con.execute("RELEASE batch")
             rows.clear()
 
 
