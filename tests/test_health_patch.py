@@ -248,3 +248,61 @@ def test_two_notes_that_link_to_an_orphan_in_one_round(make_vault, monkeypatch):
         assert len(calls) == 2
     finally:
         index_file.close_all()
+
+
+def test_a_note_read_within_a_clock_tick_twice_is_taken_again(make_vault, monkeypatch):
+    """On a file system that keeps whole seconds every read right after a
+    change is racy: the note is stored under the unknown stamp both times,
+    and must still be taken again (the report is never reused while one is)."""
+    from autograph.write import index_update
+
+    monkeypatch.setattr(index_update, "racy", lambda *args, **kwargs: True)
+    root = make_vault(BASE)
+    try:
+        _report(root)
+        _apply(root, [("notes/n00.md", "unlink", "old.md")])
+        assert _report(root) == _whole(root)
+        _apply(root, [("notes/n01.md", "link", "old.md")])
+        assert _report(root) == _whole(root)
+        assert _report(root) == _whole(root)  # nothing changed since, but the stamps cannot tell
+    finally:
+        index_file.close_all()
+
+
+def test_a_base_another_run_stored_meanwhile_is_not_patched_over(make_vault):
+    """A run that patched from one base stores nothing when another run
+    (of another day, another schema) stored its own base meanwhile: the
+    facts of the notes it did not change are that run's."""
+    import sqlite3
+
+    from autograph.write import report_base
+
+    root = make_vault(BASE)
+    try:
+        _report(root)
+        con = sqlite3.connect(root / ".graph" / "index.sqlite", isolation_level=None)
+        held = report_base.load_base(con)
+        (stamps,) = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
+        base = report_base.Base("another context", "another key", stamps, held.state)
+        assert not report_base.save_base(con, base, [("index.md", "[]")], False, stamps, ([0], "not the stored key"))
+        kept = report_base.load_base(con)
+        assert (kept.context, kept.report_key) == (held.context, held.report_key)
+        assert report_base.facts_of(con, ["index.md"])["index.md"] != []
+        con.close()
+    finally:
+        index_file.close_all()
+
+
+def test_a_damaged_facts_row_computes_the_report_whole(make_vault):
+    import sqlite3
+
+    root = make_vault(BASE)
+    try:
+        _report(root)
+        con = sqlite3.connect(root / ".graph" / "index.sqlite", isolation_level=None)
+        con.execute("UPDATE health_facts SET facts = ? WHERE path = 'notes/n00.md'", ("[" * 100_000 + "]" * 100_000,))
+        con.close()
+        _apply(root, [("notes/n00.md", "append", "old.md")])
+        assert _report(root) == _whole(root)
+    finally:
+        index_file.close_all()

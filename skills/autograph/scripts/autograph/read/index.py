@@ -40,6 +40,7 @@ __all__ = [
     "patch_stamp_text",
     "read_stamp_text",
     "stamp_writes",
+    "unknown_stamps",
     "changed_stamps",
     "summarize_note",
     "summarize_parts",
@@ -596,6 +597,26 @@ def stamp_writes(text: bytes, stamps: dict) -> list[tuple[int, bytes]] | None:
             return None
         writes.append((cut + 2 + 24 * at, struct.pack("<3q", *stamp)))
     return writes
+
+
+def unknown_stamps(text: bytes) -> list[int]:
+    """The positions (in path order) of the notes a :func:`stamp_text`
+    holds under the unknown stamp ``(-1, -1, -1)``: read within a clock
+    tick of a change (racily clean), so what was read of them may not be
+    what they hold now, even while the stamp stays the same."""
+    tail = memoryview(text)[text.find(b"\0\0") + 2 :]
+    found, at = [], 0
+    mark = b"\xff" * 24
+    data = tail.tobytes()
+    while True:
+        at = data.find(mark, at)
+        if at < 0:
+            return found
+        if at % 24 == 0:
+            found.append(at // 24)
+            at += 24
+        else:
+            at += 1
 
 
 def _cut(text: bytes) -> int:

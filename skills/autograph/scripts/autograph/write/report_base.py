@@ -101,7 +101,10 @@ def facts_of(con: sqlite3.Connection, paths) -> dict[str, list]:
         part = paths[start : start + _CHUNK]
         query = f"SELECT path, facts FROM health_facts WHERE path IN ({', '.join('?' * len(part))})"
         for path, text in con.execute(query, part):
-            facts = json.loads(text)
+            try:
+                facts = json.loads(text)
+            except RecursionError:  # a damaged row nested too deep
+                raise ValueError(f"facts of {path!r} do not decode") from None
             if not isinstance(facts, list):
                 raise ValueError(f"facts of {path!r} are not a list")
             found[path] = facts
@@ -152,14 +155,12 @@ def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: b
             return False
         row = con.execute("SELECT rowid, length(value) FROM health_base WHERE key = 'stamps'").fetchone()
         held = con.execute("SELECT value FROM health_base WHERE key = 'report_key'").fetchone()
-        in_place = (
-            moved is not None
-            and not whole
-            and row is not None
-            and row[1] == len(base.stamps)
-            and held is not None
-            and held[0] == moved[1]  # no other process stored a base since this one was read
-        )
+        if not whole and (moved is None or held is None or held[0] != moved[1]):
+            # another process stored a base since this one was read (maybe of another context: another
+            # schema, another day): the facts of the notes not changed here are its, so nothing is stored
+            con.execute("ROLLBACK")
+            return False
+        in_place = moved is not None and not whole and row is not None and row[1] == len(base.stamps)
         con.execute("DELETE FROM health_base WHERE key != 'stamps'" if in_place else "DELETE FROM health_base")
         if whole:
             con.execute("DELETE FROM health_facts")
