@@ -219,34 +219,18 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
     unreadable = [{"path": path, "error": error} for path, error in sorted(graph.unreadable.items())]
     recall = _recall(stats.result(), today)
     section = memory.section(index, graph)
-    counts = Counts(
-        notes=len(notes),
-        cards=cards,
-        hub_cards=len(set(hub_list).difference(not_cards)),
-        links=links,
-        orphans=len(orphans),
-        broken=len(broken),
-        described=described,
-        invalid=len(invalid) + len(unreadable),
-        broken_anchors=len(anchors),
-        stale_share=recall["stale_share"],
-        stale_weight=float(schema.section("decay").get("health_weight", 0)),
-        memory_share=section["share"],
-        memory_weight=float(schema.section("identity").get("health_weight", 0)),
-    )
-    value, penalties = score(counts)
+    state = {
+        "cards": cards,
+        "described": described,
+        "hub_cards": len(set(hub_list).difference(not_cards)),
+        "links": links,
+    }
     if keep is not None:
-        keep["state"] = {
-            "cards": cards,
-            "described": described,
-            "hub_cards": counts.hub_cards,
-            "links": links,
-            "tally": stats.dump(),
-        }
-    return {
+        keep["state"] = {**state, "tally": stats.dump()}
+    report = {
         "vault": str(vault.root),
-        "score": value,
-        "penalties": penalties,
+        "score": None,  # below, from the findings
+        "penalties": None,
         "notes": len(notes),
         "attachments": len(vault.files) - len(notes),
         "hubs": hub_list,
@@ -269,6 +253,8 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         **recall,
         "memory": section,
     }
+    report["score"], report["penalties"] = score(_counts(report, state, schema))
+    return report
 
 
 def _recall(found: dict, today) -> dict:
@@ -489,12 +475,17 @@ def _key_parts(vault: Vault, schema: Schema, today) -> list:
     ]
 
 
+def _digest(parts: list):
+    """A blake2b digest of ``parts`` (:func:`_key_parts`), to be extended."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
+
+
 def _report_key(parts: list, index: NoteIndex) -> str:
     """The key of a report: ``parts`` (:func:`_key_parts`), the file list
     and every note's stamp (as the index file's digest of them, when it
     has one)."""
-    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
-    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
+    key = _digest(parts)
     key.update(b"\0state\0" + index.state())
     return key.hexdigest()
 
@@ -503,8 +494,7 @@ def _context(parts: list, vault: Vault, schema: Schema) -> str:
     """The key of what a patched report may not assume (:mod:`health_facts`):
     ``parts``, the vault's file list and its generated Maps of Content,
     not the notes' stamps."""
-    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=repr)
-    key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=20)
+    key = _digest(parts)
     key.update(b"\0files\0" + "\0".join(vault.files).encode("utf-8", "surrogatepass"))
     key.update(b"\0generated\0" + "\0".join(sorted(vault.generated_mocs(schema))).encode("utf-8", "surrogatepass"))
     return key.hexdigest()

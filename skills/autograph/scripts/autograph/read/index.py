@@ -604,10 +604,9 @@ def unknown_stamps(text: bytes) -> list[int]:
     holds under the unknown stamp ``(-1, -1, -1)``: read within a clock
     tick of a change (racily clean), so what was read of them may not be
     what they hold now, even while the stamp stays the same."""
-    tail = memoryview(text)[text.find(b"\0\0") + 2 :]
+    data = text[text.find(b"\0\0") + 2 :]
     found, at = [], 0
     mark = b"\xff" * 24
-    data = tail.tobytes()
     while True:
         at = data.find(mark, at)
         if at < 0:
