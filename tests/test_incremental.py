@@ -22,7 +22,7 @@ from autograph.schema.model import load_schema
 from autograph.write.derived import save_index
 from autograph.write.index_file import note_index
 from conftest import SCRIPTS
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 
@@ -353,6 +353,9 @@ WRITTEN = ["a.md", "b.md", "sub/c.md", "sub/new.md", "e.md", "x.png"]
         max_size=7,
     )
 )
+# found by hypothesis: a look-up after two runs that wrote a file that is no
+# note; the look-up's run then wrote a note
+@example([("store", "x.png", "a.md", BODIES[0])] * 2 + [("look up first", "a.md", "a.md", BODIES[0])])
 def test_the_rows_a_run_writes_are_those_an_update_would_give(tmp_path_factory, steps):
     """A run's writes go into the index file as rows (parsed once, by the
     writer): the file then holds what one built from nothing holds, and

@@ -587,6 +587,7 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
             or any(part.startswith(".") for p in added for part in p.split("/"))  # not a note the walk lists
         ):
             con.execute("ROLLBACK")
+            vault.on_disk.pop(FRESH, None)  # the file moved on: the next update reads what changed
             return
         from ..read.vault import Vault
 
@@ -851,8 +852,13 @@ def _current(con, vault, path: str) -> set[str]:
     if stored is None or not isinstance(stored[0], bytes):
         return set()
     if stored[0] == now:
+        from .index_update import _attachments, state_of
+
+        # the file read immutable may be as a writer left it before a commit
+        # still in its WAL (a change of the other files only): it holds the
+        # walk's vault only when its state is the one the walk gives
         state = con.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
-        if state is not None:
+        if state is not None and state[0] == state_of(now, _attachments(vault)):
             vault.on_disk[FRESH] = (path, state[0], now)
         return set(stamps)
     # the stored text is the rows' stamps as the last update wrote them, with
