@@ -172,6 +172,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
     readings: list = []  # small: the decay keeps a card's properties only while it is read
     stats = decay.StatsTally(settings)
     hub_list, invalid = [], []
+    not_cards: set[str] = set()
     cards = described = 0
     facts = kept = None
     if keep is not None:
@@ -187,6 +188,7 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         if hub:
             hub_list.append(path)
         if path not in card_set:
+            not_cards.add(path)
             if facts is not None:
                 kept.append((path, facts.text(path, summary, hub, False)))
             continue
@@ -200,7 +202,6 @@ def health_report(vault: Vault, schema: Schema, index: NoteIndex | None = None, 
         if facts is not None:
             kept.append((path, facts.text(path, summary, hub, True, reading, daily_rule)))
     del readings
-    not_cards = {path for path in notes if path not in card_set} if cards < len(notes) else set()
     skip = set(hub_list) | not_cards
     # a generated Map of Content links every card of its group: its links do
     # not rescue an orphan, or one moc.py run would hide every orphan
