@@ -30,7 +30,15 @@ import sys
 
 from ..read.index import changed_stamps, read_stamp_text
 from ..read.searchdoc import COLUMNS
-from .index_update import files_key, refresh, schema_stamp, stamp_text, stamps_of, start_reading, take_written
+from .index_update import (
+    files_key,
+    refresh,
+    schema_stamp,
+    stamps_of,
+    start_reading,
+    take_written,
+    walk_stamp_text,
+)
 from .index_update import locked as _locked
 
 __all__ = [
@@ -541,7 +549,7 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
     Done only when it can be done exactly, else left to the next
     command's update, as for an edit made by hand: the file held every
     note as this process's walk found them (``vault.on_disk[FRESH]``,
-    recorded by the update or look-up that compared them, else the stamps
+    recorded by the update that compared them, else the stamps
     the walk took, compared here) and no process changed it since (its
     ``state`` the same); every change was an edit of
     a note or of a file already there (a note trashed or moved, or another
@@ -554,7 +562,7 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
     walked = vault.on_disk.get("stamps")
     if fresh is None and walked is not None and written:  # the walk's stamps, compared with the file's below
         existing = _existing(vault.root)
-        fresh = None if existing is None else (existing, None, stamp_text(walked))
+        fresh = None if existing is None else (existing, None, walk_stamp_text(vault))
     if fresh is None or not written or not all(isinstance(change, Edit) for change in changes) or vault.given:
         return  # (a view's files hold the notes planned on it, written or not)
 
@@ -834,7 +842,7 @@ def lookup(vault, sql: str, params=()) -> tuple[list[tuple], set[str]] | None:
     try:
         known = vault.on_disk.get("index current")  # every look-up of a command shares it
         if known is None or known[0] != index.path:
-            known = vault.on_disk["index current"] = (index.path, _current(index.con, vault, index.path))
+            known = vault.on_disk["index current"] = (index.path, _current(index.con, vault))
         rows = index.con.execute(sql, params).fetchall()
     except sqlite3.Error:
         return None
@@ -843,23 +851,18 @@ def lookup(vault, sql: str, params=()) -> tuple[list[tuple], set[str]] | None:
     return rows, known[1] - set(vault.given)
 
 
-def _current(con, vault, path: str) -> set[str]:
-    """The notes whose rows in the index file (at ``path``) hold them as
-    they are now; when that is every note, :data:`FRESH` is recorded."""
+def _current(con, vault) -> set[str]:
+    """The notes whose rows in the index file hold them as they are now."""
     stamps = stamps_of(vault)
     stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
-    now = stamp_text(stamps)
+    now = walk_stamp_text(vault)
     if stored is None or not isinstance(stored[0], bytes):
         return set()
     if stored[0] == now:
-        from .index_update import _attachments, state_of
-
-        # the file read immutable may be as a writer left it before a commit
-        # still in its WAL (a change of the other files only): it holds the
-        # walk's vault only when its state is the one the walk gives
-        state = con.execute("SELECT value FROM meta WHERE key = 'state'").fetchone()
-        if state is not None and state[0] == state_of(now, _attachments(vault)):
-            vault.on_disk[FRESH] = (path, state[0], now)
+        # FRESH is not recorded from here: the file read immutable is as a
+        # writer left it, maybe before a commit still in its WAL (a change of
+        # the other files only keeps the stamps); record_written compares the
+        # walk's stamps itself, through a connection that sees the WAL
         return set(stamps)
     # the stored text is the rows' stamps as the last update wrote them, with
     # them: the notes whose entry is the same now hold as they are (compared
