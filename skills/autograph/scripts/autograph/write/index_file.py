@@ -34,6 +34,7 @@ from .index_update import (
     files_key,
     refresh,
     schema_stamp,
+    stamp_text,
     stamps_of,
     start_reading,
     take_written,
@@ -536,7 +537,8 @@ def _build(index: Index, con, why, vault, schema, stamps) -> None:
 
 # vault.on_disk's key for (index file, its state, its stamp text) when the file
 # held every note as this process's walk found them: a run's writes then go in
-# as rows (record_written)
+# as rows (record_written); the state None when a look-up read it (compared
+# again by the writer)
 FRESH = "index fresh"
 
 
@@ -549,9 +551,9 @@ def record_written(vault, schema, changes, written: list[str]) -> None:
     Done only when it can be done exactly, else left to the next
     command's update, as for an edit made by hand: the file held every
     note as this process's walk found them (``vault.on_disk[FRESH]``,
-    recorded by the update that compared them, else the stamps
-    the walk took, compared here) and no process changed it since (its
-    ``state`` the same); every change was an edit of
+    recorded by the update that compared them; by a look-up, or else from
+    the stamps the walk took, compared here) and no process changed it
+    since (its ``state`` the same); every change was an edit of
     a note or of a file already there (a note trashed or moved, or another
     file made, changes where links lead); the schema's derived columns the
     same; the file free to write at once.  Never raises for the index
@@ -842,7 +844,7 @@ def lookup(vault, sql: str, params=()) -> tuple[list[tuple], set[str]] | None:
     try:
         known = vault.on_disk.get("index current")  # every look-up of a command shares it
         if known is None or known[0] != index.path:
-            known = vault.on_disk["index current"] = (index.path, _current(index.con, vault))
+            known = vault.on_disk["index current"] = (index.path, _current(index.con, vault, index.path))
         rows = index.con.execute(sql, params).fetchall()
     except sqlite3.Error:
         return None
@@ -851,18 +853,22 @@ def lookup(vault, sql: str, params=()) -> tuple[list[tuple], set[str]] | None:
     return rows, known[1] - set(vault.given)
 
 
-def _current(con, vault) -> set[str]:
-    """The notes whose rows in the index file hold them as they are now."""
+def _current(con, vault, path: str) -> set[str]:
+    """The notes whose rows in the index file (at ``path``) hold them as
+    they are now; when that is every note, :data:`FRESH` is recorded,
+    unconfirmed (no ``state``): :func:`record_written` compares again."""
     stamps = stamps_of(vault)
     stored = con.execute("SELECT value FROM meta WHERE key = 'stamps'").fetchone()
-    now = walk_stamp_text(vault)
+    # the walk's text, made once per walk; else of these stamps (stat'ed once: a second stat of
+    # every note could see another note gone, and the positions below would not line up)
+    now = walk_stamp_text(vault) if vault.on_disk.get("stamps") is stamps else stamp_text(stamps)
     if stored is None or not isinstance(stored[0], bytes):
         return set()
     if stored[0] == now:
-        # FRESH is not recorded from here: the file read immutable is as a
-        # writer left it, maybe before a commit still in its WAL (a change of
-        # the other files only keeps the stamps); record_written compares the
-        # walk's stamps itself, through a connection that sees the WAL
+        # recorded without the state read here: the file read immutable is as a writer left it,
+        # maybe before a commit still in its WAL (a change of the other files only keeps the
+        # stamps); record_written compares the stamps again through a connection that sees it
+        vault.on_disk[FRESH] = (path, None, now)
         return set(stamps)
     # the stored text is the rows' stamps as the last update wrote them, with
     # them: the notes whose entry is the same now hold as they are (compared
