@@ -15,7 +15,8 @@ import itertools
 import json
 
 from autograph.graph import health, health_facts
-from autograph.memory import decay
+from autograph.memory import daily, decay, quality
+from autograph.read.note import Note
 from autograph.read.vault import Vault
 from autograph.schema.model import load_schema
 from autograph.write import index_file
@@ -84,16 +85,24 @@ def _edit(text: str, op: str, other: str) -> str | bytes:
         return '---\nrelated: "[[\\ud800 x]]"\n---\n' + text
     if op == "accessed":
         return text.replace("last_accessed: 2026-0", "last_accessed: 2025-1")
+    if op == "mark":  # daily.py mark: processed as the text is now (an edit after it makes it "changed")
+        note = Note.from_bytes(other, text.encode("utf-8"))
+        mark = daily.fingerprint(note)
+        try:
+            return text if mark is None else note.with_property(daily.KEY, mark).decode("utf-8")
+        except ValueError:  # frontmatter that does not parse (FrontmatterError): not marked, as daily.py
+            return text
     raise AssertionError(op)
 
 
 OPS = (
     "append", "link", "anchor", "unlink", "heading", "describe", "undescribe", "break", "mend", "email",
-    "noemail", "bytes", "supersede", "accessed", "hub", "self", "surrogate",
+    "noemail", "bytes", "supersede", "accessed", "hub", "self", "surrogate", "mark",
 )  # fmt: skip
 # the note an edit links to: often one of a few, so two edits of a round meet at one note
+# the daily note more often than the rest: it is marked processed, then edited (its state moves with its text)
 edit = st.tuples(
-    st.sampled_from(NOTES),
+    st.sampled_from(NOTES + ["daily/2026-12-01.md"] * 5),
     st.sampled_from(OPS),
     st.sampled_from(["people/Bob Stone.md", "old.md"]) | st.sampled_from(NOTES),
 )
@@ -154,6 +163,38 @@ def test_a_patched_report_is_the_report_computed_whole(make_vault, monkeypatch, 
             assert patched == _whole(root)
             # patched, not computed whole, from the notes this round changed alone
             assert calls[number:] == [sorted({path for path, _, _ in changes}, key=str.encode)]
+    finally:
+        index_file.close_all()
+
+
+def test_a_daily_note_edited_after_its_mark_is_patched_without_the_whole_section(make_vault, monkeypatch):
+    """A daily note's body says whether it is processed (its mark is a hash
+    of the body): an edit after ``daily.py mark`` makes it ``changed``.
+    Only that note is asked again; the rest of the memory section, which
+    reads properties and links, holds."""
+    root = make_vault(BASE)
+    path = "daily/2026-12-01.md"
+    calls = _patches(monkeypatch)
+    sections: list = []
+    whole_section = quality.section
+
+    def counted(*args, **kwargs):
+        sections.append(1)
+        return whole_section(*args, **kwargs)
+
+    monkeypatch.setattr(quality, "section", counted)
+    try:
+        first = _report(root)
+        assert [item["state"] for item in first["memory"]["unprocessed_daily"]] == ["new"]
+        _apply(root, [(path, "mark", path)])
+        marked = _report(root)  # its properties moved: the section computed whole
+        assert marked == _whole(root) and marked["memory"]["unprocessed_daily"] == []
+        sections.clear()
+        _apply(root, [(path, "append", path)])
+        edited = _report(root)
+        assert edited == _whole(root)
+        assert [item["state"] for item in edited["memory"]["unprocessed_daily"]] == ["changed"]
+        assert calls[-1] == [path] and sections == []  # patched, and the section only patched
     finally:
         index_file.close_all()
 

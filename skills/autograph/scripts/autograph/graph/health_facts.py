@@ -18,9 +18,11 @@ found again for the notes it can concern:
 * the memory section (probable duplicates, identity conflicts, daily notes)
   compares cards with each other: it is kept only when no changed card's
   properties or frontmatter state moved, no changed note's links lead
-  elsewhere, none may be a daily note and none is in an identity group or
-  conflict (a group's cards are ranked by their bodies too), else computed
-  again whole (:func:`quality.section`).
+  elsewhere and none is in an identity group or conflict (a group's cards
+  are ranked by their bodies too), else computed again whole
+  (:func:`quality.section`); a changed daily note is then asked again
+  whether it is processed, which its text alone says
+  (:func:`quality.with_daily_notes`).
 
 Everything else a patch may not assume (the file list, the schema, the
 templates and daily-note settings, the generated Maps of Content, the day,
@@ -176,6 +178,7 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
     counts = {key: int(state[key]) for key in STATE_KEYS}
     tally = decay.StatsTally.load(facts.settings, state["tally"])
     memory_holds = True
+    daily_now = []  # daily notes whose properties held: only whether each is processed may have moved
     for path in changed:
         for sign, item in ((-1, old[path]), (1, new[path])):
             counts["links"] += sign * item[LINKS]
@@ -185,8 +188,10 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
                 counts["hub_cards"] += sign * bool(item[HUB])
                 tally.count(item[READING], sign)
         before, now = old[path], new[path]
-        if before[MEMORY] != now[MEMORY] or before[DAILY] or now[DAILY]:
+        if before[MEMORY] != now[MEMORY]:
             memory_holds = False
+        elif now[DAILY]:  # (the same properties: the same daily rule)
+            daily_now.append(path)
     if memory_holds and _ranked(report["memory"]).intersection(changed):
         memory_holds = False  # a group's cards are ranked by their bodies too (dedup.find_groups)
     position = {path: at for at, path in enumerate(vault.notes)}
@@ -233,6 +238,8 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
     report["recall"] = {"today": today.isoformat(), **{key: found[key] for key in keys}}
     if not memory_holds:
         report["memory"] = None
+    elif daily_now:
+        report["memory"] = quality.with_daily_notes(report["memory"], vault, facts.schema, daily_now)
     state = {**counts, "tally": tally.dump()}
     return report, new, state
 

@@ -50,7 +50,7 @@ from ..read import identity as ident
 from . import daily, dedup, variants
 from .retirement import no_successor, retired, successor
 
-__all__ = ["KEYS", "Fold", "section"]
+__all__ = ["KEYS", "Fold", "section", "with_daily_notes"]
 
 KEYS = ("probable_duplicates", "identity_conflicts", "superseded_live", "unprocessed_daily")
 
@@ -182,26 +182,7 @@ class Fold:
         conflicts = _conflicts(schema, report)
         superseded = self._superseded_live()
         notes, unprocessed = self._unprocessed_daily()
-
-        flagged = {path for item in duplicates + conflicts for path in item["cards"]}
-        flagged.update(item["path"] for item in superseded + unprocessed)
-        counts = {
-            "cards": self.cards,
-            "daily_notes": notes,
-            "probable_duplicates": len(duplicates),
-            "identity_conflicts": len(conflicts),
-            "superseded_live": len(superseded),
-            "unprocessed_daily": len(unprocessed),
-            "flagged": len(flagged),
-        }
-        return {
-            "probable_duplicates": duplicates,
-            "identity_conflicts": conflicts,
-            "superseded_live": superseded,
-            "unprocessed_daily": unprocessed,
-            "counts": counts,
-            "share": round(len(flagged) / self.cards, 4) if self.cards else 0.0,
-        }
+        return _section(duplicates, conflicts, superseded, unprocessed, self.cards, notes)
 
     def _superseded_live(self) -> list[dict]:
         """Cards whose ``superseded_by`` names another card and whose
@@ -217,18 +198,70 @@ class Fold:
         """``(daily notes, [{path, date, state}])``: the daily notes
         (:func:`daily.daily_notes`) and those not processed.  Only the cards
         a daily rule can take (by their path, or a daily ``type``) are read."""
-        if not self._daily:
-            return 0, []
-        vault = self.vault
-        config = self._daily_rule[3]
-        only = _Only(vault, vault.cards(self.schema), set(self._daily))
-        notes, _skipped = daily.daily_notes(only, self.schema, config)
-        found = []
-        for note in notes:
-            state = daily.state(vault.note(note.path, keep=False))
-            if state in ("new", "changed"):
-                found.append({"path": note.path, "date": note.date, "state": state})
-        return len(notes), found
+        return _unprocessed(self.vault, self.schema, self._daily_rule[3], self._daily)
+
+
+def _unprocessed(vault, schema, config, paths: list[str]) -> tuple[int, list[dict]]:
+    """``(daily notes, [{path, date, state}])`` among the cards ``paths``
+    (:func:`daily.daily_notes` with ``config``), and those not processed."""
+    if not paths:
+        return 0, []
+    only = _Only(vault, vault.cards(schema), set(paths))
+    notes, _skipped = daily.daily_notes(only, schema, config)
+    found = []
+    for note in notes:
+        state = daily.state(vault.note(note.path, keep=False))
+        if state in ("new", "changed"):
+            found.append({"path": note.path, "date": note.date, "state": state})
+    return len(notes), found
+
+
+def _section(duplicates, conflicts, superseded, unprocessed, cards: int, daily_notes: int) -> dict:
+    """The memory section of its four findings, with their counts and share."""
+    flagged = {path for item in duplicates + conflicts for path in item["cards"]}
+    flagged.update(item["path"] for item in superseded + unprocessed)
+    counts = {
+        "cards": cards,
+        "daily_notes": daily_notes,
+        "probable_duplicates": len(duplicates),
+        "identity_conflicts": len(conflicts),
+        "superseded_live": len(superseded),
+        "unprocessed_daily": len(unprocessed),
+        "flagged": len(flagged),
+    }
+    return {
+        "probable_duplicates": duplicates,
+        "identity_conflicts": conflicts,
+        "superseded_live": superseded,
+        "unprocessed_daily": unprocessed,
+        "counts": counts,
+        "share": round(len(flagged) / cards, 4) if cards else 0.0,
+    }
+
+
+def with_daily_notes(memory: dict, vault, schema, paths: list[str]) -> dict:
+    """The memory section ``memory`` (:func:`section`'s) with the daily
+    notes among the cards ``paths`` taken again: whether each is processed
+    (:func:`daily.state`, which reads the note's text alone).  For notes
+    whose path and properties are those ``memory`` was taken from, so
+    whether each is a daily note, and its date, are as they were (the
+    caller's to know); no other finding reads a note's text but the
+    ranking of identity groups, which holds none of ``paths``."""
+    gone = set(paths)
+    _count, found = _unprocessed(vault, schema, daily.settings(vault, schema), sorted(paths))
+    unprocessed = sorted(
+        [item for item in memory["unprocessed_daily"] if item["path"] not in gone] + found,
+        key=lambda item: item["path"],
+    )
+    counts = memory["counts"]
+    return _section(
+        memory["probable_duplicates"],
+        memory["identity_conflicts"],
+        memory["superseded_live"],
+        unprocessed,
+        counts["cards"],
+        counts["daily_notes"],
+    )
 
 
 def _conflicts(schema, report: dedup.Report) -> list[dict]:
