@@ -14,6 +14,7 @@ import datetime
 import itertools
 import json
 
+import pytest
 from autograph.graph import health, health_facts
 from autograph.memory import daily, decay, quality
 from autograph.read.note import Note
@@ -195,6 +196,36 @@ def test_a_daily_note_edited_after_its_mark_is_patched_without_the_whole_section
         assert edited == _whole(root)
         assert [item["state"] for item in edited["memory"]["unprocessed_daily"]] == ["changed"]
         assert calls[-1] == [path] and sections == []  # patched, and the section only patched
+    finally:
+        index_file.close_all()
+
+
+@pytest.mark.parametrize(
+    ("path", "link", "whole"),
+    [
+        ("notes/n05.md", "n07", False),  # no finding reads where n05 links
+        ("notes/n05.md", "Anne Lee", True),  # an identity group's cards are ranked by the notes linking to them
+        ("people/Robert Stone.md", "n07", True),  # a name pair is suggested on links to the same notes
+    ],
+)
+def test_a_link_moves_the_memory_section_only_where_a_finding_reads_it(make_vault, monkeypatch, path, link, whole):
+    root = make_vault(BASE)
+    calls = _patches(monkeypatch)
+    sections: list = []
+    whole_section = quality.section
+
+    def counted(*args, **kwargs):
+        sections.append(1)
+        return whole_section(*args, **kwargs)
+
+    monkeypatch.setattr(quality, "section", counted)
+    try:
+        _report(root)
+        with open(root / path, "a", encoding="utf-8") as note:
+            note.write(f"\n[[{link}]]\n")
+        patched = _report(root)
+        assert patched == _whole(root)
+        assert calls == [[path]] and sections == ([1] if whole else [])
     finally:
         index_file.close_all()
 

@@ -397,6 +397,7 @@ def _patch_in(vault: Vault, schema: Schema, index: NoteIndex, today, data, conte
             index.each(changed, targets=True),
             lambda paths: report_base.facts_of(con, paths),
             lambda paths: report_base.linked_from(con, paths),
+            lambda paths: report_base.sharing_a_name(con, paths),
         )
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
         return None  # a base that does not fit: the report is computed whole

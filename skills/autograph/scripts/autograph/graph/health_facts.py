@@ -17,11 +17,13 @@ found again for the notes it can concern:
   note linked to, before or now, are asked of the index file's links;
 * the memory section (probable duplicates, identity conflicts, daily notes)
   compares cards with each other: it is kept only when no changed card's
-  properties or frontmatter state moved, no changed note's links lead
-  elsewhere and none is in an identity group or conflict (a group's cards
-  are ranked by their bodies too), else computed again whole
-  (:func:`quality.section`); a changed daily note is then asked again
-  whether it is processed, which its text alone says
+  properties or frontmatter state moved and none is in an identity group or
+  conflict (a group's cards are ranked by their bodies and by the notes
+  linking to them), and a changed note whose links lead elsewhere links,
+  before and now, to no card of a group, and shares no name key with
+  another note (a pair is suggested on links to the same notes); else it
+  is computed again whole (:func:`quality.section`).  A changed daily note
+  is then asked again whether it is processed, which its text alone says
   (:func:`quality.with_daily_notes`).
 
 Everything else a patch may not assume (the file list, the schema, the
@@ -43,7 +45,7 @@ __all__ = ["Facts", "STATE_KEYS", "encode", "patch"]
 
 # positions in a note's facts
 (UNREADABLE, LINKS, BROKEN, AMBIGUOUS, CHECKS, OUT, DEAD_END, HUB, INVALID, CARD, DESCRIBED, READING, MEMORY, DAILY,
- OUTLINE) = range(15)  # fmt: skip
+ OUTLINE, PROPERTIES) = range(16)  # fmt: skip
 STATE_KEYS = ("cards", "described", "hub_cards", "links")  # the counts no list of the report holds
 
 
@@ -105,8 +107,10 @@ class Facts:
             if daily_rule is None:
                 daily_rule = self.fold.may_be_daily(path, props if readable else {})
             # what the memory section reads of a card: its properties, whether they parse, where its links lead
-            seen = repr((summary.frontmatter, unreadable, props, summary.targets))
+            held = repr((summary.frontmatter, unreadable, props))
+            seen = held + repr(summary.targets)
         else:
+            held = None
             seen = repr(summary.targets)  # another note counts for the memory section by its links alone
         return [
             unreadable,
@@ -124,6 +128,7 @@ class Facts:
             _digest(seen),
             bool(card and daily_rule),
             _digest(summary.outline + "\0\0" + "\0".join(summary.blocks)),
+            None if held is None else _digest(held),
         ]
 
 
@@ -156,7 +161,7 @@ def _edge(path: str, line: int, text: str, kind: str) -> dict:
     return {"source": path, "line": line, "target": text, "kind": kind}
 
 
-def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries, stored, linked_from):
+def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries, stored, linked_from, named):
     """``(report, new facts, state)``: ``report`` (the last one, as
     :func:`health.health_report` gave it; changed in place) with the notes
     of ``changed`` taken again.  ``state``: the counts and the decay tally
@@ -164,7 +169,9 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
     ``summaries``: ``(path, Summary)`` of each changed note, ``targets``
     filled; ``stored(paths)``: ``{path: facts}`` of the last report (a
     changed note's old ones, a neighbour's); ``linked_from(paths)``: the
-    other notes linking to each (:func:`report_base.linked_from`).  The
+    other notes linking to each (:func:`report_base.linked_from`);
+    ``named(paths)``: those of ``paths`` sharing a name key with another
+    note (:func:`report_base.sharing_a_name`).  The
     memory section is left to the caller when ``report["memory"]`` is
     None on return.  Raises KeyError, TypeError or ValueError for a base
     that does not fit (then the report is computed whole)."""
@@ -179,6 +186,7 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
     tally = decay.StatsTally.load(facts.settings, state["tally"])
     memory_holds = True
     daily_now = []  # daily notes whose properties held: only whether each is processed may have moved
+    relinked = []  # notes whose properties held and whose links lead elsewhere now
     for path in changed:
         for sign, item in ((-1, old[path]), (1, new[path])):
             counts["links"] += sign * item[LINKS]
@@ -189,11 +197,21 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
                 tally.count(item[READING], sign)
         before, now = old[path], new[path]
         if before[MEMORY] != now[MEMORY]:
-            memory_holds = False
-        elif now[DAILY]:  # (the same properties: the same daily rule)
+            if before[CARD] == now[CARD] and before[PROPERTIES] == now[PROPERTIES]:
+                relinked.append(path)
+            else:
+                memory_holds = False
+        if now[DAILY]:  # (while the section holds, the same properties: the same daily rule)
             daily_now.append(path)
-    if memory_holds and _ranked(report["memory"]).intersection(changed):
+    ranked = _ranked(report["memory"])
+    if memory_holds and ranked.intersection(changed):
         memory_holds = False  # a group's cards are ranked by their bodies too (dedup.find_groups)
+    if memory_holds and relinked:
+        # links count in the section twice: a group's cards are ranked by the notes linking to them,
+        # and a pair of cards sharing a name key is suggested on links to the same notes
+        to_groups = any(ranked.intersection(old[path][OUT] + new[path][OUT]) for path in relinked)
+        if to_groups or named([path for path in relinked if new[path][CARD]]):
+            memory_holds = False
     position = {path: at for at, path in enumerate(vault.notes)}
     gone = set(changed)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-__all__ = ["Base", "Pending", "facts_of", "linked_from", "load_base", "save_base"]
+__all__ = ["Base", "Pending", "facts_of", "linked_from", "load_base", "save_base", "sharing_a_name"]
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS health_facts (path TEXT PRIMARY KEY, facts TEXT NOT NULL) WITHOUT ROWID",
@@ -127,6 +127,23 @@ def linked_from(con: sqlite3.Connection, paths) -> dict[str, set[str]]:
         )
         for target, source in con.execute(query, part):
             found.setdefault(target, set()).add(source)
+    return found
+
+
+def sharing_a_name(con: sqlite3.Connection, paths) -> set[str]:
+    """Those of ``paths`` that share a name key (the ``variants`` table:
+    :func:`namekeys.stored_keys`) with another note, as the notes' rows
+    hold them now: the cards a name variant may pair."""
+    found: set[str] = set()
+    paths = list(paths)
+    for start in range(0, len(paths), _CHUNK):
+        part = paths[start : start + _CHUNK]
+        query = (
+            "SELECT DISTINCT d.path FROM docs d JOIN variants v ON v.id = d.id"
+            " JOIN variants o ON o.key = v.key AND o.id != v.id"
+            f" WHERE d.path IN ({', '.join('?' * len(part))})"
+        )
+        found.update(path for (path,) in con.execute(query, part))
     return found
 
 
