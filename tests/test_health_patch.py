@@ -125,6 +125,20 @@ def _patches(monkeypatch) -> list:
     return calls
 
 
+def _whole_sections(monkeypatch) -> list:
+    """A list that gets an item each time a patch computes the memory
+    section whole (:func:`quality.section`)."""
+    calls: list = []
+    real = quality.section
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(quality, "section", spy)
+    return calls
+
+
 def _report(root, today=TODAY) -> dict:
     vault = Vault.open(root)
     schema = load_schema(root)
@@ -176,14 +190,7 @@ def test_a_daily_note_edited_after_its_mark_is_patched_without_the_whole_section
     root = make_vault(BASE)
     path = "daily/2026-12-01.md"
     calls = _patches(monkeypatch)
-    sections: list = []
-    whole_section = quality.section
-
-    def counted(*args, **kwargs):
-        sections.append(1)
-        return whole_section(*args, **kwargs)
-
-    monkeypatch.setattr(quality, "section", counted)
+    sections = _whole_sections(monkeypatch)
     try:
         first = _report(root)
         assert [item["state"] for item in first["memory"]["unprocessed_daily"]] == ["new"]
@@ -211,14 +218,7 @@ def test_a_daily_note_edited_after_its_mark_is_patched_without_the_whole_section
 def test_a_link_moves_the_memory_section_only_where_a_finding_reads_it(make_vault, monkeypatch, path, link, whole):
     root = make_vault(BASE)
     calls = _patches(monkeypatch)
-    sections: list = []
-    whole_section = quality.section
-
-    def counted(*args, **kwargs):
-        sections.append(1)
-        return whole_section(*args, **kwargs)
-
-    monkeypatch.setattr(quality, "section", counted)
+    sections = _whole_sections(monkeypatch)
     try:
         _report(root)
         with open(root / path, "a", encoding="utf-8") as note:
