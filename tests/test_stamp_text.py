@@ -75,3 +75,16 @@ def test_a_damaged_stored_text_is_never_lined_up():
     # paths out of order, as no update writes them: never lined up (nor a loop without end)
     shuffled = b"b.md\0a.md\0\0" + good.split(b"\0\0", 1)[1]
     assert changed_stamps(shuffled, stamp_text({"a.md": (1, 2, 3), "c.md": (4, 5, 6)})) is None
+
+
+@pytest.mark.parametrize("count", [1, 16, 17, 256, 257, 1000])
+def test_a_moved_stamp_is_told_at_every_block_edge(count):
+    # the packed stamps are compared by blocks of 256 notes, then of 16: a note at either edge of
+    # either is told, alone or with its neighbours
+    before = {f"note {n:05}.md": (n, n, n) for n in range(count)}
+    edges = {0, 15, 16, 17, 255, 256, 257, count - 1}
+    for moved in [{at} for at in edges if at < count] + [{at for at in edges if at < count}]:
+        after = dict(before)
+        for at in moved:
+            after[f"note {at:05}.md"] = (at, at + 1, at)
+        assert changed_stamps(stamp_text(before), stamp_text(after)) == sorted(moved)

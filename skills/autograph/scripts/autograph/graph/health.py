@@ -367,7 +367,7 @@ def _patch_in(vault: Vault, schema: Schema, index: NoteIndex, today, data, conte
     """:func:`_patched`'s work inside its read transaction: ``(report, new
     facts, state, positions of the stamps that moved, base)``, or None."""
     from ..memory import decay
-    from ..read.index import changed_stamps, unknown_stamps
+    from ..read.index import changed_stamps, stamp_paths, unknown_stamps
     from ..write import report_base
     from .health_facts import Facts, patch
 
@@ -384,8 +384,7 @@ def _patch_in(vault: Vault, schema: Schema, index: NoteIndex, today, data, conte
     at = sorted(set(at).union(unknown_stamps(store.stamp_bytes)))
     if len(at) > max(64, len(vault.notes) // 5):
         return None
-    head = store.stamp_bytes.partition(b"\0\0")[0]
-    ordered = head.split(b"\0") if head else []
+    ordered = stamp_paths(store.stamp_bytes)
     changed = [ordered[i].decode("utf-8", "surrogatepass") for i in at]
     facts = Facts(vault, schema, index, decay.Settings.of(schema), today)
     try:
@@ -496,8 +495,10 @@ def _context(parts: list, vault: Vault, schema: Schema) -> str:
     """The key of what a patched report may not assume (:mod:`health_facts`):
     ``parts``, the vault's file list and its generated Maps of Content,
     not the notes' stamps."""
+    from ..write.index_update import files_key
+
     key = _digest(parts)
-    key.update(b"\0files\0" + "\0".join(vault.files).encode("utf-8", "surrogatepass"))
+    key.update(b"\0files\0" + files_key(vault).encode())  # the update took it: the list is hashed once a run
     key.update(b"\0generated\0" + "\0".join(sorted(vault.generated_mocs(schema))).encode("utf-8", "surrogatepass"))
     return key.hexdigest()
 

@@ -203,10 +203,13 @@ class Fold:
 
 def _unprocessed(vault, schema, config, paths: list[str]) -> tuple[int, list[dict]]:
     """``(daily notes, [{path, date, state}])`` among the cards ``paths``
-    (:func:`daily.daily_notes` with ``config``), and those not processed."""
+    (:func:`daily.daily_notes` with ``config``), and those not processed,
+    in the order of ``paths``."""
     if not paths:
         return 0, []
-    only = _Only(vault, vault.cards(schema), set(paths))
+    # each path asked whether it is a card, not the vault's cards listed: a patch asks of a few
+    cards = [path for path in paths if vault.is_card(path, schema)]
+    only = _Only(vault, cards, set(cards))
     notes, _skipped = daily.daily_notes(only, schema, config)
     found = []
     for note in notes:

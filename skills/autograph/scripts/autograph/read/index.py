@@ -39,6 +39,8 @@ __all__ = [
     "outline_keys",
     "patch_stamp_text",
     "read_stamp_text",
+    "stamp_halves",
+    "stamp_paths",
     "stamp_writes",
     "unknown_stamps",
     "changed_stamps",
@@ -482,6 +484,40 @@ def stamp_text(stamps: dict) -> bytes:
     return head + b"\0\0" + numbers
 
 
+# The last few stamp texts split (text, head, tail, paths or None), by
+# identity: an update and a health patch each split the same 100k notes'
+# texts (6 MB; finding the two NULs among the paths' NULs takes 6 ms a time).
+_SPLIT: list[list] = []
+_SPLIT_KEPT = 4
+
+
+def _split(text: bytes) -> list:
+    for entry in _SPLIT:
+        if entry[0] is text:
+            return entry
+    head, _, tail = text.partition(b"\0\0")
+    entry = [text, head, tail, None]
+    _SPLIT.insert(0, entry)
+    del _SPLIT[_SPLIT_KEPT:]
+    return entry
+
+
+def stamp_halves(text: bytes) -> tuple[bytes, bytes]:
+    """``(paths, stamps)`` of a :func:`stamp_text`: the bytes before its two
+    NULs and after them (``text`` itself and empty bytes when it has none)."""
+    entry = _split(text)
+    return entry[1], entry[2]
+
+
+def stamp_paths(text: bytes) -> list[bytes]:
+    """The paths of a :func:`stamp_text`, as UTF-8 bytes in its order (a
+    new list each call: the caller may change it)."""
+    entry = _split(text)
+    if entry[3] is None:
+        entry[3] = entry[1].split(b"\0") if entry[1] else []
+    return list(entry[3])
+
+
 def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
     """The positions (in the path order of ``new``) of the notes whose
     stamps differ between two :func:`stamp_text`, or that ``old`` lacks,
@@ -491,13 +527,13 @@ def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
     comparison note by note.  None when more than ``most`` notes came or
     went, or a text does not read as one (then compare
     :func:`read_stamp_text` of each)."""
-    head, _, tail = old.partition(b"\0\0")
-    head_now, _, tail_now = new.partition(b"\0\0")
+    head, tail = stamp_halves(old)
+    head_now, tail_now = stamp_halves(new)
     if head == head_now:
         paths = paths_now = None
         count = len(tail) // 24
     else:
-        paths, paths_now = head.split(b"\0") if head else [], head_now.split(b"\0") if head_now else []
+        paths, paths_now = stamp_paths(old), stamp_paths(new)
         if abs(len(paths) - len(paths_now)) > most:
             return None
         came, went = set(paths_now).difference(paths), set(paths).difference(paths_now)
@@ -534,17 +570,25 @@ def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
 def _differing(one: memoryview, two: memoryview, start_one: int, start_two: int, count: int) -> list[int]:
     """The positions ``start_two + k`` (``k < count``) where note
     ``start_one + k`` of ``one`` and ``start_two + k`` of ``two`` (packed
-    stamps, 24 bytes each) differ, found by comparing blocks of 256."""
+    stamps, 24 bytes each) differ, found by comparing blocks of 256 notes,
+    then the blocks of 16 of each that differs, then the notes of those
+    (1% of 100,000 notes changed, spread out: every block of 256 differs,
+    and note by note they took 30 ms)."""
     found = []
     for k in range(0, count, 256):
         n = min(256, count - k)
         a, b = (start_one + k) * 24, (start_two + k) * 24
-        if one[a : a + n * 24] != two[b : b + n * 24]:
-            found += [
-                start_two + k + m
-                for m in range(n)
-                if one[a + m * 24 : a + m * 24 + 24] != two[b + m * 24 : b + m * 24 + 24]
-            ]
+        if one[a : a + n * 24] == two[b : b + n * 24]:
+            continue
+        for s in range(0, n, 16):
+            m = min(16, n - s)
+            sa, sb = a + s * 24, b + s * 24
+            if one[sa : sa + m * 24] != two[sb : sb + m * 24]:
+                found += [
+                    start_two + k + s + i
+                    for i in range(m)
+                    if one[sa + i * 24 : sa + i * 24 + 24] != two[sb + i * 24 : sb + i * 24 + 24]
+                ]
     return found
 
 
@@ -604,7 +648,7 @@ def unknown_stamps(text: bytes) -> list[int]:
     holds under the unknown stamp ``(-1, -1, -1)``: read within a clock
     tick of a change (racily clean), so what was read of them may not be
     what they hold now, even while the stamp stays the same."""
-    data = text[text.find(b"\0\0") + 2 :]
+    data = stamp_halves(text)[1]
     found, at = [], 0
     mark = b"\xff" * 24
     while True:
@@ -670,12 +714,12 @@ def read_stamp_text(text: bytes) -> dict[bytes, tuple[int, int, int]]:
     """``{path (UTF-8 bytes): (size, mtime_ns, ctime_ns)}`` of a
     :func:`stamp_text`; as far as it goes for a text cut short or damaged
     (a stored text is never trusted further than it reads)."""
-    head, _, tail = text.partition(b"\0\0")
+    head, tail = stamp_halves(text)
     numbers = array("q")
     numbers.frombytes(tail[: len(tail) - len(tail) % 8])
     if sys.byteorder == "big":
         numbers.byteswap()
-    paths = head.split(b"\0") if head else []
+    paths = stamp_paths(text)
     return dict(zip(paths, zip(numbers[0::3], numbers[1::3], numbers[2::3], strict=False), strict=False))
 
 

@@ -41,6 +41,7 @@ from .index_update import (
     walk_stamp_text,
 )
 from .index_update import locked as _locked
+from .sqlrows import rows_in
 
 __all__ = [
     "INDEX_NAME",
@@ -686,14 +687,8 @@ class _Rows:
         a part of the vault, in the memory of that part.  ``anchors``:
         ``{path: (outline, block ids)}`` instead (:func:`index.decode_anchors`,
         no link decoded)."""
-        found = {}
-        columns = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs"
-        con = self.index.con
-        for start in range(0, len(paths), 500):  # well under SQLite's bound on parameters
-            part = paths[start : start + 500]
-            rows = con.execute(f"{columns} WHERE path IN ({', '.join('?' * len(part))})", part)
-            found.update(self._decoded(rows, None, anchors))
-        return found
+        query = "SELECT path, size, mtime, ctime, summary, props, targets FROM docs WHERE path IN ({marks})"
+        return dict(self._decoded(rows_in(self.index.con, query, paths), None, anchors))
 
     def _decoded(self, rows, notes: set | None, anchors: bool = False):
         """``(path, Summary)`` of the ``rows`` (path, stamp, summary, props,

@@ -17,13 +17,14 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from .sqlrows import rows_in
+
 __all__ = ["Base", "Pending", "facts_of", "linked_from", "load_base", "save_base", "sharing_a_name"]
 
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS health_facts (path TEXT PRIMARY KEY, facts TEXT NOT NULL) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS health_base (key TEXT PRIMARY KEY, value BLOB)",
 )
-_CHUNK = 500  # well under SQLite's bound on parameters
 
 
 class Base:
@@ -96,18 +97,14 @@ def facts_of(con: sqlite3.Connection, paths) -> dict[str, list]:
     """``{path: facts}`` of those of ``paths`` the file holds facts for.
     Raises ValueError (or sqlite3.Error) when a row does not decode."""
     found: dict[str, list] = {}
-    paths = list(paths)
-    for start in range(0, len(paths), _CHUNK):
-        part = paths[start : start + _CHUNK]
-        query = f"SELECT path, facts FROM health_facts WHERE path IN ({', '.join('?' * len(part))})"
-        for path, text in con.execute(query, part):
-            try:
-                facts = json.loads(text)
-            except RecursionError:  # a damaged row nested too deep
-                raise ValueError(f"facts of {path!r} do not decode") from None
-            if not isinstance(facts, list):
-                raise ValueError(f"facts of {path!r} are not a list")
-            found[path] = facts
+    for path, text in rows_in(con, "SELECT path, facts FROM health_facts WHERE path IN ({marks})", paths):
+        try:
+            facts = json.loads(text)
+        except RecursionError:  # a damaged row nested too deep
+            raise ValueError(f"facts of {path!r} do not decode") from None
+        if not isinstance(facts, list):
+            raise ValueError(f"facts of {path!r} are not a list")
+        found[path] = facts
     return found
 
 
@@ -118,15 +115,12 @@ def linked_from(con: sqlite3.Connection, paths) -> dict[str, set[str]]:
     UTF-8 among them too (its row keeps the links of its text decoded with
     replacement characters, where health counts none)."""
     found: dict[str, set[str]] = {}
-    paths = list(paths)
-    for start in range(0, len(paths), _CHUNK):
-        part = paths[start : start + _CHUNK]
-        query = (
-            "SELECT t.path, s.path FROM docs t JOIN links l ON l.dst = t.id JOIN docs s ON s.id = l.src"
-            f" WHERE t.path IN ({', '.join('?' * len(part))}) AND l.src != l.dst"
-        )
-        for target, source in con.execute(query, part):
-            found.setdefault(target, set()).add(source)
+    query = (
+        "SELECT t.path, s.path FROM docs t JOIN links l ON l.dst = t.id JOIN docs s ON s.id = l.src"
+        " WHERE t.path IN ({marks}) AND l.src != l.dst"
+    )
+    for target, source in rows_in(con, query, paths):
+        found.setdefault(target, set()).add(source)
     return found
 
 
@@ -134,17 +128,11 @@ def sharing_a_name(con: sqlite3.Connection, paths) -> set[str]:
     """Those of ``paths`` that share a name key (the ``variants`` table:
     :func:`namekeys.stored_keys`) with another note, as the notes' rows
     hold them now: the cards a name variant may pair."""
-    found: set[str] = set()
-    paths = list(paths)
-    for start in range(0, len(paths), _CHUNK):
-        part = paths[start : start + _CHUNK]
-        query = (
-            "SELECT DISTINCT d.path FROM docs d JOIN variants v ON v.id = d.id"
-            " JOIN variants o ON o.key = v.key AND o.id != v.id"
-            f" WHERE d.path IN ({', '.join('?' * len(part))})"
-        )
-        found.update(path for (path,) in con.execute(query, part))
-    return found
+    query = (
+        "SELECT DISTINCT d.path FROM docs d JOIN variants v ON v.id = d.id"
+        " JOIN variants o ON o.key = v.key AND o.id != v.id WHERE d.path IN ({marks})"
+    )
+    return {path for (path,) in rows_in(con, query, paths)}
 
 
 def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: bytes, moved=None) -> bool:
