@@ -88,3 +88,23 @@ def test_a_moved_stamp_is_told_at_every_block_edge(count):
         for at in moved:
             after[f"note {at:05}.md"] = (at, at + 1, at)
         assert changed_stamps(stamp_text(before), stamp_text(after)) == sorted(moved)
+
+
+def test_the_answer_kept_for_two_texts_holds_only_for_them_and_their_bound():
+    # an update compares the stored stamps with the walk's, then health's patch does again (with
+    # ``most=0``: no note may come or go): the second is answered from the first only where it would
+    # answer the same
+    before = {"a.md": (1, 1, 1), "b.md": (2, 2, 2)}
+    added = {**before, "c.md": (3, 3, 3)}
+    old, new = stamp_text(before), stamp_text(added)
+    assert changed_stamps(old, new) == [2]
+    assert changed_stamps(bytes(bytearray(old)), new, most=0) is None  # a note came: past the bound
+    moved = {**before, "b.md": (2, 5, 2)}
+    new = stamp_text(moved)
+    assert changed_stamps(old, new) == [1]
+    found = changed_stamps(bytes(bytearray(old)), new, most=0)  # equal texts, the same notes: kept
+    assert found == [1]
+    found.append(7)  # the caller's own list
+    assert changed_stamps(old, new, most=0) == [1]
+    assert changed_stamps(stamp_text({**moved, "b.md": (2, 6, 2)}), new) == [1]
+    assert changed_stamps(stamp_text(before), stamp_text(before)) == []

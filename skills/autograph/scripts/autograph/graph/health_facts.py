@@ -142,10 +142,12 @@ def _digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
 
-def _grouped(rows, source, gone: set, new: dict, position: dict) -> list:
+def _grouped(rows, source, gone: set, new: dict, notes: frozenset) -> list:
     """``rows`` (each of one note, ``source(row)``) without those of the
     notes in ``gone``, with ``new`` (``{note: its rows}``) put in, the
-    notes in vault order (``position``), each note's rows in their order."""
+    notes in vault order (the order of their paths: the walk sorts them),
+    each note's rows in their order.  Raises KeyError for a note that is
+    not one of ``notes`` (the vault's)."""
     groups: dict[str, list] = {}
     for row in rows:
         note = source(row)
@@ -154,7 +156,10 @@ def _grouped(rows, source, gone: set, new: dict, position: dict) -> list:
     for note, found in new.items():
         if found:
             groups[note] = found
-    return [row for note in sorted(groups, key=position.__getitem__) for row in groups[note]]
+    ordered = sorted(groups)
+    if not notes.issuperset(ordered):
+        raise KeyError("a row of a note the vault does not hold")
+    return [row for note in ordered for row in groups[note]]
 
 
 def _edge(path: str, line: int, text: str, kind: str) -> dict:
@@ -212,36 +217,30 @@ def patch(report: dict, state: dict, facts: Facts, changed: list[str], summaries
         to_groups = any(ranked.intersection(old[path][OUT] + new[path][OUT]) for path in relinked)
         if to_groups or named([path for path in relinked if new[path][CARD]]):
             memory_holds = False
-    position = {path: at for at, path in enumerate(vault.notes)}
+    notes = vault.note_set
     gone = set(changed)
 
     def rows(at: int, make) -> dict:
         return {path: [make(path, *row) for row in new[path][at]] for path in changed}
 
-    report["hubs"] = _grouped(report["hubs"], str, gone, {p: [p] for p in changed if new[p][HUB]}, position)
-    report["dead_ends"] = _grouped(
-        report["dead_ends"], str, gone, {p: [p] for p in changed if new[p][DEAD_END]}, position
-    )
+    report["hubs"] = _grouped(report["hubs"], str, gone, {p: [p] for p in changed if new[p][HUB]}, notes)
+    report["dead_ends"] = _grouped(report["dead_ends"], str, gone, {p: [p] for p in changed if new[p][DEAD_END]}, notes)
     report["invalid_frontmatter"] = _grouped(
         report["invalid_frontmatter"],
         lambda row: row["path"],
         gone,
         {p: [_invalid(p, new[p][INVALID])] for p in changed if new[p][INVALID] is not None},
-        position,
+        notes,
     )
     unreadable = {row["path"]: row["error"] for row in report["unreadable"] if row["path"] not in gone}
     unreadable.update({p: new[p][UNREADABLE] for p in changed if new[p][UNREADABLE] is not None})
     report["unreadable"] = [{"path": p, "error": e} for p, e in sorted(unreadable.items())]
-    report["broken_links"] = _grouped(report["broken_links"], _source, gone, rows(BROKEN, _edge), position)
-    report["ambiguous_links"] = _grouped(
-        report["ambiguous_links"], _source, gone, rows(AMBIGUOUS, _ambiguous), position
-    )
-    report["broken_anchors"] = _anchors(
-        report["broken_anchors"], facts, changed, old, new, stored, linked_from, position
-    )
+    report["broken_links"] = _grouped(report["broken_links"], _source, gone, rows(BROKEN, _edge), notes)
+    report["ambiguous_links"] = _grouped(report["ambiguous_links"], _source, gone, rows(AMBIGUOUS, _ambiguous), notes)
+    report["broken_anchors"] = _anchors(report["broken_anchors"], facts, changed, old, new, stored, linked_from, notes)
     unreadable_now = {row["path"] for row in report["unreadable"]}
     report["orphans"] = _orphans(
-        report["orphans"], facts, changed, old, new, stored, linked_from, position, unreadable_now
+        report["orphans"], facts, changed, old, new, stored, linked_from, notes, unreadable_now
     )
     links, broken = counts["links"], len(report["broken_links"])
     notes = len(vault.notes)
@@ -288,7 +287,7 @@ def _ambiguous(path: str, line: int, text: str, kind: str, target: str, candidat
     return dict(_edge(path, line, text, kind), resolved=target, candidates=candidates)
 
 
-def _anchors(rows: list, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, position) -> list:
+def _anchors(rows: list, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, notes) -> list:
     """The broken anchors of the report, those of the changed notes and of
     every note linking to one whose headings or block ids moved checked
     again."""
@@ -314,10 +313,10 @@ def _anchors(rows: list, facts: Facts, changed: list, old: dict, new: dict, stor
                 ok = find_heading(keys, fragment) is not None
             if not ok:
                 failed[path].append(dict(_edge(path, line, text, kind), resolved=target))
-    return _grouped(rows, _source, set(checks), failed, position)
+    return _grouped(rows, _source, set(checks), failed, notes)
 
 
-def _orphans(rows, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, position, unreadable):
+def _orphans(rows, facts: Facts, changed: list, old: dict, new: dict, stored, linked_from, notes, unreadable):
     """The orphans of the report, asked again of the changed notes that
     became or stopped being a card or a hub, and of every note a changed
     note links to now and did not before, or the reverse (``unreadable``:
@@ -329,7 +328,7 @@ def _orphans(rows, facts: Facts, changed: list, old: dict, new: dict, stored, li
         asked.update(set(before[OUT]).symmetric_difference(now[OUT]))
         if before[HUB] != now[HUB] or before[CARD] != now[CARD]:
             asked.add(path)
-    asked = {path for path in asked if path in position}
+    asked = {path for path in asked if path in notes}
     known = {**stored(sorted(asked.difference(changed))), **{path: new[path] for path in asked.intersection(changed)}}
     if len(known) != len(asked):
         raise KeyError("a linked note has no stored facts")
@@ -343,4 +342,4 @@ def _orphans(rows, facts: Facts, changed: list, old: dict, new: dict, stored, li
         linked = [source for source in sources.get(path, ()) if source not in unreadable]  # they link nowhere
         if all(source in generated for source in linked) if generated else not linked:
             found[path] = [path]
-    return _grouped(rows, str, asked, found, position)
+    return _grouped(rows, str, asked, found, notes)

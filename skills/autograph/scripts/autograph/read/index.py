@@ -526,7 +526,24 @@ def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
     the two lists run alike, so a note added (``card.py new``) costs no
     comparison note by note.  None when more than ``most`` notes came or
     went, or a text does not read as one (then compare
-    :func:`read_stamp_text` of each)."""
+    :func:`read_stamp_text` of each).
+
+    The last answer is kept: an index update, then the health report's
+    patch, compare the stamps stored before the run with the walk's (12
+    ms at 100k notes)."""
+    last = _LAST_CHANGED
+    if last and last[1] is new and (last[2] == most or last[3]) and (last[0] is old or last[0] == old):
+        return None if last[4] is None else list(last[4])
+    same = stamp_halves(old)[0] == stamp_halves(new)[0]  # the same notes: ``most`` does not matter
+    found = _changed_stamps(old, new, most)
+    _LAST_CHANGED[:] = [old, new, most, same, found]
+    return None if found is None else list(found)
+
+
+_LAST_CHANGED: list = []  # [old, new, most, the same notes in both, the answer]
+
+
+def _changed_stamps(old: bytes, new: bytes, most: int) -> list[int] | None:
     head, tail = stamp_halves(old)
     head_now, tail_now = stamp_halves(new)
     if head == head_now:
