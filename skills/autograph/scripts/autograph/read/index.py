@@ -481,7 +481,9 @@ def stamp_text(stamps: dict) -> bytes:
         head = b"\0".join(map(str.encode, paths))
     except UnicodeEncodeError:  # a name that is not UTF-8
         head = "\0".join(paths).encode("utf-8", "surrogatepass")
-    return head + b"\0\0" + numbers
+    text = head + b"\0\0" + numbers
+    _kept(text, head, numbers)  # its halves, for the comparison that follows (not found again in 6 MB)
+    return text
 
 
 # The last few stamp texts split (text, head, tail, paths or None), by
@@ -491,11 +493,24 @@ _SPLIT: list[list] = []
 _SPLIT_KEPT = 4
 
 
-def _split(text: bytes) -> list:
+def _split(text: bytes, like: bytes | None = None) -> list:
+    """``[text, head, tail, paths or None]`` of a stamp text, from the kept
+    ones when it is one.  ``like``: the paths of another stamp text, likely
+    this one's too (the stored stamps, and the walk's): when ``text``
+    starts with them and the two NULs, that is where they are (no path is
+    empty: two NULs cannot come earlier, nor straddle the end of them)."""
     for entry in _SPLIT:
         if entry[0] is text:
             return entry
-    head, _, tail = text.partition(b"\0\0")
+    cut = len(like) if like is not None and text.startswith(like) and text.startswith(b"\0\0", len(like)) else -1
+    if cut >= 0:
+        head, tail = like, text[cut + 2 :]
+    else:
+        head, _, tail = text.partition(b"\0\0")
+    return _kept(text, head, tail)
+
+
+def _kept(text: bytes, head: bytes, tail: bytes) -> list:
     entry = [text, head, tail, None]
     _SPLIT.insert(0, entry)
     del _SPLIT[_SPLIT_KEPT:]
@@ -534,7 +549,8 @@ def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
     last = _LAST_CHANGED
     if last and last[1] is new and (last[2] == most or last[3]) and (last[0] is old or last[0] == old):
         return None if last[4] is None else list(last[4])
-    same = stamp_halves(old)[0] == stamp_halves(new)[0]  # the same notes: ``most`` does not matter
+    head_now = stamp_halves(new)[0]
+    same = _split(old, head_now)[1] == head_now  # the same notes: ``most`` does not matter
     found = _changed_stamps(old, new, most)
     _LAST_CHANGED[:] = [old, new, most, same, found]
     return None if found is None else list(found)

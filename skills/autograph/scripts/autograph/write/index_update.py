@@ -24,7 +24,7 @@ from ..read.identity import NOT_DIGITS
 from ..read.index import changed_stamps, patch_stamp_text, stamp_halves, stamp_paths, stamp_text, stamp_writes
 from ..read.namekeys import nicknames_of, nicknames_stamp, stored_keys
 from ..read.searchdoc import COLUMNS, document, name_key
-from .sqlrows import rows_in
+from .sqlrows import execute_in, rows_in
 
 __all__ = [
     "PARALLEL_MIN",
@@ -597,50 +597,54 @@ def _update(
             known[path_of[src], target] = dst_path
         if lazy:
             stored_links.setdefault(src, []).append((target, name, -1 if dst is None else dst))
-    for doc_id, *held_row in rows_in(con, "SELECT id, hub, inlinks, near_hub FROM docs WHERE id IN ({marks})", old_ids):
-        was[doc_id] = tuple(held_row)
-    if lazy:  # their names and name keys, kept too when they are the same
-        for table, column, into in (("names", "name", stored_names), ("variants", "key", stored_keys)):
-            for value, doc_id in rows_in(con, f"SELECT {column}, id FROM {table} WHERE id IN ({{marks}})", old_ids):
-                into.setdefault(doc_id, []).append((value, doc_id))
-        for into in (stored_names, stored_keys):
-            for rows in into.values():
-                rows.sort()
-    con.executemany("DELETE FROM docs WHERE id = ?", old)
-    gone_ids = [(ids[path],) for path in gone if path in before]
-    con.executemany("DELETE FROM links WHERE src = ?", gone_ids if lazy else old)
-    con.executemany("DELETE FROM fts WHERE rowid = ?", old)
-    con.executemany("DELETE FROM names WHERE id = ?", gone_ids if lazy else old)
-    con.executemany("DELETE FROM variants WHERE id = ?", gone_ids if lazy else old)
-    for path in gone:
-        ids[path] = None
-    index.removed = len(gone)
-    if built:
-        # where the links of the notes not read again lead: still true unless
-        # a file of a name they use came or went (then resolved when asked)
-        # ("targets": the file list they were resolved against; every update and save sets it)
-        if con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone() is None:
-            con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
-        elif moved:
-            marks = ",".join("?" * len(moved))
-            con.execute(
-                f"UPDATE docs SET targets = NULL WHERE id IN (SELECT src FROM links WHERE name IN ({marks}))",
-                list(moved),
-            )
-    rows = []  # links of other notes whose name a file that came or went has
-    if moved and built:
-        marks = ",".join("?" * len(moved))
-        rows = con.execute(
-            f"SELECT l.rowid, s.path, l.target, l.dst FROM links l JOIN docs s ON s.id = l.src "
-            f"WHERE l.name IN ({marks})",
-            list(moved),
-        ).fetchall()
+    # the readers start now: they need only which notes to read and where their stored links lead;
+    # what follows (the rows of this process to read and delete: a tenth of a second at 100k notes,
+    # 1% of them edited) is done while they read
     started, index.early = index.early, None
     if started is not None and (known or started.paths != changed):
         started.close()  # the readers started early read other notes than these (another process built the index)
         started = None
-    relinks = [(target, source) for _, source, target, _ in rows]
-    resolver, results = _documents(vault, changed, schema, known, started, relinks)
+    if started is None:
+        started = start_reading(vault, changed, schema, known)
+    try:
+        held_counts = "SELECT id, hub, inlinks, near_hub FROM docs WHERE id IN ({marks})"
+        for doc_id, *held_row in rows_in(con, held_counts, old_ids):
+            was[doc_id] = tuple(held_row)
+        if lazy:  # their names and name keys, kept too when they are the same
+            for table, column, into in (("names", "name", stored_names), ("variants", "key", stored_keys)):
+                for value, doc_id in rows_in(con, f"SELECT {column}, id FROM {table} WHERE id IN ({{marks}})", old_ids):
+                    into.setdefault(doc_id, []).append((value, doc_id))
+            for into in (stored_names, stored_keys):
+                for rows in into.values():
+                    rows.sort()
+        con.executemany("DELETE FROM docs WHERE id = ?", old)
+        gone_ids = [(ids[path],) for path in gone if path in before]
+        con.executemany("DELETE FROM links WHERE src = ?", gone_ids if lazy else old)
+        con.executemany("DELETE FROM fts WHERE rowid = ?", old)
+        con.executemany("DELETE FROM names WHERE id = ?", gone_ids if lazy else old)
+        con.executemany("DELETE FROM variants WHERE id = ?", gone_ids if lazy else old)
+        for path in gone:
+            ids[path] = None
+        index.removed = len(gone)
+        if built:
+            # where the links of the notes not read again lead: still true unless
+            # a file of a name they use came or went (then resolved when asked)
+            # ("targets": the file list they were resolved against; every update and save sets it)
+            if con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone() is None:
+                con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
+            elif moved:
+                forget = "UPDATE docs SET targets = NULL WHERE id IN (SELECT src FROM links WHERE name IN ({marks}))"
+                execute_in(con, forget, sorted(moved))
+        rows = []  # links of other notes whose name a file that came or went has
+        if moved and built:
+            query = "SELECT l.rowid, s.path, l.target, l.dst FROM links l JOIN docs s ON s.id = l.src WHERE l.name IN"
+            rows = list(rows_in(con, query + " ({marks})", sorted(moved)))
+        relinks = [(target, source) for _, source, target, _ in rows]
+        resolver, results = _documents(vault, changed, schema, known, started, relinks)
+    except BaseException:
+        if started is not None:
+            started.close()
+        raise
     if rows:
         resolver = resolver or vault.resolver_for(relinks)
         updates = []

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-__all__ = ["CHUNK", "rows_in"]
+__all__ = ["CHUNK", "execute_in", "rows_in"]
 
 CHUNK = 500  # keys per statement: well under SQLite's bound on parameters
 
@@ -23,3 +23,10 @@ def rows_in(con: sqlite3.Connection, sql: str, keys, args: tuple = ()) -> Iterat
     for start in range(0, len(keys), CHUNK):
         part = keys[start : start + CHUNK]
         yield from con.execute(sql.format(marks=", ".join("?" * len(part))), [*part, *args])
+
+
+def execute_in(con: sqlite3.Connection, sql: str, keys, args: tuple = ()) -> None:
+    """Run ``sql`` (an ``UPDATE`` or ``DELETE`` holding ``{marks}``, as for
+    :func:`rows_in`) for every key of ``keys``, chunk by chunk."""
+    for _ in rows_in(con, sql, keys, args):
+        pass
