@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
+from ..read.index import stamp_halves
 from .sqlrows import rows_in
 
 __all__ = ["Base", "Pending", "facts_of", "linked_from", "load_base", "save_base", "sharing_a_name"]
@@ -177,7 +178,7 @@ def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: b
         else:
             con.executemany("INSERT OR REPLACE INTO health_facts VALUES (?, ?)", facts)
         if in_place:  # the same notes: the stamps that moved written in place (a few pages, not megabytes)
-            start = base.stamps.index(b"\0\0") + 2
+            start = len(stamp_halves(base.stamps)[0]) + 2
             with con.blobopen("health_base", "value", row[0]) as blob:
                 for at in moved[0]:
                     offset = start + 24 * at
