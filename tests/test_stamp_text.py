@@ -14,6 +14,12 @@ stamps = st.tuples(st.integers(-1, 2**40), st.integers(-1, 2**62), st.integers(-
 vaults = st.dictionaries(paths, stamps, max_size=600)
 
 
+def _read_back(text: bytes) -> bytes:
+    """``text`` as the index file gives it back: equal bytes, another object
+    (where its paths end is found again, not remembered from when it was made)."""
+    return bytes(bytearray(text))
+
+
 @given(vaults)
 def test_a_stamp_text_reads_back_as_it_was_written(found):
     assert read_stamp_text(stamp_text(found)) == {path.encode("utf-8"): stamp for path, stamp in found.items()}
@@ -24,7 +30,7 @@ def test_the_notes_told_apart_are_those_whose_stamp_moved(before, data):
     after = dict(before)
     for path in data.draw(st.lists(st.sampled_from(sorted(before)), max_size=5) if before else st.just([])):
         after[path] = data.draw(stamps)
-    changed = changed_stamps(stamp_text(before), stamp_text(after))
+    changed = changed_stamps(_read_back(stamp_text(before)), stamp_text(after))
     ordered = sorted(after)
     assert changed is not None
     assert {ordered[at] for at in changed} == {path for path in after if before[path] != after[path]}
@@ -35,7 +41,7 @@ def test_notes_added_and_gone_are_lined_up_and_each_new_or_moved_one_told(before
     after = {path: stamp for path, stamp in before.items() if not data.draw(st.booleans(), label=f"drop {path!r}")}
     for path in data.draw(st.lists(paths, max_size=8)):
         after[path] = data.draw(stamps)
-    changed = changed_stamps(stamp_text(before), stamp_text(after), most=10_000)
+    changed = changed_stamps(_read_back(stamp_text(before)), stamp_text(after), most=10_000)
     ordered = sorted(after)
     assert changed is not None
     assert sorted(changed) == changed

@@ -39,7 +39,8 @@ __all__ = [
     "outline_keys",
     "patch_stamp_text",
     "read_stamp_text",
-    "stamp_halves",
+    "same_paths",
+    "stamp_cut",
     "stamp_paths",
     "stamp_writes",
     "unknown_stamps",
@@ -482,55 +483,65 @@ def stamp_text(stamps: dict) -> bytes:
     except UnicodeEncodeError:  # a name that is not UTF-8
         head = "\0".join(paths).encode("utf-8", "surrogatepass")
     text = head + b"\0\0" + numbers
-    _kept(text, head, numbers)  # its halves, for the comparison that follows (not found again in 6 MB)
+    _kept(text, len(head))  # where its halves meet, for the comparison that follows (not found again in 6 MB)
     return text
 
 
-# The last few stamp texts split (text, head, tail, paths or None), by
-# identity: an update and a health patch each split the same 100k notes'
-# texts (6 MB; finding the two NULs among the paths' NULs takes 6 ms a time).
-_SPLIT: list[list] = []
-_SPLIT_KEPT = 4
+# The last few stamp texts' cuts (text, where its two NULs are or -1, its
+# paths split or None), by identity: an update and a health patch each cut
+# the same 100k notes' texts (6 MB: finding the two NULs among the paths'
+# NULs takes 6 ms a time).  The halves are not kept (sliced when asked):
+# a large vault's peak memory is health's bound.
+_CUTS: list[list] = []
+_CUTS_KEPT = 3
 
 
-def _split(text: bytes, like: bytes | None = None) -> list:
-    """``[text, head, tail, paths or None]`` of a stamp text, from the kept
-    ones when it is one.  ``like``: the paths of another stamp text, likely
+def _cut_of(text: bytes, like: bytes | None = None) -> list:
+    """``[text, cut, paths or None]`` of a stamp text, from the kept ones
+    when it is one.  ``like``: another stamp text, whose paths are likely
     this one's too (the stored stamps, and the walk's): when ``text``
-    starts with them and the two NULs, that is where they are (no path is
-    empty: two NULs cannot come earlier, nor straddle the end of them)."""
-    for entry in _SPLIT:
+    starts with them and then the two NULs, that is where they are (no
+    path is empty: two NULs cannot come earlier, nor straddle the end of
+    them)."""
+    for entry in _CUTS:
         if entry[0] is text:
             return entry
-    cut = len(like) if like is not None and text.startswith(like) and text.startswith(b"\0\0", len(like)) else -1
-    if cut >= 0:
-        head, tail = like, text[cut + 2 :]
-    else:
-        head, _, tail = text.partition(b"\0\0")
-    return _kept(text, head, tail)
+    cut = -1
+    if like is not None:
+        k = _cut_of(like)[1]
+        if k >= 0 and text.startswith(b"\0\0", k) and memoryview(text)[:k] == memoryview(like)[:k]:
+            cut = k
+    return _kept(text, text.find(b"\0\0") if cut < 0 else cut)
 
 
-def _kept(text: bytes, head: bytes, tail: bytes) -> list:
-    entry = [text, head, tail, None]
-    _SPLIT.insert(0, entry)
-    del _SPLIT[_SPLIT_KEPT:]
+def _kept(text: bytes, cut: int) -> list:
+    entry = [text, cut, None]
+    _CUTS.insert(0, entry)
+    del _CUTS[_CUTS_KEPT:]
     return entry
 
 
-def stamp_halves(text: bytes) -> tuple[bytes, bytes]:
-    """``(paths, stamps)`` of a :func:`stamp_text`: the bytes before its two
-    NULs and after them (``text`` itself and empty bytes when it has none)."""
-    entry = _split(text)
-    return entry[1], entry[2]
+def stamp_cut(text: bytes) -> int:
+    """Where a :func:`stamp_text`'s paths end (the offset of its two NULs;
+    its stamps start two bytes on), or -1 when it has none."""
+    return _cut_of(text)[1]
+
+
+def same_paths(old: bytes, new: bytes) -> bool:
+    """Whether two stamp texts hold the same paths (compared in place: the
+    paths are 4 MB at 100k notes)."""
+    cut, cut_now = _cut_of(old, new)[1], _cut_of(new)[1]
+    return cut == cut_now >= 0 and old.startswith(memoryview(new)[:cut])
 
 
 def stamp_paths(text: bytes) -> list[bytes]:
     """The paths of a :func:`stamp_text`, as UTF-8 bytes in its order (a
     new list each call: the caller may change it)."""
-    entry = _split(text)
-    if entry[3] is None:
-        entry[3] = entry[1].split(b"\0") if entry[1] else []
-    return list(entry[3])
+    entry = _cut_of(text)
+    if entry[2] is None:
+        head = text if entry[1] < 0 else text[: entry[1]]
+        entry[2] = head.split(b"\0") if head else []
+    return list(entry[2])
 
 
 def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
@@ -549,8 +560,7 @@ def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
     last = _LAST_CHANGED
     if last and last[1] is new and (last[2] == most or last[3]) and (last[0] is old or last[0] == old):
         return None if last[4] is None else list(last[4])
-    head_now = stamp_halves(new)[0]
-    same = _split(old, head_now)[1] == head_now  # the same notes: ``most`` does not matter
+    same = same_paths(old, new)  # ``most`` then does not matter
     found = _changed_stamps(old, new, most)
     _LAST_CHANGED[:] = [old, new, most, same, found]
     return None if found is None else list(found)
@@ -560,9 +570,10 @@ _LAST_CHANGED: list = []  # [old, new, most, the same notes in both, the answer]
 
 
 def _changed_stamps(old: bytes, new: bytes, most: int) -> list[int] | None:
-    head, tail = stamp_halves(old)
-    head_now, tail_now = stamp_halves(new)
-    if head == head_now:
+    cut, cut_now = _cut_of(old, new)[1], _cut_of(new)[1]
+    tail = old[cut + 2 :] if cut >= 0 else b""
+    tail_now = new[cut_now + 2 :] if cut_now >= 0 else b""
+    if same_paths(old, new):
         paths = paths_now = None
         count = len(tail) // 24
     else:
@@ -576,10 +587,10 @@ def _changed_stamps(old: bytes, new: bytes, most: int) -> list[int] | None:
     if len(tail) != count * 24 or len(tail_now) != (count if paths is None else len(paths_now)) * 24:
         return None
     if paths is None:
-        return _differing(memoryview(tail), memoryview(tail_now), 0, 0, count)
+        return _differing(tail, tail_now, 0, 0, count)
     added = sorted(bisect.bisect_left(paths_now, p) for p in came)  # positions in new (both lists sorted)
     gone = sorted(bisect.bisect_left(paths, p) for p in went)  # positions in old
-    one, two = memoryview(tail), memoryview(tail_now)
+    one, two = tail, tail_now
     changed: list[int] = []
     i = j = 0
     while i < len(paths_now):
@@ -600,13 +611,14 @@ def _changed_stamps(old: bytes, new: bytes, most: int) -> list[int] | None:
     return changed
 
 
-def _differing(one: memoryview, two: memoryview, start_one: int, start_two: int, count: int) -> list[int]:
+def _differing(one: bytes, two: bytes, start_one: int, start_two: int, count: int) -> list[int]:
     """The positions ``start_two + k`` (``k < count``) where note
     ``start_one + k`` of ``one`` and ``start_two + k`` of ``two`` (packed
     stamps, 24 bytes each) differ, found by comparing blocks of 256 notes,
     then the blocks of 16 of each that differs, then the notes of those
-    (1% of 100,000 notes changed, spread out: every block of 256 differs,
-    and note by note they took 30 ms)."""
+    (1% of 100,000 notes changed, spread out: every block of 256 differs).
+    Slices of bytes, not of a memoryview: a memoryview compares byte by
+    byte (1% changed at 100k: 30 ms against 3)."""
     found = []
     for k in range(0, count, 256):
         n = min(256, count - k)
@@ -681,15 +693,17 @@ def unknown_stamps(text: bytes) -> list[int]:
     holds under the unknown stamp ``(-1, -1, -1)``: read within a clock
     tick of a change (racily clean), so what was read of them may not be
     what they hold now, even while the stamp stays the same."""
-    data = stamp_halves(text)[1]
-    found, at = [], 0
+    start = stamp_cut(text) + 2
+    if start < 2:
+        return []
+    found, at = [], start
     mark = b"\xff" * 24
     while True:
-        at = data.find(mark, at)
+        at = text.find(mark, at)
         if at < 0:
             return found
-        if at % 24 == 0:
-            found.append(at // 24)
+        if (at - start) % 24 == 0:
+            found.append((at - start) // 24)
             at += 24
         else:
             at += 1
@@ -747,7 +761,8 @@ def read_stamp_text(text: bytes) -> dict[bytes, tuple[int, int, int]]:
     """``{path (UTF-8 bytes): (size, mtime_ns, ctime_ns)}`` of a
     :func:`stamp_text`; as far as it goes for a text cut short or damaged
     (a stored text is never trusted further than it reads)."""
-    head, tail = stamp_halves(text)
+    cut = stamp_cut(text)
+    tail = text[cut + 2 :] if cut >= 0 else b""
     numbers = array("q")
     numbers.frombytes(tail[: len(tail) - len(tail) % 8])
     if sys.byteorder == "big":

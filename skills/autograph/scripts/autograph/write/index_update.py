@@ -21,7 +21,7 @@ import sqlite3
 import time
 
 from ..read.identity import NOT_DIGITS
-from ..read.index import changed_stamps, patch_stamp_text, stamp_halves, stamp_paths, stamp_text, stamp_writes
+from ..read.index import changed_stamps, patch_stamp_text, same_paths, stamp_paths, stamp_text, stamp_writes
 from ..read.namekeys import nicknames_of, nicknames_stamp, stored_keys
 from ..read.searchdoc import COLUMNS, document, name_key
 from .sqlrows import execute_in, rows_in
@@ -512,7 +512,7 @@ def _delta(stored, text: bytes) -> tuple[list[str], list[str], list[int]] | None
     if positions is None:
         return None
     paths_now = stamp_paths(text)
-    same = stamp_halves(stored)[0] == stamp_halves(text)[0]
+    same = same_paths(stored, text)
     gone = [] if same else sorted(set(stamp_paths(stored)).difference(paths_now))
     changed = [paths_now[at] for at in positions]
     decoded = [p.decode("utf-8", "surrogatepass") for p in changed]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from ..read.index import stamp_halves
+from ..read.index import stamp_cut
 from .sqlrows import rows_in
 
 __all__ = ["Base", "Pending", "facts_of", "linked_from", "load_base", "save_base", "sharing_a_name"]
@@ -178,7 +178,9 @@ def save_base(con: sqlite3.Connection, base: Base, facts, whole: bool, stored: b
         else:
             con.executemany("INSERT OR REPLACE INTO health_facts VALUES (?, ?)", facts)
         if in_place:  # the same notes: the stamps that moved written in place (a few pages, not megabytes)
-            start = len(stamp_halves(base.stamps)[0]) + 2
+            start = stamp_cut(base.stamps) + 2
+            if start < 2:
+                raise ValueError("the base's stamps do not read as a stamp text")
             with con.blobopen("health_base", "value", row[0]) as blob:
                 for at in moved[0]:
                     offset = start + 24 * at
