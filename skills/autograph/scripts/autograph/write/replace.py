@@ -28,7 +28,6 @@ import re
 import stat
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..read.jsonfile import file_kind
@@ -217,18 +216,17 @@ def rename_noreplace(a: str, b: str) -> bool:
     return True
 
 
-@dataclass
 class Swap:
     """A replaced file whose old version is still open (``fd``) and, where
     the swap was an exchange, still linked at ``held`` (a temporary name
-    beside it), to look for late writes."""
+    beside it), to look for late writes; ``meta``: ``(mode, uid, gid)`` of
+    the old file when it was checked.  (A plain class: ``dataclasses``
+    imports ``inspect``, 4 ms of every command's start.)"""
 
-    target: Path
-    fd: int
-    before: bytes
-    after: bytes
-    held: str | None
-    meta: tuple = ()  # (mode, uid, gid) of the old file when it was checked
+    __slots__ = ("target", "fd", "before", "after", "held", "meta")
+
+    def __init__(self, target: Path, fd: int, before: bytes, after: bytes, held: str | None, meta: tuple = ()):
+        self.target, self.fd, self.before, self.after, self.held, self.meta = target, fd, before, after, held, meta
 
 
 class LateWrite(Exception):
@@ -451,15 +449,15 @@ def replace_file(
             raise Conflict(outcome.message)
 
 
-@dataclass
 class _Settled:
     """How a late write was kept: ``message`` for the report, ``copies``
     (where other versions were saved), ``kept_ours``: the bytes of ours now
     in the file (merged or as written), or None when theirs was put back."""
 
-    message: str
-    copies: list[str]
-    kept_ours: bytes | None
+    __slots__ = ("message", "copies", "kept_ours")
+
+    def __init__(self, message: str, copies: list[str], kept_ours: bytes | None):
+        self.message, self.copies, self.kept_ours = message, copies, kept_ours
 
 
 def _settle(late: LateWrite, save) -> _Settled:
