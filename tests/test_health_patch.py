@@ -230,6 +230,29 @@ def test_a_link_moves_the_memory_section_only_where_a_finding_reads_it(make_vaul
         index_file.close_all()
 
 
+def test_where_links_lead_counts_the_same_resolved_now_or_read_back(make_vault, monkeypatch):
+    """A file that comes makes the links of its name resolved again: the
+    report computed whole then reads those notes' links resolved now, a
+    later patch reads them back from the index file.  A card of a name pair
+    (its links count in the memory section) edited in its text alone must
+    patch the section, not compute it whole."""
+    path = "people/Robert Stone.md"
+    root = make_vault({**BASE, path: "---\ntype: person\n---\nRobert. [[plan.pdf]] [[n07]]\n"})
+    calls = _patches(monkeypatch)
+    sections = _whole_sections(monkeypatch)
+    try:
+        _report(root)
+        (root / "plan.pdf").write_bytes(b"%PDF")  # the link now leads somewhere: resolved again
+        _report(root)
+        sections.clear()
+        _apply(root, [(path, "append", path)])
+        patched = _report(root)
+        assert patched == _whole(root)
+        assert calls[-1] == [path] and sections == []
+    finally:
+        index_file.close_all()
+
+
 def test_a_body_edit_of_a_ranked_card_reorders_its_group(make_vault):
     """An identity group's cards rank by their bodies' length among other
     things (dedup): a body edit alone must not keep the old memory section."""

@@ -500,7 +500,7 @@ def _context(parts: list, vault: Vault, schema: Schema) -> str:
     from ..write.index_update import files_key
 
     key = _digest(parts)
-    key.update(b"\0files\0" + files_key(vault).encode())  # the update took it: the list is hashed once a run
+    key.update(b"\0files\0" + files_key(vault).encode())  # a digest of every path; the update took it already
     key.update(b"\0generated\0" + "\0".join(sorted(vault.generated_mocs(schema))).encode("utf-8", "surrogatepass"))
     return key.hexdigest()
 

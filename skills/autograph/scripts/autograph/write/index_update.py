@@ -131,9 +131,10 @@ def stamps_of(vault) -> dict[str, tuple[int, int, int]]:
 
 
 def _attachments(vault) -> str:
-    """The vault's other files (not notes), one a line: a link can resolve
-    to one instead of a note (``[[x.png]]``), so their set is kept."""
-    return "\n".join(path for path in vault.files if not path.endswith(".md"))
+    """The vault's other files (not notes), NUL-separated (a name may hold a
+    line break, none a NUL): a link can resolve to one instead of a note
+    (``[[x.png]]``), so their set is kept."""
+    return "\0".join(path for path in vault.files if not path.endswith(".md"))
 
 
 PARALLEL_MIN = 1000  # notes to read before forked readers pay for their start
@@ -466,18 +467,19 @@ def state_of(text: bytes, files: str) -> str:
 
 
 def files_key(vault) -> str:
-    """The vault's file list as one short key (its length and CRC-32):
-    where links resolve holds while it is the same.  Taken once per file
-    list (a vault's is never changed in place; a view with a file added
-    has its own): an update and a health report both ask, and at 100k
-    files it is 15 ms."""
+    """The vault's file list as one short key (its length and 128 bits of
+    a SHA-256 digest of the paths, NUL-separated): where links resolve holds while it
+    is the same, and a health report is patched only on the list it was
+    made on.  Taken once per file list (a vault's is never changed in
+    place; a view with a file added has its own): an update and a health
+    report both ask."""
     global _FILES_KEY
     if _FILES_KEY is not None and _FILES_KEY[0] is vault.files:
         return _FILES_KEY[1]
-    import zlib  # hashlib costs more to import
+    import hashlib
 
-    listing = "\n".join(vault.files).encode("utf-8", "surrogateescape")
-    key = f"{len(vault.files)}:{zlib.crc32(listing):08x}"
+    listing = "\0".join(vault.files).encode("utf-8", "surrogateescape")
+    key = f"{len(vault.files)}:{hashlib.sha256(listing).hexdigest()[:32]}"  # (SHA-256: twice BLAKE2's speed here)
     _FILES_KEY = (vault.files, key)
     return key
 
@@ -525,7 +527,19 @@ def _update(
     """See :func:`_refresh`.  ``taken``: stamps unknown in ``current``, each
     note's put there as it is read (a note gone meanwhile is left out).
     ``delta``: ``(changed, gone)`` already known (:func:`_delta`; then
-    ``current`` is None and the rows are not all read)."""
+    ``current`` is None and the rows are not all read).  Forked readers it
+    started are stopped and reaped if anything fails before they are done."""
+    readers: list = []
+    try:
+        _update_rows(index, vault, schema, current, files, taken, delta, readers)
+    except BaseException:
+        for started in readers:
+            started.close()
+        raise
+
+
+def _update_rows(index, vault, schema, current, files: str, taken, delta, readers: list) -> None:
+    """:func:`_update`'s work; each reader it starts goes to ``readers``."""
     con = index.con
     if delta is None:
         before = {row[0]: row for row in con.execute("SELECT path, size, mtime, ctime FROM docs")}
@@ -566,7 +580,7 @@ def _update(
     if built:
         moved = {name_key(path) for path in changed if path not in before} | {name_key(path) for path in gone}
         if stored_files != files:
-            was, is_ = set(stored_files.split("\n")) - {""}, set(files.split("\n")) - {""}
+            was, is_ = set(stored_files.split("\0")) - {""}, set(files.split("\0")) - {""}
             moved |= {name_key(path) for path in was ^ is_}
     if stored_files != files:
         con.execute("UPDATE meta SET value = ? WHERE key = 'files'", (files,))
@@ -606,45 +620,42 @@ def _update(
         started = None
     if started is None:
         started = start_reading(vault, changed, schema, known)
-    try:
-        held_counts = "SELECT id, hub, inlinks, near_hub FROM docs WHERE id IN ({marks})"
-        for doc_id, *held_row in rows_in(con, held_counts, old_ids):
-            was[doc_id] = tuple(held_row)
-        if lazy:  # their names and name keys, kept too when they are the same
-            for table, column, into in (("names", "name", stored_names), ("variants", "key", stored_keys)):
-                for value, doc_id in rows_in(con, f"SELECT {column}, id FROM {table} WHERE id IN ({{marks}})", old_ids):
-                    into.setdefault(doc_id, []).append((value, doc_id))
-            for into in (stored_names, stored_keys):
-                for rows in into.values():
-                    rows.sort()
-        con.executemany("DELETE FROM docs WHERE id = ?", old)
-        gone_ids = [(ids[path],) for path in gone if path in before]
-        con.executemany("DELETE FROM links WHERE src = ?", gone_ids if lazy else old)
-        con.executemany("DELETE FROM fts WHERE rowid = ?", old)
-        con.executemany("DELETE FROM names WHERE id = ?", gone_ids if lazy else old)
-        con.executemany("DELETE FROM variants WHERE id = ?", gone_ids if lazy else old)
-        for path in gone:
-            ids[path] = None
-        index.removed = len(gone)
-        if built:
-            # where the links of the notes not read again lead: still true unless
-            # a file of a name they use came or went (then resolved when asked)
-            # ("targets": the file list they were resolved against; every update and save sets it)
-            if con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone() is None:
-                con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
-            elif moved:
-                forget = "UPDATE docs SET targets = NULL WHERE id IN (SELECT src FROM links WHERE name IN ({marks}))"
-                execute_in(con, forget, sorted(moved))
-        rows = []  # links of other notes whose name a file that came or went has
-        if moved and built:
-            query = "SELECT l.rowid, s.path, l.target, l.dst FROM links l JOIN docs s ON s.id = l.src WHERE l.name IN"
-            rows = list(rows_in(con, query + " ({marks})", sorted(moved)))
-        relinks = [(target, source) for _, source, target, _ in rows]
-        resolver, results = _documents(vault, changed, schema, known, started, relinks)
-    except BaseException:
-        if started is not None:
-            started.close()
-        raise
+    if started is not None:
+        readers.append(started)
+    held_counts = "SELECT id, hub, inlinks, near_hub FROM docs WHERE id IN ({marks})"
+    for doc_id, *held_row in rows_in(con, held_counts, old_ids):
+        was[doc_id] = tuple(held_row)
+    if lazy:  # their names and name keys, kept too when they are the same
+        for table, column, into in (("names", "name", stored_names), ("variants", "key", stored_keys)):
+            for value, doc_id in rows_in(con, f"SELECT {column}, id FROM {table} WHERE id IN ({{marks}})", old_ids):
+                into.setdefault(doc_id, []).append((value, doc_id))
+        for into in (stored_names, stored_keys):
+            for rows in into.values():
+                rows.sort()
+    con.executemany("DELETE FROM docs WHERE id = ?", old)
+    gone_ids = [(ids[path],) for path in gone if path in before]
+    con.executemany("DELETE FROM links WHERE src = ?", gone_ids if lazy else old)
+    con.executemany("DELETE FROM fts WHERE rowid = ?", old)
+    con.executemany("DELETE FROM names WHERE id = ?", gone_ids if lazy else old)
+    con.executemany("DELETE FROM variants WHERE id = ?", gone_ids if lazy else old)
+    for path in gone:
+        ids[path] = None
+    index.removed = len(gone)
+    if built:
+        # where the links of the notes not read again lead: still true unless
+        # a file of a name they use came or went (then resolved when asked)
+        # ("targets": the file list they were resolved against; every update and save sets it)
+        if con.execute("SELECT value FROM meta WHERE key = 'targets'").fetchone() is None:
+            con.execute("UPDATE docs SET targets = NULL WHERE targets IS NOT NULL")
+        elif moved:
+            forget = "UPDATE docs SET targets = NULL WHERE id IN (SELECT src FROM links WHERE name IN ({marks}))"
+            execute_in(con, forget, sorted(moved))
+    rows = []  # links of other notes whose name a file that came or went has
+    if moved and built:
+        query = "SELECT l.rowid, s.path, l.target, l.dst FROM links l JOIN docs s ON s.id = l.src WHERE l.name IN"
+        rows = list(rows_in(con, query + " ({marks})", sorted(moved)))
+    relinks = [(target, source) for _, source, target, _ in rows]
+    resolver, results = _documents(vault, changed, schema, known, started, relinks)
     if rows:
         resolver = resolver or vault.resolver_for(relinks)
         updates = []
