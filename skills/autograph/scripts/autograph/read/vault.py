@@ -62,7 +62,7 @@ def read_note(root, path: str, limit: int | None = None):
 _read_note = None
 
 
-def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
+def walk(root: Path, stamps: dict | None = None, notes: list | None = None) -> tuple[list[str], list[str]]:
     """Every file of the vault at ``root``: ``(paths, warnings)``.
 
     Paths are vault-relative with ``/``, sorted; warnings name what was
@@ -74,7 +74,9 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
 
     ``stamps``, when given, receives ``path: (size, mtime_ns, ctime_ns)``
     of each note (``.md``) found, stat'ed during the walk (through a
-    symlink: of its target); a note whose stat fails has none.
+    symlink: of its target); a note whose stat fails has none.  ``notes``,
+    when given, receives the notes among the paths, sorted (what
+    :attr:`Vault.notes` would filter them for: 100k paths, 6 ms).
     """
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
@@ -116,7 +118,11 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
                         continue
                     seen.add(real)
                 files.append(path)
-                if stamps is not None and path.endswith(".md"):
+                if (stamps is not None or notes is not None) and path.endswith(".md"):
+                    if notes is not None:
+                        notes.append(path)
+                    if stamps is None:
+                        continue
                     try:
                         info = entry.stat(follow_symlinks=False)
                     except OSError:
@@ -155,9 +161,14 @@ def walk(root: Path, stamps: dict | None = None) -> tuple[list[str], list[str]]:
             elif real not in seen_files:
                 seen_files.add(real)
                 files.append(path)
-                if stamps is not None and path.endswith(".md"):
-                    stamps[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+                if path.endswith(".md"):
+                    if notes is not None:
+                        notes.append(path)
+                    if stamps is not None:
+                        stamps[path] = (info.st_size, info.st_mtime_ns, info.st_ctime_ns)
     files.sort()
+    if notes is not None:
+        notes.sort()
     return files, warnings
 
 
@@ -255,10 +266,20 @@ class Vault:
         taken during the walk, kept in ``on_disk["stamps"]``."""
         path = cls.check_folder(root)
         taken: dict | None = {} if stamps else None
-        files, warnings = walk(path, taken)
-        vault = cls(path, files, warnings)
+        vault = cls.walked(path, taken)
         if taken is not None:
             vault.on_disk["stamps"] = taken
+        return vault
+
+    @classmethod
+    def walked(cls, root: Path, stamps: dict | None) -> Vault:
+        """The vault at folder ``root`` as :func:`walk` finds it, its notes
+        listed during the walk; ``stamps``: a dict the walk fills with every
+        note's stamp, or None."""
+        notes: list[str] = []
+        files, warnings = walk(root, stamps, notes)
+        vault = cls(root, files, warnings)
+        vault._note_list = (files, notes)
         return vault
 
     def with_text(self, path: str, data: bytes) -> Vault:

@@ -632,12 +632,11 @@ def open_vault(root):
     None when the vault has no index file: it is built from nothing, and
     each note's stamp is taken as it is read (a stat of every note in the
     walk costs a fifth of reading them all)."""
-    from ..read.vault import Vault, walk
+    from ..read.vault import Vault
 
     path = Vault.check_folder(root)
     stamps = {} if _existing(path) is not None else None
-    files, warnings = walk(path, stamps)
-    return Vault(path, files, warnings), stamps
+    return Vault.walked(path, stamps), stamps
 
 
 class _Rows:
