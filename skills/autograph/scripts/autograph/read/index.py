@@ -530,7 +530,7 @@ def _cut_of(text: bytes, like: bytes | None = None) -> list:
     cut = -1
     if like is not None:
         k = _cut_of(like)[1]
-        if k >= 0 and text.startswith(b"\0\0", k) and memoryview(text)[:k] == memoryview(like)[:k]:
+        if k >= 0 and text.startswith(b"\0\0", k) and text.startswith(memoryview(like)[:k]):
             cut = k
     return _kept(text, text.find(b"\0\0") if cut < 0 else cut)
 
@@ -582,7 +582,7 @@ def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
     if last and last[1] is new and (last[2] == most or last[3]) and (last[0] is old or last[0] == old):
         return None if last[4] is None else list(last[4])
     same = same_paths(old, new)  # ``most`` then does not matter
-    found = _changed_stamps(old, new, most)
+    found = _changed_stamps(old, new, most, same)
     _LAST_CHANGED[:] = [old, new, most, same, found]
     return None if found is None else list(found)
 
@@ -590,11 +590,11 @@ def changed_stamps(old: bytes, new: bytes, most: int = 64) -> list[int] | None:
 _LAST_CHANGED: list = []  # [old, new, most, the same notes in both, the answer]
 
 
-def _changed_stamps(old: bytes, new: bytes, most: int) -> list[int] | None:
-    cut, cut_now = _cut_of(old, new)[1], _cut_of(new)[1]
+def _changed_stamps(old: bytes, new: bytes, most: int, same: bool) -> list[int] | None:
+    cut, cut_now = _cut_of(old)[1], _cut_of(new)[1]
     tail = old[cut + 2 :] if cut >= 0 else b""
     tail_now = new[cut_now + 2 :] if cut_now >= 0 else b""
-    if same_paths(old, new):
+    if same:
         paths = paths_now = None
         count = len(tail) // 24
     else:
