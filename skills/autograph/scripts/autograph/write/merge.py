@@ -275,13 +275,15 @@ def _grow(mine: list[str], theirs: list[str], elsewhere: set[str]) -> list[str]:
     """The paragraph ``mine`` with the lines ``theirs`` adds to it, placed as
     in ``theirs`` (``mine`` is a subsequence of ``theirs``); an added line
     already in ``elsewhere`` (another paragraph of the card, or a list item
-    it holds) is left out.  A list grows at its end: when ``mine`` and the
+    it holds) or in ``mine`` itself is left out (a line is held once,
+    wherever: a second merge with the same copy then adds nothing).  A list grows at its end: when ``mine`` and the
     added lines are all list items, they follow ``mine`` (the card's items
     first, as a merge joins lists).  Every line ends as ``mine`` ends its
     lines; the last as ``mine``'s last."""
     newline = next((line[len(line.rstrip("\r\n")) :] for line in mine if line.endswith("\n")), "\n")
     ending = mine[-1][len(mine[-1].rstrip("\r\n")) :]
     out, added, at = [], [], 0
+    elsewhere = elsewhere | {_key(line) for line in mine}
     for line in theirs:
         if at < len(mine) and _key(line) == _key(mine[at]):
             out.append(mine[at].rstrip("\r\n"))
