@@ -27,6 +27,8 @@ from hypothesis import strategies as st
 # (script, arguments before the common options, "read" | "write"): every
 # subcommand of every script that works on a vault.  Note arguments are
 # names or vault paths that exist in the example vault.
+# a date for the commands that write one: two runs compared across midnight would differ
+DAY = ["--today", "2026-12-05"]
 COMMANDS = [
     ("graph.py", ["health"], "read"),
     ("graph.py", ["backlinks", "Dana Reyes"], "read"),
@@ -38,15 +40,15 @@ COMMANDS = [
     ("search.py", ["Dana"], "read"),
     ("check.py", [], "read"),
     ("doctor.py", [], "read"),
-    ("card.py", ["new", "person", "Zoe Tester", "description=A tester", "status=active"], "write"),
-    ("card.py", ["set", "Dana Reyes", "role=COO"], "write"),
-    ("card.py", ["log", "Dana Reyes", "Met", "again"], "write"),
-    ("card.py", ["link", "Dana Reyes", "Acme Robotics"], "write"),
-    ("card.py", ["retire", "Ben Carter", "--by", "Dana Reyes"], "write"),
-    ("card.py", ["remember", "person", "Zoe Tester", "description=A tester", "status=active"], "write"),
+    ("card.py", ["new", "person", "Zoe Tester", "description=A tester", "status=active", *DAY], "write"),
+    ("card.py", ["set", "Dana Reyes", "role=COO", *DAY], "write"),
+    ("card.py", ["log", "Dana Reyes", "Met", "again", *DAY], "write"),
+    ("card.py", ["link", "Dana Reyes", "Acme Robotics", *DAY], "write"),
+    ("card.py", ["retire", "Ben Carter", "--by", "Dana Reyes", *DAY], "write"),
+    ("card.py", ["remember", "person", "Zoe Tester", "description=A tester", "status=active", *DAY], "write"),
     ("card.py", ["show", "Dana Reyes"], "read"),
-    ("card.py", ["batch"], "write"),
-    ("card.py", ["redact", "Dana Reyes", "role"], "write"),
+    ("card.py", ["batch", *DAY], "write"),
+    ("card.py", ["redact", "Dana Reyes", "role", *DAY], "write"),
     ("daily.py", ["extract", "--all"], "read"),
     ("daily.py", ["mark", "--date", "2026-11-24"], "write"),
     ("dedup.py", [], "write"),
