@@ -61,6 +61,41 @@ print(count)
 """
 
 
+# The search columns' floor: the read floor, then every note's name and text
+# inserted into an FTS5 table of the index's columns and tokenizer, in one
+# transaction with automerge off (as the index's bulk build), by this one
+# process (one SQLite writer).  argv: the vault, the table's column list, the
+# database file to create (removed first).  No cold ``health`` that fills the
+# search columns, so that the first search after it parses nothing, can run
+# in less than this.
+FTS_FLOOR = r"""
+import os, sqlite3, sys
+root, columns, db = sys.argv[1:4]
+for suffix in ("", "-journal", "-wal", "-shm"):
+    if os.path.exists(db + suffix):
+        os.remove(db + suffix)
+con = sqlite3.connect(db)
+con.execute("PRAGMA journal_mode = WAL")
+con.execute("PRAGMA synchronous = OFF")
+con.execute(f"CREATE VIRTUAL TABLE fts USING fts5({columns}, tokenize='unicode61 remove_diacritics 2')")
+con.execute("INSERT INTO fts (fts, rank) VALUES ('automerge', 0)")
+
+
+def notes():
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".md") and not name.startswith("."):
+                with open(os.path.join(folder, name), "rb") as handle:
+                    yield name[:-3], handle.read().decode("utf-8", "replace")
+
+
+with con:
+    con.executemany("INSERT INTO fts (title, body) VALUES (?, ?)", notes())
+print(con.execute("SELECT count(*) FROM fts").fetchone()[0])
+"""
+
+
 def bench_env(tmp: str | Path) -> dict[str, str]:
     """The environment of the timed processes.
 
