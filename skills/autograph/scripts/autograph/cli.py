@@ -639,7 +639,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     try:
         if hasattr(args, "_vault_from"):
             locate(args, parser.prog)
-        return int(func(args) or 0)
+        return _call(func, args)
     except _raised("schema.model", "SchemaError") as exc:
         found = getattr(args, "_vault_how", "") == "found" and getattr(args, "schema", None) is None
         hint = f" (the vault {args.vault} was found by searching upward; name yours with --vault)" if found else ""
@@ -693,6 +693,21 @@ def _intermixed(command: argparse.ArgumentParser, args, extra: list[str]) -> lis
         return extra
     setattr(args, last.dest, list(getattr(args, last.dest, None) or []) + extra)
     return []
+
+
+def _call(func, args) -> int:
+    """``func(args)``, and once more when it found an index file damaged
+    where opening it does not look (:func:`index_file.discard_damaged`
+    sets the file aside; the second call builds it again and warns), unless
+    the first call began writing to the vault."""
+    try:
+        return int(func(args) or 0)
+    except Exception as exc:
+        index_file = sys.modules.get(f"{__package__}.write.index_file")  # loaded only if the run used it
+        store = sys.modules.get(f"{__package__}.write.store")
+        if index_file is None or (store is not None and store.applied()) or not index_file.discard_damaged(exc):
+            raise
+    return int(func(args) or 0)
 
 
 def _raised(module: str, *names: str) -> tuple[type[BaseException], ...]:

@@ -44,6 +44,7 @@ note is indexed, so a query finds them with one scan of that column.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -287,6 +288,12 @@ def search(
         f"SELECT fts.rowid, bm25(fts, {_WEIGHTS}) AS rank FROM fts{join} WHERE fts MATCH ?{where} ORDER BY rank LIMIT ?"
     )
     depth = min(limit, 1 << 40) * RERANK_DEPTH  # SQLite takes no integer past 2**63
+    with _snapshot(index.con):  # another process's update between two statements: a row gone, not damage
+        return _ranked(index, vault, schema, text, query, sql, where, params, depth, limit, raw, snippets)
+
+
+def _ranked(index, vault, schema, text, query, sql, where, params, depth, limit, raw, snippets) -> list[Hit]:
+    """:func:`search`'s hits, from the FTS5 query ``sql`` (over ``query``)."""
     try:
         narrow = None if raw else _without_common(index.con, text)
         rows = _best(index.con, sql, narrow, params, depth) if narrow else []
@@ -311,6 +318,30 @@ def search(
         _hit(index, vault, doc_id, score, bm, rel, terms, snippets, doc_id in exact)
         for doc_id, score, bm, rel in ranked
     ]
+
+
+@contextlib.contextmanager
+def _snapshot(con):
+    """One read transaction over the statements within: they see one state
+    of the index, whatever another process commits meanwhile (WAL)."""
+    began = not con.in_transaction
+    if began:
+        con.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if began and con.in_transaction:
+            try:
+                con.execute("COMMIT")
+            except sqlite3.Error:
+                pass  # a read transaction: nothing to keep
+
+
+def _missing(what: str, doc_id) -> sqlite3.DatabaseError:
+    """The error of an index whose tables disagree (read in one snapshot):
+    damage, which the command answers by building the index again
+    (:func:`index_file.discard_damaged`)."""
+    return sqlite3.DatabaseError(f"the index is malformed: note {doc_id} has no row in {what}")
 
 
 def _named(con, text: str, where: str, params: list) -> set[int]:
@@ -393,6 +424,8 @@ def rerank(index: Index, schema, rows, vault=None, exact=frozenset()) -> list[tu
     found = con.execute(
         f"SELECT id, path, hub, superseded, props, inlinks, near_hub FROM docs WHERE id IN ({marks})", list(bm25)
     ).fetchall()
+    if len(found) != len(bm25):
+        raise _missing("docs", min(set(bm25) - {row[0] for row in found}))
     out = []
     clock = cards = None
     paths = {row[0]: row[1] for row in found}
@@ -448,10 +481,12 @@ def _word_pattern(word: str) -> str:
 
 def _hit(index, vault, doc_id, score, bm, rel, terms, snippets, exact=False) -> Hit:
     con = index.con
-    path, title, kind, status, inlinks, body_line = con.execute(
-        "SELECT path, title, type, status, inlinks, body_line FROM docs WHERE id = ?", (doc_id,)
-    ).fetchone()
+    row = con.execute("SELECT path, title, type, status, inlinks, body_line FROM docs WHERE id = ?", (doc_id,))
+    row = row.fetchone()
     cols = con.execute(f"SELECT {', '.join(COLUMNS)} FROM fts WHERE rowid = ?", (doc_id,)).fetchone()
+    if row is None or cols is None:
+        raise _missing("docs" if row is None else "fts", doc_id)
+    path, title, kind, status, inlinks, body_line = row
     # a term matches a column when each of its words is a word of the column
     # (a CJK term: is in it); searched for, not every word of a long body listed
     wanted = [[re.compile(_word_pattern(w)) for w in (_WORD.findall(t) if not has_cjk(t) else [t])] for t in terms]

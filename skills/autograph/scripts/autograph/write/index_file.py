@@ -52,6 +52,7 @@ __all__ = [
     "check_sqlite",
     "close_all",
     "describe",
+    "discard_damaged",
     "lookup",
     "note_index",
     "open_index",
@@ -158,11 +159,20 @@ class Index:
 _SHAPE = (
     "SELECT key, value FROM meta LIMIT 0",
     "SELECT id, path, size, mtime, ctime, title, names, type, status, hub, superseded, props, body_line, unreadable, "
-    "inlinks, near_hub, summary, targets, probe, digits, history "
+    "inlinks, near_hub, summary, targets, probe, digits, history, vkeys "
     "FROM docs LIMIT 0",
     "SELECT src, target, name, dst FROM links LIMIT 0",
+    "SELECT name, id FROM names LIMIT 0",
+    "SELECT key, id FROM variants LIMIT 0",
     f"SELECT rowid, {', '.join(COLUMNS)} FROM fts WHERE fts MATCH 'x' LIMIT 0",
+    # FTS5's shadow tables: a query reads them, a prepared MATCH does not
+    "SELECT id, block FROM fts_data LIMIT 0",
+    "SELECT segid, term, pgno FROM fts_idx LIMIT 0",
+    "SELECT id, sz FROM fts_docsize LIMIT 0",
+    "SELECT k, v FROM fts_config LIMIT 0",
+    f"SELECT id, {', '.join(f'c{n}' for n in range(len(COLUMNS)))} FROM fts_content LIMIT 0",
 )
+_TABLES = ("meta", "docs", "links", "names", "variants")  # ours (fts is a virtual table)
 
 
 def _create(con: sqlite3.Connection, schema) -> None:
@@ -181,26 +191,34 @@ def _create(con: sqlite3.Connection, schema) -> None:
 
 
 def _why_rebuild(con: sqlite3.Connection, schema) -> str | None:
-    tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-    if not tables:
+    """Why the open file must be built again (``"new"``, ``"incomplete"``,
+    ``"index version"``), else None.  Raises :class:`sqlite3.DatabaseError`
+    for a damaged file (:func:`_damaged`), which is then replaced."""
+    kinds = dict(con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view')"))
+    if not kinds:
         return "new"
-    if not {"meta", "docs", "links", "fts"} <= tables:
+    if not {"meta", "docs", "links", "fts"} <= kinds.keys():
         return "incomplete"
+    views = sorted(name for name in _TABLES if kinds.get(name) == "view")
+    if views:  # read like the table, refused at the first write
+        raise sqlite3.DatabaseError(f"{', '.join(views)} is a view, not a table")
     # every column a query reads, and FTS5's own tables: a damaged or foreign
     # table raises here, where the file is rebuilt, not in the query
     for statement in _SHAPE:
         con.execute(statement).fetchall()
-    meta = dict(con.execute("SELECT key, value FROM meta WHERE key = 'version'"))
+    meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('version', 'files')"))
     if meta.get("version") != str(INDEX_VERSION):
         return "index version"
+    if not isinstance(meta.get("files"), str):  # made with the tables, always text
+        raise sqlite3.DatabaseError("the index's list of files is missing")
     return None
 
 
 def _drop_all(con: sqlite3.Connection) -> None:
-    names = [row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type='table' AND sql IS NOT NULL")]
-    for name in names:
+    found = con.execute("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') AND sql IS NOT NULL")
+    for name, kind in found.fetchall():
         if not name.startswith("fts_"):  # the FTS5 shadow tables go with fts
-            con.execute('DROP TABLE IF EXISTS "' + name.replace('"', '""') + '"')
+            con.execute(f'DROP {kind.upper()} IF EXISTS "' + name.replace('"', '""') + '"')
 
 
 PRIVATE = ""  # SQLite's private temporary database: on disk once its page cache is full, gone when closed
@@ -347,6 +365,21 @@ def _early(vault, schema, stamps):
 
 
 def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
+    root = os.path.realpath(vault.root)
+    found = _FOUND_DAMAGED.pop(root, None)
+    if found is not None:
+        warnings.append(found)
+    if root in _DISTRUSTED:  # damaged, and not set aside: never read again by this process
+        index = _private(vault, schema, warnings, stamps, early)
+    else:
+        index = _open_file(vault, schema, use_disk, stamps, warnings, early)
+        _USED[root] = index.path is not None and not index.readonly
+    if found is not None:  # built again because of it (from nothing, as the file was set aside)
+        index.rebuilt = "damaged"
+    return index
+
+
+def _open_file(vault, schema, use_disk, stamps, warnings, early) -> Index:
     why = unusable(vault.root)
     if why is not None:  # neither opened in place nor copied: SQLite would write, or wait, there
         warnings.append(f"{why}; searched with an index in memory")
@@ -391,6 +424,45 @@ def _open(vault, schema, use_disk, stamps, warnings, early) -> Index:
         if copied is not None:
             return copied
     return _private(vault, schema, warnings, stamps, early)
+
+
+_USED: dict[str, bool] = {}  # vault (real path) -> its index file was opened in place (else a copy was read)
+_FOUND_DAMAGED: dict[str, str] = {}  # vault -> the warning the next opening of its index gives
+_DISTRUSTED: set[str] = set()  # vaults whose damaged index file could not be set aside
+
+
+def discard_damaged(exc: BaseException) -> bool:
+    """Whether ``exc`` (raised by a command) says an index file this
+    process read is damaged where opening it does not look: a page of
+    garbage that only a query reads, a note's row missing (SQLite's
+    ``DatabaseError`` itself, or an ``OperationalError`` of :func:`_damaged`;
+    never a subclass that says a statement is wrong).  If so, every index
+    file this process opened in place is closed and removed (derived data),
+    so that the command, run again, builds it afresh; one it read as a copy
+    (a dry run, a ``.graph/`` it may not write) or cannot remove is left as
+    it is and not opened again by this process (an index in memory
+    instead).  The next opening warns, as for damage found on opening
+    (``rebuilt: "damaged"``)."""
+    kind = type(exc)
+    if kind not in (sqlite3.DatabaseError, sqlite3.OperationalError) or _locked(exc) or not _damaged(exc):
+        return False
+    if not _USED:
+        return False
+    from pathlib import Path
+
+    close_all()
+    for root, in_place in _USED.items():
+        done = "rebuilt it"
+        try:
+            if not in_place:  # a copy was read (a dry run, a .graph/ it may not write): the file left as it is
+                raise PermissionError
+            _remove(Path(root))
+        except Exception:  # noqa: BLE001 - whatever stops it, the file is not read again
+            _DISTRUSTED.add(root)
+            done = "built one in memory"
+        _FOUND_DAMAGED[root] = f".graph/{INDEX_NAME}: damaged index ({exc}); {done}"
+    _USED.clear()
+    return True
 
 
 def _private(vault, schema, warnings, stamps, early=None) -> Index:

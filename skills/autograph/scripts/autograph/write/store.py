@@ -57,7 +57,25 @@ from .merge import edited_on_top, merge3
 from .replace import TMP_NAME, Conflict, LateWrite, Swap, fsync_dir, owner_for_new, rename_noreplace
 from .rollback import plan_rollback
 
-__all__ = ["apply", "last_recovery", "recover", "remove_made_folders", "reopen", "sweep_temporary_files", "writer_lock"]
+__all__ = [
+    "applied",
+    "apply",
+    "last_recovery",
+    "recover",
+    "remove_made_folders",
+    "reopen",
+    "sweep_temporary_files",
+    "writer_lock",
+]
+
+_APPLIED: list[str] = []  # the run ids this process began to write (applied)
+
+
+def applied() -> bool:
+    """Whether this process began a run that writes to a vault
+    (:func:`apply`): a command that failed after that is not run again."""
+    return bool(_APPLIED)
+
 
 # Old files kept open after their swap, to look for late writes once more at
 # the end of the run (bounded: a process may hold only so many descriptors).
@@ -236,6 +254,7 @@ def apply(
     saved over it) is reported as a conflict, not counted as written.
     """
     result = Result(new_run_id())
+    _APPLIED.append(result.run_id)
     planned = []
     unchanged: set[str] = set()  # edits that change nothing: nothing that waits for them need wait
     for change in changes:
