@@ -168,7 +168,7 @@ def _opened(vault) -> None:
     search.open_index(v, schema).close()
 
 
-def test_a_command_that_wrote_is_not_run_again_after_damage(make_vault, monkeypatch):
+def test_a_command_that_wrote_is_not_run_again_after_damage(make_vault, monkeypatch, capsys):
     vault = make_vault({"a.md": "apple\n"})
     calls = []
 
@@ -182,9 +182,9 @@ def test_a_command_that_wrote_is_not_run_again_after_damage(make_vault, monkeypa
     assert cli._call(command, None) == 0 and len(calls) == 2  # read only: run again, on a new file
     calls.clear()
     monkeypatch.setattr(store, "_APPLIED", ["a run"])
-    with pytest.raises(sqlite3.DatabaseError):
-        cli._call(command, None)
-    assert len(calls) == 1
+    assert cli._call(command, None, "card.py") == cli.EXIT_CRASH and len(calls) == 1
+    assert "was set aside; run the command again" in capsys.readouterr().err
+    assert not (vault / ".graph" / "index.sqlite").exists()  # the next command builds it
 
 
 @pytest.mark.parametrize(

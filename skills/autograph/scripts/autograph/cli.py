@@ -639,7 +639,7 @@ def _run(parser: argparse.ArgumentParser, argv: list[str] | None) -> int:
     try:
         if hasattr(args, "_vault_from"):
             locate(args, parser.prog)
-        return _call(func, args)
+        return _call(func, args, parser.prog)
     except _raised("schema.model", "SchemaError") as exc:
         found = getattr(args, "_vault_how", "") == "found" and getattr(args, "schema", None) is None
         hint = f" (the vault {args.vault} was found by searching upward; name yours with --vault)" if found else ""
@@ -695,18 +695,24 @@ def _intermixed(command: argparse.ArgumentParser, args, extra: list[str]) -> lis
     return []
 
 
-def _call(func, args) -> int:
+def _call(func, args, prog: str = "") -> int:
     """``func(args)``, and once more when it found an index file damaged
     where opening it does not look (:func:`index_file.discard_damaged`
-    sets the file aside; the second call builds it again and warns), unless
-    the first call began writing to the vault."""
+    sets the file aside; the second call builds it again and warns).  A
+    first call that began writing to the vault is not made again: it says
+    so and exits :data:`EXIT_CRASH` (the next command builds the index)."""
     try:
         return int(func(args) or 0)
     except Exception as exc:
         index_file = sys.modules.get(f"{__package__}.write.index_file")  # loaded only if the run used it
-        store = sys.modules.get(f"{__package__}.write.store")
-        if index_file is None or (store is not None and store.applied()) or not index_file.discard_damaged(exc):
+        if index_file is None or not index_file.discard_damaged(exc):
             raise
+        store = sys.modules.get(f"{__package__}.write.store")
+        if store is not None and store.applied():
+            done = f"; the run {_last_run} was written (undo.py show {_last_run})" if _last_run else ""
+            told = f"{prog}: the index file was damaged ({exc}) and was set aside; run the command again{done}"
+            print(told, file=sys.stderr)
+            return EXIT_CRASH
     return int(func(args) or 0)
 
 
