@@ -179,6 +179,7 @@ def test_a_command_that_wrote_is_not_run_again_after_damage(make_vault, monkeypa
             raise sqlite3.DatabaseError("database disk image is malformed")
         return 0
 
+    monkeypatch.setattr(store, "_APPLIED", [])  # as in a new process (another test may have written)
     assert cli._call(command, None) == 0 and len(calls) == 2  # read only: run again, on a new file
     calls.clear()
     monkeypatch.setattr(store, "_APPLIED", ["a run"])

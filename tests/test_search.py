@@ -476,6 +476,7 @@ def test_an_index_another_process_is_still_filling_is_not_answered_from(make_vau
     builder.execute("COMMIT")
     builder.execute("BEGIN IMMEDIATE")  # filling
     monkeypatch.setattr(index_file, "BUSY_SECONDS", 0.2)
+    monkeypatch.setattr(index_update, "WRITER_WAIT", 0.2)
     try:
         index = search.open_index(v, schema)
         try:
@@ -487,6 +488,59 @@ def test_an_index_another_process_is_still_filling_is_not_answered_from(make_vau
     finally:
         builder.execute("ROLLBACK")
         builder.close()
+
+
+def _held(vault):
+    """A connection holding the index file's write lock, as another process's update does."""
+    writer = index_file._connect(str(vault / ".graph" / "index.sqlite"))
+    writer.execute("BEGIN IMMEDIATE")
+    return writer
+
+
+def test_an_update_waits_for_another_process_to_finish_its_own(make_vault, monkeypatch):
+    # a search during a long health of a large vault answered from the rows of
+    # notes deleted since (found by a helper who broke the index)
+    import threading
+
+    vault = make_vault({"a.md": "apple\n", "b.md": "banana\n"})
+    query_json(vault, "apple")
+    (vault / "b.md").write_text("banana apple\n", encoding="utf-8")
+    monkeypatch.setattr(index_file, "BUSY_SECONDS", 0.2)
+    writer = _held(vault)
+    done = threading.Timer(1.0, lambda: writer.execute("ROLLBACK"))
+    done.start()
+    try:
+        v, schema = Vault.open(vault), load_schema(vault)
+        index = search.open_index(v, schema)
+        try:
+            assert sorted(h.path for h in search.search(index, v, schema, "apple")) == ["a.md", "b.md"]
+            assert not index.stale and index.reread == 1
+            assert any(w.startswith("waited 1 s for another process") for w in index.warnings), index.warnings
+        finally:
+            index.close()
+    finally:
+        done.join()
+        writer.close()
+
+
+def test_an_update_that_waited_long_enough_answers_from_the_index_as_it_was(make_vault, monkeypatch):
+    vault = make_vault({"a.md": "apple\n", "b.md": "banana\n"})
+    query_json(vault, "apple")
+    (vault / "b.md").write_text("banana apple\n", encoding="utf-8")
+    monkeypatch.setattr(index_file, "BUSY_SECONDS", 0.2)
+    monkeypatch.setattr(index_update, "WRITER_WAIT", 0.3)
+    writer = _held(vault)
+    try:
+        v, schema = Vault.open(vault), load_schema(vault)
+        index = search.open_index(v, schema)
+        try:
+            assert [h.path for h in search.search(index, v, schema, "apple")] == ["a.md"]
+            assert index.stale and any("answered from the index as it was" in w for w in index.warnings)
+        finally:
+            index.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
 
 
 def test_unwritable_graph_folder_searches_in_memory(make_vault):

@@ -16,8 +16,9 @@ name (:func:`unusable`); an index never filled is never answered from; a
 damaged file, or one of another :data:`INDEX_VERSION`, is rebuilt (with a
 warning when damaged); a ``.graph/`` that cannot be written is served from
 a copy in memory; two processes updating at once rely on SQLite's locking
-(WAL): one writes, the other waits up to :data:`BUSY_SECONDS`, then
-answers from the index as it was (``stale``).
+(WAL): one writes, the other waits up to :data:`BUSY_SECONDS`, plus
+:data:`index_update.WRITER_WAIT` when it has notes to update, then answers
+from the index as it was (``stale``).
 """
 
 from __future__ import annotations
