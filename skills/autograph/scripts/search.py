@@ -76,8 +76,15 @@ def cmd_search(args) -> int:
     from autograph.schema.model import load_schema
 
     identity = _identity(args)
+    # ranked while the vault is walked, when it is a plain query (its rows used if no note changed)
+    plain = identity is None and args.query and not (args.fts or args.type or args.status or args.folder)
+    prefetch = search.Prefetch(" ".join(args.query), args.limit) if plain and not args.dry_run else None
     # cli.load, but the notes are stat'ed during the walk: the warm query's freshness check
-    vault, stamps = search.open_vault(args.vault)
+    try:
+        vault, stamps = search.open_vault(args.vault, prefetch.start if prefetch is not None else None)
+    finally:
+        if prefetch is not None:
+            prefetch.join()  # before the index is opened: its update may fork readers
     schema = load_schema(vault.root, getattr(args, "schema", None))
     vault.progress = cli.progress_for(args, len(vault.notes))
     cli.warn(vault.warnings)
@@ -88,8 +95,10 @@ def cmd_search(args) -> int:
         print(f"search.py: {exc}", file=sys.stderr)
         return cli.EXIT_CRASH
     try:
-        return _answer(args, search, index, vault, schema, identity)
+        return _answer(args, search, index, vault, schema, identity, prefetch)
     finally:
+        if prefetch is not None:
+            prefetch.close()  # first: the index's connection, the last, folds the WAL back
         index.close()
 
 
@@ -112,7 +121,7 @@ def _identity(args) -> tuple[str, str] | None:
     return field, value
 
 
-def _answer(args, search, index, vault, schema, identity) -> int:
+def _answer(args, search, index, vault, schema, identity, prefetch=None) -> int:
     if identity is not None:
         cli.warn(index.warnings)
         field, value = identity
@@ -131,7 +140,9 @@ def _answer(args, search, index, vault, schema, identity) -> int:
                 print(f"  {cli.printable(item['path'])}  ({cli.printable(item['value'])})")
         return cli.EXIT_OK
     text = " ".join(args.query)
-    hits = search.search(index, vault, schema, text, args.limit, args.type, args.status, args.folder, raw=args.fts)
+    hits = search.search(
+        index, vault, schema, text, args.limit, args.type, args.status, args.folder, raw=args.fts, prefetch=prefetch
+    )
     cli.warn(index.warnings)  # the index's, and the search's (a --folder no note is in)
     if args.json:
         cli.print_json(

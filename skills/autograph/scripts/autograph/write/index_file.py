@@ -698,17 +698,21 @@ def _absent(files: list[str], path: str) -> bool:
     return at == len(files) or files[at] != path
 
 
-def open_vault(root):
+def open_vault(root, meanwhile=None):
     """``(vault.Vault, stamps)``: the vault walked once, each note's
     ``(size, mtime_ns, ctime_ns)`` taken during the walk, for
     :func:`open_index` (the warm query's freshness check).  ``stamps`` is
     None when the vault has no index file: it is built from nothing, and
     each note's stamp is taken as it is read (a stat of every note in the
-    walk costs a fifth of reading them all)."""
+    walk costs a fifth of reading them all).  ``meanwhile(folder)``, when
+    the vault has an index file, is called with the vault's folder just
+    before the walk (a search's :class:`search.Prefetch` starts there)."""
     from ..read.vault import Vault
 
     path = Vault.check_folder(root)
     stamps = {} if _existing(path) is not None else None
+    if stamps is not None and meanwhile is not None:
+        meanwhile(path)
     return Vault.walked(path, stamps), stamps
 
 
