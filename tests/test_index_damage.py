@@ -163,6 +163,22 @@ def test_a_dry_run_meets_damage_and_leaves_the_file_as_it_was(make_vault, tmp_pa
     assert {p.name: p.read_bytes() for p in (vault / ".graph").iterdir() if p.is_file()} == before
 
 
+def test_a_dry_run_health_meets_damage_and_reports_as_fresh(make_vault, tmp_path):
+    vault = make_vault(_notes())
+    _json(GRAPH, "health", "--vault", str(vault))
+    _garbage_over(vault / ".graph" / "index.sqlite", "docs")
+    path = vault / "folder 2" / "note 9.md"
+    path.write_text(path.read_text(encoding="utf-8") + "\n[[note 3]]\n", encoding="utf-8")
+    fresh = tmp_path / "fresh"
+    shutil.copytree(vault, fresh, ignore=shutil.ignore_patterns(".graph"))
+    expected = _report(_json(GRAPH, "health", "--vault", str(fresh))[0])
+    before = {p.name: p.read_bytes() for p in (vault / ".graph").iterdir() if p.is_file()}
+    data, err = _json(GRAPH, "health", "--vault", str(vault), "--dry-run")
+    assert "damaged index" in err
+    assert _report(data) == expected
+    assert {p.name: p.read_bytes() for p in (vault / ".graph").iterdir() if p.is_file()} == before
+
+
 def _opened(vault) -> None:
     v, schema = Vault.open(vault), load_schema(vault)
     search.open_index(v, schema).close()

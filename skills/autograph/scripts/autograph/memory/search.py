@@ -358,25 +358,27 @@ class Prefetch:
     ms of bm25 for a query matching most of 100k notes) overlap, as SQLite
     lets other threads run while it steps.
 
-    :meth:`start` is given the vault's folder before the walk; it reads the
-    index file, if one is there and usable, through a read-only connection
-    of its own, in one snapshot.  :meth:`join` must come before anything
-    forks (readers of changed notes): a process that forks has no thread.
+    :meth:`start` is given the vault's folder before the walk.  The thread
+    reads the index file as it is (``immutable``: no lock taken, no ``-wal``
+    or ``-shm`` made beside it), and only when the file holds every commit
+    (no ``-wal`` with frames, no ``-journal``) and nothing wrote it while it
+    was read (its size and time the same after).  :meth:`join` must come
+    before anything forks (readers of changed notes): a process that forks
+    has no thread.
+
     :meth:`rows` gives the rows only when the index :func:`search` answers
-    from is that file as the snapshot held it: opened in place, no note read
-    again, the same file (its inode: this connection holds it open, so a
-    file made in its place has another), and the same ``state`` and
-    ``schema`` (every update of a note's rows writes its ``state``, a digest
-    of every note's stamp, and a changed note's stamp is never the one it
-    had); else None, and the query runs again.  (SQLite's ``data_version``
-    cannot tell: a read-only connection to a WAL file does not see it move.)"""
+    from is that file as the thread read it: opened in place, no note read
+    again; the same file (its inode: the thread's connection holds it open,
+    so a file made in its place has another); the same ``schema_version``
+    (a rebuild in place drops and makes the tables); the same ``state`` and
+    ``schema`` in ``meta`` (every update of a note's rows writes its
+    ``state``, a digest of every note's stamp, and a changed note's stamp is
+    never the one it had).  Else None, and the query is ranked again."""
 
     def __init__(self, text: str, limit: int):
         self.text, self.query, _ = _query_of(_text(text) or "", False)
         self.depth = _depth(limit)
-        self._thread = self._con = self._file = None
-        self._found: list | None = None
-        self._meta: tuple | None = None
+        self._thread = self._con = self._file = self._found = self._seen = None
 
     def start(self, root) -> None:
         """Rank in a thread, if ``root`` (the vault's folder) has an index
@@ -394,29 +396,31 @@ class Prefetch:
     def _rank(self, path: str) -> None:
         from urllib.parse import quote
 
+        from ..write.index_file import READ_ONLY
+
         try:
+            if os.path.exists(path + "-journal") or _has_frames(path + "-wal"):
+                return  # commits the file does not hold yet, or a write under way
             before = os.stat(path)
-            con = sqlite3.connect(
-                "file:" + quote(path) + "?mode=ro", uri=True, timeout=0, isolation_level=None, check_same_thread=False
+            self._con = con = sqlite3.connect(
+                "file:" + quote(path) + READ_ONLY, uri=True, isolation_level=None, check_same_thread=False
             )
-            self._con = con
-            if not os.path.samestat(before, os.stat(path)):
-                return
-            con.execute("BEGIN")
-            meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('stamps', 'state', 'schema')"))
-            if meta.get("stamps") is None or not isinstance(meta.get("state"), str):
-                return  # never filled: nothing to rank
-            self._meta = (meta["state"], meta.get("schema"))
-            self._found = _fts_rows(con, self.text, self.query, _ranking(), [], self.depth, False)
-            self._file = (path, before)
-        except Exception:  # noqa: BLE001 - a guess that failed: the query runs as always
+            meta = dict(con.execute("SELECT key, value FROM meta WHERE key IN ('version', 'state', 'schema')"))
+            if meta.get("version") != str(INDEX_VERSION) or not isinstance(meta.get("state"), str):
+                return  # rebuilt by whoever opens it, or never filled
+            version = con.execute("PRAGMA schema_version").fetchone()[0]
+            found = _fts_rows(con, self.text, self.query, _ranking(), [], self.depth, False)
+            after = os.stat(path)
+            if (before.st_ino, before.st_dev, before.st_size, before.st_mtime_ns) != (
+                after.st_ino,
+                after.st_dev,
+                after.st_size,
+                after.st_mtime_ns,
+            ):
+                return  # written while it was read
+            self._file, self._seen, self._found = (path, before), (meta["state"], meta.get("schema"), version), found
+        except Exception:  # noqa: BLE001 - a guess that failed: the query is ranked as always
             self._found = None
-        finally:
-            if self._con is not None and self._con.in_transaction:
-                try:
-                    self._con.execute("COMMIT")
-                except sqlite3.Error:
-                    self._found = None
 
     def join(self) -> None:
         """Wait for the ranking to end (before anything forks)."""
@@ -426,12 +430,13 @@ class Prefetch:
 
     def rows(self, index: Index, query: str, depth: int) -> list | None:
         """The rows ranked, when they are what ``index`` would rank now for
-        ``query`` and ``depth`` (see the class docstring); else None."""
+        ``query`` and ``depth`` (see the class docstring); else None.  Call
+        within the read transaction the query's hits are read in."""
         self.join()
         try:
             return self._valid(index, query, depth)
         finally:
-            self.close()  # before the index: the last connection to close folds the WAL back and removes it
+            self.close()
 
     def _valid(self, index: Index, query: str, depth: int) -> list | None:
         found = self._found
@@ -443,18 +448,27 @@ class Prefetch:
         try:
             if not os.path.samestat(before, os.stat(path)):
                 return None
-            now = dict(index.con.execute("SELECT key, value FROM meta WHERE key IN ('state', 'schema')"))
+            meta = dict(index.con.execute("SELECT key, value FROM meta WHERE key IN ('state', 'schema')"))
+            version = index.con.execute("PRAGMA schema_version").fetchone()[0]
         except (OSError, sqlite3.Error):
             return None
-        return found if (now.get("state"), now.get("schema")) == self._meta else None
+        return found if (meta.get("state"), meta.get("schema"), version) == self._seen else None
 
     def close(self) -> None:
-        """Close the connection; call before the index's own is closed."""
+        """Close the thread's connection (it holds no lock: any time)."""
         self.join()
         self._found = None
         if self._con is not None:
             self._con.close()
             self._con = None
+
+
+def _has_frames(wal: str) -> bool:
+    """Whether a ``-wal`` file holds anything (absent or empty: no)."""
+    try:
+        return os.stat(wal).st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 @contextlib.contextmanager

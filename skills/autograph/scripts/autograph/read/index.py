@@ -279,9 +279,10 @@ class NoteIndex:
     :func:`derived.save_index` stores what this run resolved.
     """
 
-    def __init__(self, vault: Vault, store=None):
+    def __init__(self, vault: Vault, store=None, warnings: list[str] | None = None):
         self.vault = vault
         self.store = store
+        self._warnings = warnings or []  # without a store: what the command is to show
         self._summaries: dict[str, Summary] = {}
         # anchors of the notes looked at last: links to one note come in runs,
         # and keeping every note's keys would cost a large vault much memory
@@ -339,7 +340,7 @@ class NoteIndex:
     def warnings(self) -> list[str]:
         """What the index file said when it was opened (see
         :func:`index_file.open_index`): for the command to show."""
-        return self.store.warnings if self.store is not None else []
+        return self.store.warnings if self.store is not None else self._warnings
 
     @property
     def parsed(self) -> int:

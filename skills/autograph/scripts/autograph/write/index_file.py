@@ -840,12 +840,12 @@ def note_index(vault, schema, use_disk: bool = True, stamps: dict | None = None,
         index = _read_only(vault)
         if index is not None:
             return NoteIndex(vault, store=_Rows(lambda: index, vault))
-        if len(vault.notes) < PRIVATE_MIN:
-            return NoteIndex(vault)  # no index file: each note parsed here, its summary kept
+        if len(vault.notes) < PRIVATE_MIN:  # no index file: each note parsed here, its summary kept
+            return NoteIndex(vault, warnings=_told(vault))
         try:
             check_sqlite()
         except SearchUnavailable:
-            return NoteIndex(vault)
+            return NoteIndex(vault, warnings=_told(vault))
         # no index file, and too many notes to keep their summaries in memory:
         # an index built in SQLite's private temporary database, no file of the vault
 
@@ -862,13 +862,21 @@ def note_index(vault, schema, use_disk: bool = True, stamps: dict | None = None,
     return NoteIndex(vault, store=_Rows(lambda: open_index(vault, schema, use_disk=True, stamps=stamps), vault))
 
 
+def _told(vault) -> list[str]:
+    """The warning of damage this process found in ``vault``'s index file
+    (:func:`discard_damaged`), for a command served without it."""
+    found = _FOUND_DAMAGED.pop(os.path.realpath(vault.root), None)
+    return [found] if found else []
+
+
 def _read_only(vault) -> Index | None:
     """The index file opened as it is (:data:`READ_ONLY`: a dry run, a read
     and a look-up write nothing: its rows serve the notes whose stamps still
     match, the rest are parsed by the caller); None without a sound file of
     this version."""
     path = _existing(vault.root)
-    if path is None or unusable(vault.root) is not None:
+    root = os.path.realpath(vault.root)
+    if path is None or unusable(vault.root) is not None or root in _DISTRUSTED:
         return None
     from urllib.parse import quote
 
@@ -876,6 +884,7 @@ def _read_only(vault) -> Index | None:
     try:
         con = sqlite3.connect("file:" + quote(path) + READ_ONLY, uri=True, timeout=BUSY_SECONDS, isolation_level=None)
         if _why_rebuild(con, None) is None:
+            _USED.setdefault(root, False)  # read as it is: damage met in it is not removed (discard_damaged)
             index = Index(con, path)
             index.readonly = index.stale = True  # rows are checked against the notes' stamps
             return index
