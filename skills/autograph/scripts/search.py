@@ -98,7 +98,7 @@ def cmd_search(args) -> int:
         return _answer(args, search, index, vault, schema, identity, prefetch)
     finally:
         if prefetch is not None:
-            prefetch.close()  # first: the index's connection, the last, folds the WAL back
+            prefetch.close()
         index.close()
 
 

@@ -410,13 +410,7 @@ class Prefetch:
                 return  # rebuilt by whoever opens it, or never filled
             version = con.execute("PRAGMA schema_version").fetchone()[0]
             found = _fts_rows(con, self.text, self.query, _ranking(), [], self.depth, False)
-            after = os.stat(path)
-            if (before.st_ino, before.st_dev, before.st_size, before.st_mtime_ns) != (
-                after.st_ino,
-                after.st_dev,
-                after.st_size,
-                after.st_mtime_ns,
-            ):
+            if _written(before) != _written(os.stat(path)):
                 return  # written while it was read
             self._file, self._seen, self._found = (path, before), (meta["state"], meta.get("schema"), version), found
         except Exception:  # noqa: BLE001 - a guess that failed: the query is ranked as always
@@ -461,6 +455,11 @@ class Prefetch:
         if self._con is not None:
             self._con.close()
             self._con = None
+
+
+def _written(info: os.stat_result) -> tuple:
+    """What changes when a file is written or replaced: its inode, size and time."""
+    return info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns
 
 
 def _has_frames(wal: str) -> bool:

@@ -453,16 +453,23 @@ def discard_damaged(exc: BaseException) -> bool:
 
     close_all()
     for root, in_place in _USED.items():
-        done = "rebuilt it"
-        try:
-            if not in_place:  # a copy was read (a dry run, a .graph/ it may not write): the file left as it is
-                raise PermissionError
-            _remove(Path(root))
-        except Exception:  # noqa: BLE001 - whatever stops it, the file is not read again
+        # a copy was read (a dry run, a .graph/ it may not write): the file is left as it is
+        if in_place and _set_aside(Path(root)):
+            done = "rebuilt it"
+        else:
             _DISTRUSTED.add(root)
             done = "built one in memory"
         _FOUND_DAMAGED[root] = f".graph/{INDEX_NAME}: damaged index ({exc}); {done}"
     _USED.clear()
+    return True
+
+
+def _set_aside(root) -> bool:
+    """:func:`_remove`; whether it could be done."""
+    try:
+        _remove(root)
+    except Exception:  # noqa: BLE001 - whatever stops it, the file is not read again
+        return False
     return True
 
 
